@@ -1,0 +1,199 @@
+"""The Rush Hour domain: boards, their compact encoding, and the `Problem`.
+
+A board is N x N with vehicles of length >= 2 moving along their row
+(horizontal) or column (vertical), fixed walls, and the red car, horizontal,
+whose row has the exit on the right edge. A state stores only each vehicle's
+position along its line (its leftmost column or topmost row), packed in a
+fixed number of bits into 64-bit words.
+"""
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from puzzles import rushhour_kernels as rk
+from puzzles.errors import PuzzleError
+from puzzles.problem import Heuristic, Kernels
+
+MOVE_MODELS = ("slide", "step")
+
+
+@dataclass(frozen=True)
+class Vehicle:
+    """A vehicle: its label, orientation, 0-based top-left cell and length."""
+
+    name: str
+    horizontal: bool
+    row: int
+    col: int
+    length: int
+
+    def cells(self) -> list[tuple[int, int]]:
+        """The (row, col) cells the vehicle covers."""
+        if self.horizontal:
+            return [(self.row, self.col + i) for i in range(self.length)]
+        return [(self.row + i, self.col) for i in range(self.length)]
+
+    @property
+    def position(self) -> int:
+        """Its position along its line: the column if horizontal, else the row."""
+        return self.col if self.horizontal else self.row
+
+    def moved_to(self, position: int) -> "Vehicle":
+        """The same vehicle at another position along its line."""
+        if self.horizontal:
+            return replace(self, col=position)
+        return replace(self, row=position)
+
+
+@dataclass(frozen=True)
+class RushHourBoard:
+    """A validated Rush Hour board; `red` names the red car."""
+
+    size: int
+    vehicles: tuple[Vehicle, ...]
+    red: str
+    walls: frozenset[tuple[int, int]] = field(default_factory=frozenset)
+    name: str = ""
+
+    @property
+    def red_vehicle(self) -> Vehicle:
+        """The red car."""
+        return next(v for v in self.vehicles if v.name == self.red)
+
+    def grid(self) -> list[list[str | None]]:
+        """Rows of cells holding a vehicle name, "#" for a wall, or None."""
+        cells: list[list[str | None]] = [[None] * self.size for _ in range(self.size)]
+        for row, col in self.walls:
+            cells[row][col] = "#"
+        for vehicle in self.vehicles:
+            for row, col in vehicle.cells():
+                cells[row][col] = vehicle.name
+        return cells
+
+    def is_solved(self) -> bool:
+        """True when the red car touches the right edge."""
+        red = self.red_vehicle
+        return red.col + red.length == self.size
+
+    def with_positions(self, positions: list[int]) -> "RushHourBoard":
+        """The board with each vehicle moved to the given position along its line."""
+        moved = tuple(v.moved_to(p) for v, p in zip(self.vehicles, positions))
+        return replace(self, vehicles=moved)
+
+
+class RushHourProblem:
+    """A Rush Hour board as a search problem under a move model (`slide` or `step`)."""
+
+    def __init__(self, board: RushHourBoard, move_model: str = "slide"):
+        if move_model not in MOVE_MODELS:
+            raise PuzzleError(f"unknown move model {move_model!r} (choose from {', '.join(MOVE_MODELS)})")
+        self.board = board
+        self.move_model = move_model
+        self.kernels = _compile_spec(board, move_model)
+
+    def start_key(self) -> np.ndarray:
+        """The start board as a key."""
+        return self.encode([v.position for v in self.board.vehicles])
+
+    def encode(self, positions: list[int]) -> np.ndarray:
+        """The key of the vehicles at these positions."""
+        spec = self.kernels.spec
+        key = np.zeros(self.kernels.key_words, dtype=np.uint64)
+        for i, position in enumerate(positions):
+            key[spec.word[i]] |= np.uint64(position) << np.uint64(spec.shift[i])
+        return key
+
+    def decode(self, key: np.ndarray) -> list[int]:
+        """The position of each vehicle in the key."""
+        spec = self.kernels.spec
+        mask = (1 << spec.width) - 1
+        return [(int(key[w]) >> int(s)) & mask for w, s in zip(spec.word, spec.shift)]
+
+    def board_at(self, key: np.ndarray) -> RushHourBoard:
+        """The board a key stands for."""
+        return self.board.with_positions(self.decode(key))
+
+    def successors(self, key: np.ndarray) -> list[tuple[int, np.ndarray]]:
+        """The (move code, key) pairs one move away."""
+        out_keys = np.empty((self.kernels.max_branching, self.kernels.key_words), dtype=np.uint64)
+        out_moves = np.empty(self.kernels.max_branching, dtype=np.int64)
+        count = self.kernels.expand(self.kernels.spec, key, out_keys, out_moves)
+        return [(int(out_moves[i]), out_keys[i].copy()) for i in range(count)]
+
+    def is_goal(self, key: np.ndarray) -> bool:
+        """True if the key is a solved board."""
+        return bool(self.kernels.is_goal(self.kernels.spec, key))
+
+    def format_move(self, move: int) -> str:
+        """A move as `<vehicle><+|-><cells>`: `+` is right or down."""
+        vehicle, delta = rk.unpack_move(move)
+        return f"{self.board.vehicles[vehicle].name}{'+' if delta > 0 else '-'}{abs(delta)}"
+
+    def move_steps(self, move: int) -> int:
+        """The number of cells a move slides its vehicle."""
+        return abs(rk.unpack_move(move)[1])
+
+    def play(self, moves: list[int]) -> list[np.ndarray]:
+        """The keys along a sequence of moves, the start included; PuzzleError on an illegal move."""
+        keys = [self.start_key()]
+        for move in moves:
+            nxt = dict((m, k) for m, k in self.successors(keys[-1]))
+            if move not in nxt:
+                raise PuzzleError(f"illegal move {self.format_move(move)} after {len(keys) - 1} moves")
+            keys.append(nxt[move])
+        return keys
+
+    def check_solution(self, moves: list[int]) -> bool:
+        """True if the moves are legal from the start and end on a solved board."""
+        try:
+            return self.is_goal(self.play(moves)[-1])
+        except PuzzleError:
+            return False
+
+    def heuristic(self, name: str, **params: float) -> Heuristic:
+        """One of `blockers`, `blockers-lb`, `moves-freed` (weights w_exit, w_blockers, w_freed)."""
+        if name == "blockers":
+            return Heuristic(name, rk.blockers, np.zeros(0), True)
+        if name == "blockers-lb":
+            return Heuristic(name, rk.blockers_lower_bound, np.zeros(0), True)
+        if name == "moves-freed":
+            weights = np.array(
+                [params.get("w_exit", 3.0), params.get("w_blockers", 3.0), params.get("w_freed", -14.0)]
+            )
+            return Heuristic(name, rk.moves_freed, weights, False)
+        raise PuzzleError(f"unknown heuristic {name!r} for Rush Hour (choose from {', '.join(HEURISTICS)})")
+
+
+HEURISTICS = ("blockers", "blockers-lb", "moves-freed")
+
+
+def _compile_spec(board: RushHourBoard, move_model: str) -> Kernels:
+    """Lay the board out for the kernels: bit fields, fixed lines, walls."""
+    n = board.size
+    vehicles = board.vehicles
+    width = max(max(n - v.length for v in vehicles), 1).bit_length()
+    per_word = 64 // width
+    walls = np.zeros(n * n, dtype=np.int16)
+    for row, col in board.walls:
+        walls[row * n + col] = rk.WALL
+    spec = rk.Spec(
+        size=n,
+        count=len(vehicles),
+        horizontal=np.array([v.horizontal for v in vehicles], dtype=np.bool_),
+        line=np.array([v.row if v.horizontal else v.col for v in vehicles], dtype=np.int64),
+        length=np.array([v.length for v in vehicles], dtype=np.int64),
+        word=np.array([i // per_word for i in range(len(vehicles))], dtype=np.int64),
+        shift=np.array([(i % per_word) * width for i in range(len(vehicles))], dtype=np.int64),
+        width=width,
+        red=next(i for i, v in enumerate(vehicles) if v.name == board.red),
+        single_step=move_model == "step",
+        walls=walls,
+        grid=walls.copy(),
+        positions=np.zeros(len(vehicles), dtype=np.int64),
+    )
+    key_words = (len(vehicles) + per_word - 1) // per_word
+    max_branching = sum(n - v.length for v in vehicles) if move_model == "slide" else 2 * len(vehicles)
+    return Kernels(spec, key_words, max(max_branching, 1), rk.expand, rk.is_goal)
+
+

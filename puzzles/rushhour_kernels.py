@@ -1,0 +1,220 @@
+"""Compiled Rush Hour kernels: move generation, goal test and heuristics.
+
+The spec describes the board once: for vehicle i its orientation, the fixed
+line it moves along (row if horizontal, column if vertical), its length, and
+where its position lives in the key (`word[i]`, `shift[i]`, `width` bits).
+`grid` and `positions` are scratch space reused by every call.
+"""
+
+from typing import NamedTuple
+
+import numba as nb
+import numpy as np
+
+WALL = -1
+_DELTA_BIAS = 128
+
+
+class Spec(NamedTuple):
+    """The compiled description of one board."""
+
+    size: int
+    count: int
+    horizontal: np.ndarray
+    line: np.ndarray
+    length: np.ndarray
+    word: np.ndarray
+    shift: np.ndarray
+    width: int
+    red: int
+    single_step: bool
+    walls: np.ndarray
+    grid: np.ndarray
+    positions: np.ndarray
+
+
+def unpack_move(move: int) -> tuple[int, int]:
+    """A move code as (vehicle index, signed cells)."""
+    return move >> 8, (move & 0xFF) - _DELTA_BIAS
+
+
+@nb.njit(inline="always")
+def _pack_move(vehicle, delta):
+    return vehicle * 256 + delta + _DELTA_BIAS
+
+
+@nb.njit(inline="always")
+def _position(spec, key, i):
+    mask = (np.uint64(1) << np.uint64(spec.width)) - np.uint64(1)
+    return np.int64((key[spec.word[i]] >> np.uint64(spec.shift[i])) & mask)
+
+
+@nb.njit(inline="always")
+def _cell(spec, i, position, offset):
+    """The grid index of cell `offset` of vehicle i placed at `position`."""
+    if spec.horizontal[i]:
+        return spec.line[i] * spec.size + position + offset
+    return (position + offset) * spec.size + spec.line[i]
+
+
+@nb.njit
+def fill_grid(spec, key):
+    """Decode the key into `spec.positions` and paint `spec.grid` (0 empty, i+1 vehicle, WALL)."""
+    grid = spec.grid
+    grid[:] = spec.walls
+    for i in range(spec.count):
+        p = _position(spec, key, i)
+        spec.positions[i] = p
+        for j in range(spec.length[i]):
+            grid[_cell(spec, i, p, j)] = i + 1
+    return grid
+
+
+@nb.njit(inline="always")
+def _emit(spec, key, i, new_position, delta, out_keys, out_moves, count):
+    for w in range(key.shape[0]):
+        out_keys[count, w] = key[w]
+    shift = np.uint64(spec.shift[i])
+    mask = ((np.uint64(1) << np.uint64(spec.width)) - np.uint64(1)) << shift
+    word = spec.word[i]
+    out_keys[count, word] = (key[word] & ~mask) | (np.uint64(new_position) << shift)
+    out_moves[count] = _pack_move(i, delta)
+
+
+@nb.njit(inline="always")
+def _free_range(spec, grid, i):
+    """The lowest and highest positions vehicle i can reach in one move (itself included)."""
+    p = spec.positions[i]
+    length = spec.length[i]
+    reach = 1 if spec.single_step else spec.size
+    lo = p
+    while lo > 0 and p - lo < reach and grid[_cell(spec, i, lo - 1, 0)] == 0:
+        lo -= 1
+    hi = p
+    while hi + length < spec.size and hi - p < reach and grid[_cell(spec, i, hi + 1, length - 1)] == 0:
+        hi += 1
+    return lo, hi
+
+
+@nb.njit
+def expand(spec, key, out_keys, out_moves):
+    """Write every board one move away; a move slides one vehicle (one cell if single_step)."""
+    grid = fill_grid(spec, key)
+    count = 0
+    for i in range(spec.count):
+        p = spec.positions[i]
+        lo, hi = _free_range(spec, grid, i)
+        for q in range(lo, hi + 1):
+            if q != p:
+                _emit(spec, key, i, q, q - p, out_keys, out_moves, count)
+                count += 1
+    return count
+
+
+@nb.njit
+def count_moves(spec, key):
+    """The number of legal moves on the board; leaves the board painted in `spec.grid`."""
+    grid = fill_grid(spec, key)
+    count = 0
+    for i in range(spec.count):
+        lo, hi = _free_range(spec, grid, i)
+        count += hi - lo
+    return count
+
+
+@nb.njit
+def is_goal(spec, key):
+    """True when the red car touches the right edge."""
+    return _position(spec, key, spec.red) + spec.length[spec.red] == spec.size
+
+
+@nb.njit
+def _count_blockers(spec, grid):
+    """Distinct vehicles between the red car and the exit (grid already filled)."""
+    red = spec.red
+    row = spec.line[red]
+    last = 0
+    count = 0
+    for col in range(spec.positions[red] + spec.length[red], spec.size):
+        occupant = grid[row * spec.size + col]
+        if occupant > 0 and occupant != last:
+            count += 1
+            last = occupant
+    return count
+
+
+@nb.njit
+def blockers(spec, hargs, key, parent_branching):
+    """Seed heuristic 1: the number of vehicles between the red car and the exit. Admissible."""
+    return _count_blockers(spec, fill_grid(spec, key))
+
+
+@nb.njit
+def _side_blockers(spec, grid, i, first, last, seen, mark):
+    """Count vehicles not in `seen` on cells first..last of vehicle i's column; -1 if a wall is there.
+
+    Every vehicle found gets `mark` in `seen` (so it is counted only once overall).
+    """
+    count = 0
+    column = spec.line[i]
+    for row in range(first, last + 1):
+        occupant = grid[row * spec.size + column]
+        if occupant == WALL:
+            return -1
+        if occupant > 0 and seen[occupant] == 0:
+            seen[occupant] = mark
+            count += 1
+    return count
+
+
+@nb.njit
+def blockers_lower_bound(spec, hargs, key, parent_branching):
+    """Seed heuristic 2, from the geometry of any board size. Admissible.
+
+    Each vehicle between the red car and the exit must leave the red row, up or
+    down; either way, every vehicle on the cells it must pass through has to move
+    at least once. Per blocker this adds the fewer of those vehicles over the
+    directions it fits in, counting each vehicle once over all blockers.
+    """
+    grid = fill_grid(spec, key)
+    red = spec.red
+    row = spec.line[red]
+    seen = np.zeros(spec.count + 1, dtype=np.int8)
+    primary = 0
+    secondary = 0
+    for col in range(spec.positions[red] + spec.length[red], spec.size):
+        b = grid[row * spec.size + col]
+        if b <= 0 or seen[b] != 0:
+            continue
+        seen[b] = 1
+        primary += 1
+        i = b - 1
+        if spec.horizontal[i]:
+            continue
+        top = spec.positions[i]
+        length = spec.length[i]
+        best = -1
+        if row - length >= 0:
+            up = _side_blockers(spec, grid, i, row - length, top - 1, seen, 2)
+            best = up
+        if row + length < spec.size:
+            down = _side_blockers(spec, grid, i, top + length, row + length, seen, 2)
+            if down >= 0 and (best < 0 or down < best):
+                best = down
+        if best > 0:
+            secondary += best
+        for v in range(seen.shape[0]):
+            if seen[v] == 2:
+                seen[v] = 1
+    return primary + secondary
+
+
+@nb.njit
+def moves_freed(spec, hargs, key, parent_branching):
+    """Seed heuristic 3: w_exit*distance + w_blockers*blockers + w_freed*(moves gained). Not admissible."""
+    gained = count_moves(spec, key) - parent_branching
+    grid = spec.grid
+    red = spec.red
+    distance = spec.size - spec.length[red] - spec.positions[red]
+    value = hargs[0] * distance + hargs[1] * _count_blockers(spec, grid) + hargs[2] * gained
+    return np.int64(np.round(value))
