@@ -1,23 +1,13 @@
 """The `Problem` protocol between domains and search algorithms.
 
 A domain describes itself twice: readably, through the methods of `Problem`,
-and fast, through `Kernels`: numba-compiled functions over compact states. A
-state is a key of `key_words` unsigned 64-bit words; every algorithm in this
-package is written once, over the kernels, and numba specialises it for each
-domain's compiled functions.
-
-Kernel signatures (all compiled with numba):
-
-- ``expand(spec, key, out_keys, out_moves) -> int`` writes the successors of
-  `key` into the first rows of `out_keys` (shape ``(max_branching, key_words)``)
-  and their move codes into `out_moves`, and returns how many it wrote.
-- ``is_goal(spec, key) -> bool``.
-- ``heuristic(spec, hargs, key, parent_branching) -> int`` estimates the cost
-  to the goal; `hargs` holds its parameters (float64 array) and
-  `parent_branching` the number of successors the parent had.
+and fast, through `Kernels`: a spec (a NamedTuple of arrays registered with
+`puzzles.kernels`) over compact states. A state is a key of `key_words`
+unsigned 64-bit words; every algorithm is written once over the compiled
+entry points of `puzzles.kernels`.
 """
 
-from typing import Any, Callable, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -28,15 +18,13 @@ class Kernels(NamedTuple):
     spec: Any
     key_words: int
     max_branching: int
-    expand: Callable
-    is_goal: Callable
 
 
 class Heuristic(NamedTuple):
-    """A compiled heuristic with its parameters; `admissible` if it never overestimates."""
+    """A domain's heuristic number `code` with its parameters; `admissible` if it never overestimates."""
 
     name: str
-    function: Callable
+    code: int
     args: np.ndarray
     admissible: bool
 

@@ -48,9 +48,28 @@ class SolveResult:
     seed: int | None = None
     reason: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    move_codes: list[int] = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """The result as plain JSON-ready data."""
         data = asdict(self)
         data["status"] = str(self.status)
+        del data["move_codes"]
         return data
+
+
+@dataclass
+class Outcome:
+    """What an algorithm module returns: the solver turns it into a `SolveResult`.
+
+    `moves` are the domain's move codes; `reason` says which limit was hit.
+    """
+
+    status: Status
+    moves: list[int] = field(default_factory=list)
+    expanded: int = 0
+    generated: int = 0
+    max_frontier: int = 0
+    stored: int = 0
+    reason: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)

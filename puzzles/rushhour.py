@@ -118,12 +118,12 @@ class RushHourProblem:
         """The (move code, key) pairs one move away."""
         out_keys = np.empty((self.kernels.max_branching, self.kernels.key_words), dtype=np.uint64)
         out_moves = np.empty(self.kernels.max_branching, dtype=np.int64)
-        count = self.kernels.expand(self.kernels.spec, key, out_keys, out_moves)
+        count = rk.expand(self.kernels.spec, key, out_keys, out_moves)
         return [(int(out_moves[i]), out_keys[i].copy()) for i in range(count)]
 
     def is_goal(self, key: np.ndarray) -> bool:
         """True if the key is a solved board."""
-        return bool(self.kernels.is_goal(self.kernels.spec, key))
+        return bool(rk.is_goal(self.kernels.spec, key))
 
     def format_move(self, move: int) -> str:
         """A move as `<vehicle><+|-><cells>`: `+` is right or down."""
@@ -153,19 +153,10 @@ class RushHourProblem:
 
     def heuristic(self, name: str, **params: float) -> Heuristic:
         """One of `blockers`, `blockers-lb`, `moves-freed` (weights w_exit, w_blockers, w_freed)."""
-        if name == "blockers":
-            return Heuristic(name, rk.blockers, np.zeros(0), True)
-        if name == "blockers-lb":
-            return Heuristic(name, rk.blockers_lower_bound, np.zeros(0), True)
-        if name == "moves-freed":
-            weights = np.array(
-                [params.get("w_exit", 3.0), params.get("w_blockers", 3.0), params.get("w_freed", -14.0)]
-            )
-            return Heuristic(name, rk.moves_freed, weights, False)
-        raise PuzzleError(f"unknown heuristic {name!r} for Rush Hour (choose from {', '.join(HEURISTICS)})")
-
-
-HEURISTICS = ("blockers", "blockers-lb", "moves-freed")
+        if name not in rk.HEURISTICS:
+            raise PuzzleError(f"unknown heuristic {name!r} for Rush Hour (choose from {', '.join(rk.HEURISTICS)})")
+        weights = [params.get("w_exit", 3.0), params.get("w_blockers", 3.0), params.get("w_freed", -14.0)]
+        return Heuristic(name, rk.HEURISTICS.index(name), np.array(weights, dtype=np.float64), name != "moves-freed")
 
 
 def _compile_spec(board: RushHourBoard, move_model: str) -> Kernels:
@@ -194,6 +185,6 @@ def _compile_spec(board: RushHourBoard, move_model: str) -> Kernels:
     )
     key_words = (len(vehicles) + per_word - 1) // per_word
     max_branching = sum(n - v.length for v in vehicles) if move_model == "slide" else 2 * len(vehicles)
-    return Kernels(spec, key_words, max(max_branching, 1), rk.expand, rk.is_goal)
+    return Kernels(spec, key_words, max(max_branching, 1))
 
 

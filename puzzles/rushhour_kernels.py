@@ -11,8 +11,11 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
+from puzzles import kernels
+
 WALL = -1
 _DELTA_BIAS = 128
+HEURISTICS = ("blockers", "blockers-lb", "moves-freed")  # codes 0, 1, 2
 
 
 class Spec(NamedTuple):
@@ -38,18 +41,18 @@ def unpack_move(move: int) -> tuple[int, int]:
     return move >> 8, (move & 0xFF) - _DELTA_BIAS
 
 
-@nb.njit(inline="always")
+@nb.njit(inline="always", cache=True)
 def _pack_move(vehicle, delta):
     return vehicle * 256 + delta + _DELTA_BIAS
 
 
-@nb.njit(inline="always")
+@nb.njit(inline="always", cache=True)
 def _position(spec, key, i):
     mask = (np.uint64(1) << np.uint64(spec.width)) - np.uint64(1)
     return np.int64((key[spec.word[i]] >> np.uint64(spec.shift[i])) & mask)
 
 
-@nb.njit(inline="always")
+@nb.njit(inline="always", cache=True)
 def _cell(spec, i, position, offset):
     """The grid index of cell `offset` of vehicle i placed at `position`."""
     if spec.horizontal[i]:
@@ -57,7 +60,7 @@ def _cell(spec, i, position, offset):
     return (position + offset) * spec.size + spec.line[i]
 
 
-@nb.njit
+@nb.njit(cache=True)
 def fill_grid(spec, key):
     """Decode the key into `spec.positions` and paint `spec.grid` (0 empty, i+1 vehicle, WALL)."""
     grid = spec.grid
@@ -70,7 +73,7 @@ def fill_grid(spec, key):
     return grid
 
 
-@nb.njit(inline="always")
+@nb.njit(inline="always", cache=True)
 def _emit(spec, key, i, new_position, delta, out_keys, out_moves, count):
     for w in range(key.shape[0]):
         out_keys[count, w] = key[w]
@@ -81,7 +84,7 @@ def _emit(spec, key, i, new_position, delta, out_keys, out_moves, count):
     out_moves[count] = _pack_move(i, delta)
 
 
-@nb.njit(inline="always")
+@nb.njit(inline="always", cache=True)
 def _free_range(spec, grid, i):
     """The lowest and highest positions vehicle i can reach in one move (itself included)."""
     p = spec.positions[i]
@@ -96,7 +99,7 @@ def _free_range(spec, grid, i):
     return lo, hi
 
 
-@nb.njit
+@nb.njit(cache=True)
 def expand(spec, key, out_keys, out_moves):
     """Write every board one move away; a move slides one vehicle (one cell if single_step)."""
     grid = fill_grid(spec, key)
@@ -111,7 +114,7 @@ def expand(spec, key, out_keys, out_moves):
     return count
 
 
-@nb.njit
+@nb.njit(cache=True)
 def count_moves(spec, key):
     """The number of legal moves on the board; leaves the board painted in `spec.grid`."""
     grid = fill_grid(spec, key)
@@ -122,13 +125,13 @@ def count_moves(spec, key):
     return count
 
 
-@nb.njit
+@nb.njit(cache=True)
 def is_goal(spec, key):
     """True when the red car touches the right edge."""
     return _position(spec, key, spec.red) + spec.length[spec.red] == spec.size
 
 
-@nb.njit
+@nb.njit(cache=True)
 def _count_blockers(spec, grid):
     """Distinct vehicles between the red car and the exit (grid already filled)."""
     red = spec.red
@@ -143,13 +146,13 @@ def _count_blockers(spec, grid):
     return count
 
 
-@nb.njit
+@nb.njit(cache=True)
 def blockers(spec, hargs, key, parent_branching):
     """Seed heuristic 1: the number of vehicles between the red car and the exit. Admissible."""
     return _count_blockers(spec, fill_grid(spec, key))
 
 
-@nb.njit
+@nb.njit(cache=True)
 def _side_blockers(spec, grid, i, first, last, seen, mark):
     """Count vehicles not in `seen` on cells first..last of vehicle i's column; -1 if a wall is there.
 
@@ -167,7 +170,7 @@ def _side_blockers(spec, grid, i, first, last, seen, mark):
     return count
 
 
-@nb.njit
+@nb.njit(cache=True)
 def blockers_lower_bound(spec, hargs, key, parent_branching):
     """Seed heuristic 2, from the geometry of any board size. Admissible.
 
@@ -209,7 +212,7 @@ def blockers_lower_bound(spec, hargs, key, parent_branching):
     return primary + secondary
 
 
-@nb.njit
+@nb.njit(cache=True)
 def moves_freed(spec, hargs, key, parent_branching):
     """Seed heuristic 3: w_exit*distance + w_blockers*blockers + w_freed*(moves gained). Not admissible."""
     gained = count_moves(spec, key) - parent_branching
@@ -218,3 +221,16 @@ def moves_freed(spec, hargs, key, parent_branching):
     distance = spec.size - spec.length[red] - spec.positions[red]
     value = hargs[0] * distance + hargs[1] * _count_blockers(spec, grid) + hargs[2] * gained
     return np.int64(np.round(value))
+
+
+@nb.njit(cache=True)
+def heuristic(spec, code, hargs, key, parent_branching):
+    """Heuristic number `code` of HEURISTICS."""
+    if code == 0:
+        return blockers(spec, hargs, key, parent_branching)
+    if code == 1:
+        return blockers_lower_bound(spec, hargs, key, parent_branching)
+    return moves_freed(spec, hargs, key, parent_branching)
+
+
+kernels.register(Spec, expand=expand, is_goal=is_goal, heuristic=heuristic)

@@ -1,0 +1,149 @@
+"""One entry point for every algorithm: `solve(problem, algorithm, params, limits, seed)`.
+
+Parameters are checked here, at the boundary, against each algorithm's table of
+parameters; the algorithm modules trust what they get.
+"""
+
+import resource
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from puzzles import astar, beam, bfs, iddfs, moves_freed, randomwalk, spr
+from puzzles.errors import PuzzleError
+from puzzles.problem import Problem
+from puzzles.result import Limits, Outcome, SolveResult
+
+WEIGHTS = ("w_exit", "w_blockers", "w_freed")
+
+
+@dataclass(frozen=True)
+class Param:
+    """A parameter's default, its type, and its least value for numbers."""
+
+    default: Any
+    kind: type
+    minimum: float | None = None
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """An algorithm module's `search` with the parameters it takes."""
+
+    search: Callable[..., Outcome]
+    summary: str
+    params: dict[str, Param] = field(default_factory=dict)
+    randomized: bool = False
+    optimal: bool = False  # with an admissible heuristic, where it takes one
+
+
+_MAX_STEPS = Param(1_000_000, int, 1)
+ALGORITHMS: dict[str, Algorithm] = {
+    "random": Algorithm(randomwalk.search, "uniformly random legal moves until solved", {"max_steps": _MAX_STEPS}, True),
+    "spr": Algorithm(
+        spr.search,
+        "Shortened-Path Random: batches of random runs compressed by BFS over their union graph",
+        {"batches": Param(10, int, 1), "batch_size": Param(10, int, 1), "max_steps": _MAX_STEPS},
+        True,
+    ),
+    "iddfs": Algorithm(iddfs.search, "iterative deepening depth-first search", optimal=True),
+    "bfs": Algorithm(bfs.search, "breadth-first search", {"exhaustive": Param(False, bool)}, optimal=True),
+    "beam": Algorithm(
+        beam.search, "beam search keeping the k best boards per depth",
+        {"k": Param(10, int, 1), "heuristic": Param("blockers", str)},
+    ),
+    "astar": Algorithm(astar.search, "A* on g + h", {"heuristic": Param("blockers-lb", str)}, optimal=True),
+    "moves-freed": Algorithm(
+        moves_freed.search,
+        "the seed's moves-freed heuristic inside the A* loop",
+        {"w_exit": Param(3.0, float), "w_blockers": Param(3.0, float), "w_freed": Param(-14.0, float)},
+    ),
+}
+
+
+def solve(
+    problem: Problem,
+    algorithm: str,
+    params: dict[str, Any] | None = None,
+    limits: Limits = Limits(),
+    seed: int | None = None,
+) -> SolveResult:
+    """Run `algorithm` on `problem`; PuzzleError for an unknown algorithm or a bad parameter.
+
+    A randomized algorithm without a seed draws one and reports it, so every run
+    can be repeated. The time excludes compiling (or loading) the kernels.
+    """
+    spec = algorithm_spec(algorithm)
+    values = bind_params(algorithm, params or {})
+    if spec.randomized:
+        seed = secrets.randbelow(2**31) if seed is None else seed
+    arguments = _search_arguments(problem, values, seed if spec.randomized else None)
+    spec.search(problem, Limits(max_nodes=0), **arguments)  # compile or load the kernels first
+    started = time.perf_counter()
+    outcome = spec.search(problem, limits, **arguments)
+    elapsed = time.perf_counter() - started
+    return SolveResult(
+        status=outcome.status,
+        algorithm=algorithm,
+        params=values,
+        solution=[problem.format_move(m) for m in outcome.moves],
+        moves=len(outcome.moves) if outcome.status == "solved" else None,
+        steps=sum(problem.move_steps(m) for m in outcome.moves) if outcome.status == "solved" else None,
+        expanded=outcome.expanded,
+        generated=outcome.generated,
+        max_frontier=outcome.max_frontier,
+        stored=outcome.stored,
+        elapsed_s=elapsed,
+        peak_mem_bytes=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        seed=seed if spec.randomized else None,
+        reason=outcome.reason,
+        extra=outcome.extra,
+        move_codes=outcome.moves,
+    )
+
+
+def algorithm_spec(name: str) -> Algorithm:
+    """The algorithm called `name`; PuzzleError naming the choices if there is none."""
+    if name not in ALGORITHMS:
+        raise PuzzleError(f"unknown algorithm {name!r} (choose from {', '.join(ALGORITHMS)})")
+    return ALGORITHMS[name]
+
+
+def bind_params(algorithm: str, params: dict[str, Any]) -> dict[str, Any]:
+    """`params` checked and converted against the algorithm's table, defaults filled in."""
+    table = algorithm_spec(algorithm).params
+    unknown = sorted(set(params) - set(table))
+    if unknown:
+        takes = ", ".join(table) or "no parameters"
+        raise PuzzleError(f"{algorithm} does not take {', '.join(unknown)} (it takes {takes})")
+    return {name: _converted(algorithm, name, param, params.get(name, param.default)) for name, param in table.items()}
+
+
+def _converted(algorithm: str, name: str, param: Param, value: Any) -> Any:
+    try:
+        if param.kind is bool and isinstance(value, str):
+            if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
+                raise ValueError(value)
+            converted = value.lower() in ("true", "1", "yes")
+        elif param.kind is int and isinstance(value, float) and not value.is_integer():
+            raise ValueError(value)
+        else:
+            converted = param.kind(value)
+    except (TypeError, ValueError):
+        raise PuzzleError(f"{algorithm}: {name} must be {param.kind.__name__}, not {value!r}") from None
+    if param.minimum is not None and converted < param.minimum:
+        raise PuzzleError(f"{algorithm}: {name} must be at least {param.minimum:g}, not {value!r}")
+    return converted
+
+
+def _search_arguments(problem: Problem, values: dict[str, Any], seed: int | None) -> dict[str, Any]:
+    """The keyword arguments of a module's `search`: heuristics compiled, weights folded in."""
+    arguments = {name: value for name, value in values.items() if name not in WEIGHTS}
+    if "heuristic" in values:
+        arguments["heuristic"] = problem.heuristic(values["heuristic"])
+    if any(name in values for name in WEIGHTS):
+        arguments["heuristic"] = problem.heuristic("moves-freed", **{w: values[w] for w in WEIGHTS})
+    if seed is not None:
+        arguments["seed"] = seed
+    return arguments
