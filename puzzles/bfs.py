@@ -1,138 +1,88 @@
-"""Breadth-first search by layers, with delayed duplicate detection.
+"""Breadth-first search layer by layer over an open-addressing table of states.
 
-Moves in these domains can be undone, so the next layer is the successors of
-this one minus this layer and the one before it: no table of every state seen.
-Successors are gathered in a buffer, sorted by a 64-bit hash of their key, and
-deduplicated against the two layers, all by sequential passes over sorted
-arrays instead of one random memory access per successor. Each finished layer
-keeps only its keys (8 bytes per key word per state), sorted by hash; the
-solution is traced back from the goal by looking up, layer by layer, a
-predecessor one move closer to the start.
+The table holds each state's key inline (flat, `key_words` words a slot) and
+its depth, and stays at most 3/4 full. Successors are handled in batches: all
+their slots are prefetched first and probed after, so the cache misses of one
+batch overlap instead of queueing. A state costs `8 * key_words + 2` bytes of
+table divided by the load. The solution is traced back from the goal by
+looking up, depth by depth, a neighbour one move closer to the start.
 """
 
 import numba as nb
 import numpy as np
-from numba.typed import List
 
 from puzzles import limits
+from puzzles.intrinsics import prefetch
 from puzzles.kernels import expand, is_goal
 from puzzles.nodestore import hash_key
 from puzzles.problem import Problem
 from puzzles.result import Limits, Outcome
 
-_FIRST_BUFFER = 1 << 14
-_LARGEST_BUFFER = 1 << 22
+_EMPTY = np.uint16(0xFFFF)
+_BATCH = 32  # parents expanded before their successors are probed
+_FIRST_CAPACITY = 1 << 12
 
 
-@nb.njit(cache=True)
-def _hashes(keys):
-    hashes = np.empty(keys.shape[0], dtype=np.uint64)
-    for i in range(keys.shape[0]):
-        hashes[i] = hash_key(keys[i])
-    return hashes
+@nb.njit(inline="always", cache=True)
+def _put(target, offset, key):
+    """Copy `key` into the 1-D `target` from `offset` on."""
+    for w in range(key.shape[0]):
+        target[offset + w] = key[w]
 
 
-@nb.njit(cache=True)
-def _equal_rows(a, i, b, j):
-    for w in range(a.shape[1]):
-        if a[i, w] != b[j, w]:
-            return False
-    return True
-
-
-@nb.njit(cache=True)
-def _position(keys, hashes, key, h):
-    """The row of `key` in a layer sorted by hash, or -1."""
-    row = np.searchsorted(hashes, h)
-    while row < hashes.shape[0] and hashes[row] == h:
-        if _equal_rows(keys, row, key.reshape(1, -1), 0):
-            return row
-        row += 1
-    return -1
-
-
-@nb.njit(cache=True)
-def _sorted_unique(keys, hashes, count):
-    """The first `count` rows sorted by hash with duplicate keys dropped: (keys, hashes)."""
-    order = np.argsort(hashes[:count])
-    out_keys = np.empty((count, keys.shape[1]), dtype=np.uint64)
-    out_hashes = np.empty(count, dtype=np.uint64)
-    kept = 0
-    run_start = 0
-    for i in range(count):
-        row = order[i]
-        h = hashes[row]
-        if kept == 0 or out_hashes[kept - 1] != h:
-            run_start = kept
-        duplicate = False
-        for other in range(run_start, kept):
-            if _equal_rows(out_keys, other, keys, row):
-                duplicate = True
+@nb.njit(inline="always", cache=True)
+def _slot_of(keys, depth, key, h, key_words):
+    """The slot holding `key`, or the empty slot where it belongs."""
+    mask = depth.shape[0] - 1
+    slot = np.int64(h & np.uint64(mask))
+    while depth[slot] != _EMPTY:
+        base = slot * key_words
+        same = True
+        for w in range(key_words):
+            if keys[base + w] != key[w]:
+                same = False
                 break
-        if not duplicate:
-            out_keys[kept] = keys[row]
-            out_hashes[kept] = h
-            kept += 1
-    return out_keys[:kept], out_hashes[:kept]
+        if same:
+            return slot
+        slot = (slot + 1) & mask
+    return slot
 
 
 @nb.njit(cache=True)
-def _new_states(keys, hashes, count, layer, layer_hashes, previous, previous_hashes):
-    """The distinct buffered successors in neither layer, sorted by hash."""
-    keys, hashes = _sorted_unique(keys, hashes, count)
-    keep = np.ones(keys.shape[0], dtype=np.bool_)
-    for i in range(keys.shape[0]):
-        if _position(layer, layer_hashes, keys[i], hashes[i]) >= 0:
-            keep[i] = False
-        elif _position(previous, previous_hashes, keys[i], hashes[i]) >= 0:
-            keep[i] = False
-    return keys[keep], hashes[keep]
+def _grown(keys, depth, key_words):
+    """The table at twice the size, every state re-inserted."""
+    bigger_keys = np.empty(2 * keys.shape[0], dtype=np.uint64)
+    bigger_depth = np.full(2 * depth.shape[0], _EMPTY, dtype=np.uint16)
+    for slot in range(depth.shape[0]):
+        if depth[slot] != _EMPTY:
+            key = keys[slot * key_words : (slot + 1) * key_words]
+            target = _slot_of(bigger_keys, bigger_depth, key, hash_key(key), key_words)
+            _put(bigger_keys, target * key_words, key)
+            bigger_depth[target] = depth[slot]
+    return bigger_keys, bigger_depth
 
 
 @nb.njit(cache=True)
-def _merged(chunks, chunk_hashes, key_words):
-    """One layer out of the chunks found while expanding the last one."""
-    total = 0
-    for chunk in chunks:
-        total += chunk.shape[0]
-    keys = np.empty((total, key_words), dtype=np.uint64)
-    hashes = np.empty(total, dtype=np.uint64)
-    at = 0
-    for c in range(len(chunks)):
-        size = chunks[c].shape[0]
-        keys[at : at + size] = chunks[c]
-        hashes[at : at + size] = chunk_hashes[c]
-        at += size
-    if len(chunks) == 1:
-        return keys, hashes
-    return _sorted_unique(keys, hashes, total)
+def _depth_of(keys, depth, key):
+    """The depth of a state in the table, or -1."""
+    slot = _slot_of(keys, depth, key, hash_key(key), key.shape[0])
+    return -1 if depth[slot] == _EMPTY else np.int64(depth[slot])
 
 
 @nb.njit(cache=True)
-def _move_between(spec, parent, child, out_keys, out_moves):
-    count = expand(spec, parent, out_keys, out_moves)
-    for j in range(count):
-        if _equal_rows(out_keys, j, child.reshape(1, -1), 0):
-            return out_moves[j]
-    return -1
-
-
-@nb.njit(cache=True)
-def _trace_back(spec, layers, goal, out_keys, out_moves):
-    """The moves from the start to `goal`, which lies one layer past the last one."""
-    depth = len(layers)
-    moves = np.empty(depth, dtype=np.int64)
+def _trace_back(spec, keys, depth, goal, goal_depth, out_keys, out_moves):
+    """The moves from the start to `goal` at `goal_depth`."""
+    moves = np.empty(goal_depth, dtype=np.int64)
     current = goal.copy()
-    for d in range(depth - 1, -1, -1):
-        layer = layers[d]
-        hashes = _hashes(layer)
-        order = np.argsort(hashes)  # layers are stored sorted, so this is the identity
+    for d in range(goal_depth - 1, -1, -1):
         count = expand(spec, current, out_keys, out_moves)
         for j in range(count):
-            row = _position(layer, hashes[order], out_keys[j], hash_key(out_keys[j]))
-            if row >= 0:
-                parent = layer[row].copy()
-                moves[d] = _move_between(spec, parent, current, out_keys, out_moves)
+            if _depth_of(keys, depth, out_keys[j]) == d:
+                parent = out_keys[j].copy()
+                count = expand(spec, parent, out_keys, out_moves)
+                for m in range(count):
+                    if np.all(out_keys[m] == current):
+                        moves[d] = out_moves[m]
                 current = parent
                 break
     return moves
@@ -140,80 +90,81 @@ def _trace_back(spec, layers, goal, out_keys, out_moves):
 
 @nb.njit(cache=True)
 def bfs(spec, start, max_branching, exhaustive, max_nodes, deadline):
-    """Compiled BFS; returns (status, moves, expanded, generated, max frontier, stored, depth counts)."""
+    """Compiled BFS; returns (status, moves, expanded, generated, max frontier, stored, depth counts, table bytes)."""
     key_words = start.shape[0]
+    keys = np.empty(_FIRST_CAPACITY * key_words, dtype=np.uint64)
+    depth = np.full(_FIRST_CAPACITY, _EMPTY, dtype=np.uint16)
+    slot = _slot_of(keys, depth, start, hash_key(start), key_words)
+    _put(keys, slot * key_words, start)
+    depth[slot] = 0
+    stored = 1
+    batch_keys = np.empty((_BATCH * max_branching, key_words), dtype=np.uint64)
+    batch_hashes = np.empty(_BATCH * max_branching, dtype=np.uint64)
     out_keys = np.empty((max_branching, key_words), dtype=np.uint64)
     out_moves = np.empty(max_branching, dtype=np.int64)
     layer = start.reshape(1, -1).copy()
-    layer_hashes = _hashes(layer)
-    previous = np.empty((0, key_words), dtype=np.uint64)
-    previous_hashes = np.empty(0, dtype=np.uint64)
-    layers = List()
-    depth_counts = List()
-    depth_counts.append(1)
-    capacity = _FIRST_BUFFER
-    buffer = np.empty((capacity + max_branching, key_words), dtype=np.uint64)
-    buffer_hashes = np.empty(capacity + max_branching, dtype=np.uint64)
-    expanded = generated = max_frontier = stored = 0
-    goal = np.empty(0, dtype=np.uint64)
+    depth_counts = [1]
+    expanded = generated = max_frontier = 0
+    goal = start.copy()
     goal_depth = 0 if is_goal(spec, start) else -1
-    if goal_depth == 0:
-        goal = start.copy()
-        if not exhaustive:
-            return limits.SOLVED, np.empty(0, np.int64), 0, 0, 1, 1, depth_counts
-    while layer.shape[0] > 0:
+    while layer.shape[0] > 0 and (exhaustive or goal_depth < 0):
         max_frontier = max(max_frontier, layer.shape[0])
-        chunks = List()
-        chunk_hashes = List()
-        fill = 0
-        for i in range(layer.shape[0]):
+        next_depth = np.uint16(len(depth_counts))
+        following = np.empty((max(16, 2 * layer.shape[0]), key_words), dtype=np.uint64)
+        found = 0
+        for first in range(0, layer.shape[0], _BATCH):
             stop = limits.exceeded(expanded, max_nodes, deadline)
             if stop:
-                return stop, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts
-            expanded += 1
-            count = expand(spec, layer[i], out_keys, out_moves)
-            generated += count
-            for j in range(count):
-                if goal_depth < 0 and is_goal(spec, out_keys[j]):
-                    goal = out_keys[j].copy()
-                    goal_depth = len(layers) + 1
-                    if not exhaustive:
-                        layers.append(layer)
-                        moves = _trace_back(spec, layers, goal, out_keys, out_moves)
-                        return limits.SOLVED, moves, expanded, generated, max_frontier, stored + i + 1, depth_counts
-                buffer[fill] = out_keys[j]
-                buffer_hashes[fill] = hash_key(out_keys[j])
-                fill += 1
-            if fill >= capacity or i == layer.shape[0] - 1:
-                new, new_hashes = _new_states(buffer, buffer_hashes, fill, layer, layer_hashes, previous, previous_hashes)
-                chunks.append(new)
-                chunk_hashes.append(new_hashes)
-                fill = 0
-                if capacity < _LARGEST_BUFFER and i < layer.shape[0] - 1:
-                    capacity *= 2
-                    buffer = np.empty((capacity + max_branching, key_words), dtype=np.uint64)
-                    buffer_hashes = np.empty(capacity + max_branching, dtype=np.uint64)
-        layers.append(layer)
-        stored += layer.shape[0]
-        previous, previous_hashes = layer, layer_hashes
-        layer, layer_hashes = _merged(chunks, chunk_hashes, key_words)
-        if layer.shape[0] > 0:
-            depth_counts.append(layer.shape[0])
+                return stop, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts, keys.nbytes + depth.nbytes
+            batch = 0
+            for i in range(first, min(first + _BATCH, layer.shape[0])):
+                count = expand(spec, layer[i], out_keys, out_moves)
+                for j in range(count):
+                    h = hash_key(out_keys[j])
+                    _put(batch_keys[batch], 0, out_keys[j])
+                    batch_hashes[batch] = h
+                    prefetch(depth, np.int64(h & np.uint64(depth.shape[0] - 1)))
+                    batch += 1
+                expanded += 1
+            generated += batch
+            while 4 * (stored + batch) > 3 * depth.shape[0]:
+                keys, depth = _grown(keys, depth, key_words)
+            for b in range(batch):
+                key = batch_keys[b]
+                slot = _slot_of(keys, depth, key, batch_hashes[b], key_words)
+                if depth[slot] != _EMPTY:
+                    continue
+                _put(keys, slot * key_words, key)
+                depth[slot] = next_depth
+                stored += 1
+                if found == following.shape[0]:
+                    following = np.concatenate((following, np.empty_like(following)))
+                _put(following[found], 0, key)
+                found += 1
+                if goal_depth < 0 and is_goal(spec, key):
+                    goal = key.copy()
+                    goal_depth = np.int64(next_depth)
+            if goal_depth >= 0 and not exhaustive:
+                break
+        layer = following[:found]
+        if found > 0:
+            depth_counts.append(found)
+    table_bytes = keys.nbytes + depth.nbytes
     if goal_depth < 0:
-        return limits.UNSOLVABLE, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts
-    moves = _trace_back(spec, layers[:goal_depth], goal, out_keys, out_moves) if goal_depth > 0 else np.empty(0, np.int64)
-    return limits.SOLVED, moves, expanded, generated, max_frontier, stored, depth_counts
+        return limits.UNSOLVABLE, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts, table_bytes
+    moves = _trace_back(spec, keys, depth, goal, goal_depth, out_keys, out_moves)
+    return limits.SOLVED, moves, expanded, generated, max_frontier, stored, depth_counts, table_bytes
 
 
 def search(problem: Problem, limits_: Limits, *, exhaustive: bool = False) -> Outcome:
     """Breadth-first search; optimal in moves. `exhaustive` runs on until every reachable state is seen."""
     kernels = problem.kernels
     max_nodes, deadline = limits.budget(limits_)
-    code, moves, expanded, generated, max_frontier, stored, depth_counts = bfs(
+    code, moves, expanded, generated, max_frontier, stored, depth_counts, table_bytes = bfs(
         kernels.spec, problem.start_key(), kernels.max_branching, exhaustive, max_nodes, deadline
     )
     status, reason = limits.outcome_status(code, limits_)
-    extra = {"bytes_per_state": 8 * kernels.key_words}
+    extra = {"table_bytes": int(table_bytes), "bytes_per_state": round(table_bytes / stored, 1)}
     if exhaustive and reason is None:
-        extra |= {"reachable": int(sum(depth_counts)), "depth_counts": [int(c) for c in depth_counts]}
+        extra |= {"reachable": int(stored), "depth_counts": [int(c) for c in depth_counts]}
     return Outcome(status, [int(m) for m in moves], expanded, generated, max_frontier, stored, reason, extra)

@@ -166,21 +166,31 @@ def _compile_spec(board: RushHourBoard, move_model: str) -> Kernels:
     width = max(max(n - v.length for v in vehicles), 1).bit_length()
     per_word = 64 // width
     walls = np.zeros(n * n, dtype=np.int16)
+    sentinel = np.uint64(1) << np.uint64(n)
+    row_walls = np.full(n, sentinel, dtype=np.uint64)
+    column_walls = np.full(n, sentinel, dtype=np.uint64)
     for row, col in board.walls:
         walls[row * n + col] = rk.WALL
+        row_walls[row] |= np.uint64(1) << np.uint64(col)
+        column_walls[col] |= np.uint64(1) << np.uint64(row)
     spec = rk.Spec(
         size=n,
         count=len(vehicles),
         horizontal=np.array([v.horizontal for v in vehicles], dtype=np.bool_),
         line=np.array([v.row if v.horizontal else v.col for v in vehicles], dtype=np.int64),
         length=np.array([v.length for v in vehicles], dtype=np.int64),
+        body=np.array([(1 << v.length) - 1 for v in vehicles], dtype=np.uint64),
         word=np.array([i // per_word for i in range(len(vehicles))], dtype=np.int64),
         shift=np.array([(i % per_word) * width for i in range(len(vehicles))], dtype=np.int64),
         width=width,
         red=next(i for i, v in enumerate(vehicles) if v.name == board.red),
         single_step=move_model == "step",
         walls=walls,
+        row_walls=row_walls,
+        column_walls=column_walls,
         grid=walls.copy(),
+        rows=row_walls.copy(),
+        columns=column_walls.copy(),
         positions=np.zeros(len(vehicles), dtype=np.int64),
     )
     key_words = (len(vehicles) + per_word - 1) // per_word

@@ -1,8 +1,11 @@
 """Compiled Rush Hour kernels: move generation, goal test and heuristics.
 
 The spec describes the board once: for vehicle i its orientation, the fixed
-line it moves along (row if horizontal, column if vertical), its length, and
-where its position lives in the key (`word[i]`, `shift[i]`, `width` bits).
+line it moves along (row if horizontal, column if vertical), its length, its
+body as a bit mask, and where its position lives in the key (`word[i]`,
+`shift[i]`, `width` bits). Moves are found on occupancy bit masks, one per row
+and one per column, with the walls and a sentinel bit at index N already set;
+the heuristics paint a grid of vehicle numbers instead. `rows`, `columns`,
 `grid` and `positions` are scratch space reused by every call.
 """
 
@@ -12,6 +15,7 @@ import numba as nb
 import numpy as np
 
 from puzzles import kernels
+from puzzles.intrinsics import leading_zeros, trailing_zeros
 
 WALL = -1
 _DELTA_BIAS = 128
@@ -26,13 +30,18 @@ class Spec(NamedTuple):
     horizontal: np.ndarray
     line: np.ndarray
     length: np.ndarray
+    body: np.ndarray
     word: np.ndarray
     shift: np.ndarray
     width: int
     red: int
     single_step: bool
     walls: np.ndarray
+    row_walls: np.ndarray
+    column_walls: np.ndarray
     grid: np.ndarray
+    rows: np.ndarray
+    columns: np.ndarray
     positions: np.ndarray
 
 
@@ -64,7 +73,8 @@ def _cell(spec, i, position, offset):
 def fill_grid(spec, key):
     """Decode the key into `spec.positions` and paint `spec.grid` (0 empty, i+1 vehicle, WALL)."""
     grid = spec.grid
-    grid[:] = spec.walls
+    for c in range(grid.shape[0]):
+        grid[c] = spec.walls[c]
     for i in range(spec.count):
         p = _position(spec, key, i)
         spec.positions[i] = p
@@ -85,28 +95,49 @@ def _emit(spec, key, i, new_position, delta, out_keys, out_moves, count):
 
 
 @nb.njit(inline="always", cache=True)
-def _free_range(spec, grid, i):
+def _occupy(spec, key):
+    """Decode the key into `spec.positions` and set the occupancy masks `spec.rows` and `spec.columns`."""
+    rows = spec.rows
+    columns = spec.columns
+    for n in range(spec.size):
+        rows[n] = spec.row_walls[n]
+        columns[n] = spec.column_walls[n]
+    one = np.uint64(1)
+    for i in range(spec.count):
+        p = _position(spec, key, i)
+        spec.positions[i] = p
+        line = spec.line[i]
+        if spec.horizontal[i]:
+            rows[line] |= spec.body[i] << np.uint64(p)
+            for j in range(spec.length[i]):
+                columns[p + j] |= one << np.uint64(line)
+        else:
+            columns[line] |= spec.body[i] << np.uint64(p)
+            for j in range(spec.length[i]):
+                rows[p + j] |= one << np.uint64(line)
+
+
+@nb.njit(inline="always", cache=True)
+def _free_range(spec, i):
     """The lowest and highest positions vehicle i can reach in one move (itself included)."""
     p = spec.positions[i]
-    length = spec.length[i]
-    reach = 1 if spec.single_step else spec.size
-    lo = p
-    while lo > 0 and p - lo < reach and grid[_cell(spec, i, lo - 1, 0)] == 0:
-        lo -= 1
-    hi = p
-    while hi + length < spec.size and hi - p < reach and grid[_cell(spec, i, hi + 1, length - 1)] == 0:
-        hi += 1
+    line = spec.rows[spec.line[i]] if spec.horizontal[i] else spec.columns[spec.line[i]]
+    below = line & ((np.uint64(1) << np.uint64(p)) - np.uint64(1))
+    lo = 0 if below == 0 else 64 - np.int64(leading_zeros(below))
+    hi = p + np.int64(trailing_zeros(line >> np.uint64(p + spec.length[i])))
+    if spec.single_step:
+        return max(lo, p - 1), min(hi, p + 1)
     return lo, hi
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def expand(spec, key, out_keys, out_moves):
     """Write every board one move away; a move slides one vehicle (one cell if single_step)."""
-    grid = fill_grid(spec, key)
+    _occupy(spec, key)
     count = 0
     for i in range(spec.count):
         p = spec.positions[i]
-        lo, hi = _free_range(spec, grid, i)
+        lo, hi = _free_range(spec, i)
         for q in range(lo, hi + 1):
             if q != p:
                 _emit(spec, key, i, q, q - p, out_keys, out_moves, count)
@@ -116,11 +147,11 @@ def expand(spec, key, out_keys, out_moves):
 
 @nb.njit(cache=True)
 def count_moves(spec, key):
-    """The number of legal moves on the board; leaves the board painted in `spec.grid`."""
-    grid = fill_grid(spec, key)
+    """The number of legal moves on the board."""
+    _occupy(spec, key)
     count = 0
     for i in range(spec.count):
-        lo, hi = _free_range(spec, grid, i)
+        lo, hi = _free_range(spec, i)
         count += hi - lo
     return count
 
@@ -216,7 +247,7 @@ def blockers_lower_bound(spec, hargs, key, parent_branching):
 def moves_freed(spec, hargs, key, parent_branching):
     """Seed heuristic 3: w_exit*distance + w_blockers*blockers + w_freed*(moves gained). Not admissible."""
     gained = count_moves(spec, key) - parent_branching
-    grid = spec.grid
+    grid = fill_grid(spec, key)
     red = spec.red
     distance = spec.size - spec.length[red] - spec.positions[red]
     value = hargs[0] * distance + hargs[1] * _count_blockers(spec, grid) + hargs[2] * gained

@@ -35,29 +35,25 @@ def _board(boards, key):
 
 
 @nb.njit(cache=True)
-def _add_path(boards, edges, path, first, last):
-    """Add the boards in rows first..last of `path` and the moves between them; returns (boards, edges)."""
+def _add_rows(boards, edges, path, rows):
+    """Add the boards in the first `rows` rows of `path` and the moves into them (none into a first board)."""
     edge = np.empty(1, dtype=np.uint64)
-    boards, previous = _board(boards, path.keys[first])
-    for row in range(first + 1, last + 1):
+    previous = nodestore.NO_PARENT
+    for row in range(rows):
         boards, node = _board(boards, path.keys[row])
-        edge[0] = (np.uint64(previous) << np.uint64(32)) | np.uint64(node)
-        if nodestore.find(edges, edge) < 0:
-            edges, _ = nodestore.add(edges, edge, previous, path.moves[row], node)
+        if path.moves[row] != randomwalk.NO_MOVE:
+            edge[0] = (np.uint64(previous) << np.uint64(32)) | np.uint64(node)
+            if nodestore.find(edges, edge) < 0:
+                edges, _ = nodestore.add(edges, edge, previous, path.moves[row], node)
         previous = node
     return boards, edges
 
 
 @nb.njit(cache=True)
-def _graph_of(start, kept, ends, paths):
-    """A graph of the start (node 0) and the first `paths` kept paths; path i ends before row ends[i]."""
+def _graph_of(start, kept, rows):
+    """A graph of the start (node 0) and the paths in the first `rows` rows of `kept`."""
     boards, _ = _board(nodestore.new_store(start.shape[0], 1 << 10), start)
-    edges = nodestore.new_store(1, 1 << 10)
-    first = 0
-    for i in range(paths):
-        boards, edges = _add_path(boards, edges, kept, first, ends[i] - 1)
-        first = ends[i]
-    return boards, edges
+    return _add_rows(boards, nodestore.new_store(1, 1 << 10), kept, rows)
 
 
 @nb.njit(cache=True)
@@ -95,11 +91,11 @@ def _nearest_goal(spec, boards, edges):
 
 
 @nb.njit(cache=True)
-def _keep(boards, goal, kept, end):
-    """Write the BFS path from the start to `goal` into `kept` from row `end`; returns (kept, its new end)."""
-    last = end + boards.cost[goal]
+def _keep(boards, goal, kept, rows):
+    """Append the BFS path from the start to `goal` to the first `rows` rows of `kept`; returns (kept, rows)."""
+    last = rows + boards.cost[goal]
     node = goal
-    for row in range(last, end - 1, -1):
+    for row in range(last, rows - 1, -1):
         kept = randomwalk.put(kept, row, boards.keys[node], boards.move[node])
         node = boards.parent[node]
     return kept, last + 1
@@ -114,11 +110,10 @@ def spr(spec, start, max_branching, batches, batch_size, max_steps, seed, max_no
     out_moves = np.empty(max_branching, dtype=np.int64)
     walk = randomwalk.new_path(key_words, 1 << 10)
     kept = randomwalk.new_path(key_words, 1 << 6)
-    ends = np.zeros(batches, dtype=np.int64)
-    paths = expanded = generated = stored = runs = solved = 0
+    kept_rows = expanded = generated = stored = runs = solved = 0
     shortest = -1
     for _ in range(batches):
-        boards, edges = _graph_of(start, kept, ends, paths)
+        boards, edges = _graph_of(start, kept, kept_rows)
         solved_before = solved
         for _ in range(batch_size):
             status, steps, walk, expanded, made = randomwalk.run(
@@ -131,14 +126,13 @@ def spr(spec, start, max_branching, batches, batch_size, max_steps, seed, max_no
             if status == limits.SOLVED:
                 solved += 1
                 shortest = steps if shortest < 0 else min(shortest, steps)
-                boards, edges = _add_path(boards, edges, walk, 0, steps)
+                boards, edges = _add_rows(boards, edges, walk, steps + 1)
         stored = max(stored, boards.count[0])
         if solved > solved_before:
-            kept, ends[paths] = _keep(boards, _nearest_goal(spec, boards, edges), kept, ends[paths - 1] if paths else 0)
-            paths += 1
-    if paths == 0:
+            kept, kept_rows = _keep(boards, _nearest_goal(spec, boards, edges), kept, kept_rows)
+    if solved == 0:
         return limits.FAILED, np.empty(0, np.int64), expanded, generated, stored, runs, solved, shortest
-    boards, edges = _graph_of(start, kept, ends, paths)
+    boards, edges = _graph_of(start, kept, kept_rows)
     moves = nodestore.moves_to(boards, _nearest_goal(spec, boards, edges))
     return limits.SOLVED, moves, expanded, generated, stored, runs, solved, shortest
 

@@ -1,0 +1,50 @@
+"""Machine instructions numba does not offer: bit scans and a memory prefetch."""
+
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+
+
+@intrinsic
+def trailing_zeros(typingctx, x):
+    """The number of zero bits below the lowest set bit of a uint64 (64 for zero)."""
+    if x != types.uint64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], context.get_constant(types.boolean, False))
+
+    return types.uint64(types.uint64), codegen
+
+
+@intrinsic
+def leading_zeros(typingctx, x):
+    """The number of zero bits above the highest set bit of a uint64 (64 for zero)."""
+    if x != types.uint64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctlz(args[0], context.get_constant(types.boolean, False))
+
+    return types.uint64(types.uint64), codegen
+
+
+@intrinsic
+def prefetch(typingctx, array, index):
+    """Ask the CPU to start loading `array[index]` (a 1-D array) into its cache."""
+    if not isinstance(array, types.Array) or array.ndim != 1 or not isinstance(index, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        array_type = signature.args[0]
+        data = context.make_array(array_type)(context, builder, args[0])
+        pointer = cgutils.get_item_pointer(context, builder, array_type, data, [args[1]], wraparound=False)
+        byte_pointer = builder.bitcast(pointer, ir.IntType(8).as_pointer())
+        i32 = ir.IntType(32)
+        function = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [byte_pointer.type, i32, i32, i32]), "llvm.prefetch.p0i8"
+        )
+        builder.call(function, [byte_pointer, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return types.none(array, index), codegen
