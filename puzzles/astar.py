@@ -31,6 +31,7 @@ def astar(spec, start, code, args, max_branching, max_nodes, deadline):
     heap = frontier.push(frontier.new_heap(1 << 12), _priority(heuristic(spec, code, args, start, 0), 0), root)
     out_keys = np.empty((max_branching, key_words), dtype=np.uint64)
     out_moves = np.empty(max_branching, dtype=np.int64)
+    hashes = np.empty(max_branching, dtype=np.uint64)
     expanded = generated = max_frontier = 0
     while heap.size[0] > 0:
         g = _G_MAX - (heap.priority[0] & _G_MAX)
@@ -46,7 +47,10 @@ def astar(spec, start, code, args, max_branching, max_nodes, deadline):
         count = expand(spec, store.keys[node], out_keys, out_moves)
         generated += count
         for j in range(count):
-            child = nodestore.find(store, out_keys[j])
+            hashes[j] = nodestore.hash_key(out_keys[j])
+            nodestore.prefetch_slot(store, hashes[j])
+        for j in range(count):
+            child = nodestore.find_hashed(store, out_keys[j], hashes[j])
             if child < 0:
                 store, child = nodestore.add(store, out_keys[j], node, out_moves[j], g + 1)
             elif g + 1 < store.cost[child]:

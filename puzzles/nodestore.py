@@ -11,6 +11,8 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
+from puzzles.intrinsics import prefetch
+
 NO_PARENT = -1
 _EMPTY = -1
 
@@ -64,8 +66,14 @@ def new_store(key_words, capacity):
 @nb.njit(cache=True)
 def find(store, key):
     """The id of the node with this key, or -1."""
+    return find_hashed(store, key, hash_key(key))
+
+
+@nb.njit(cache=True)
+def find_hashed(store, key, h):
+    """The id of the node with this key, whose `hash_key` is `h`, or -1."""
     mask = store.table.shape[0] - 1
-    slot = np.int64(hash_key(key) & np.uint64(mask))
+    slot = np.int64(h & np.uint64(mask))
     while True:
         node = store.table[slot]
         if node == _EMPTY or same_key(store.keys, node, key):
@@ -86,6 +94,12 @@ def add(store, key, parent, move, cost):
     store.count[0] = node + 1
     _index(store.table, store.keys, node)
     return store, node
+
+
+@nb.njit(inline="always", cache=True)
+def prefetch_slot(store, h):
+    """Start loading the table slot of hash `h` into the cache, ahead of a `find`."""
+    prefetch(store.table, np.int64(h & np.uint64(store.table.shape[0] - 1)))
 
 
 @nb.njit(cache=True)

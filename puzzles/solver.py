@@ -13,7 +13,7 @@ from typing import Any, Callable
 from puzzles import astar, beam, bfs, iddfs, moves_freed, randomwalk, spr
 from puzzles.errors import PuzzleError
 from puzzles.problem import Problem
-from puzzles.result import Limits, Outcome, SolveResult
+from puzzles.result import Limits, Outcome, SolveResult, Status
 
 WEIGHTS = ("w_exit", "w_blockers", "w_freed")
 
@@ -81,15 +81,18 @@ def solve(
     arguments = _search_arguments(problem, values, seed if spec.randomized else None)
     spec.search(problem, Limits(max_nodes=0), **arguments)  # compile or load the kernels first
     started = time.perf_counter()
-    outcome = spec.search(problem, limits, **arguments)
+    try:
+        outcome = spec.search(problem, limits, **arguments)
+    except MemoryError:
+        outcome = Outcome(Status.LIMIT, reason="out of memory (memory limit reached)")
     elapsed = time.perf_counter() - started
     return SolveResult(
         status=outcome.status,
         algorithm=algorithm,
         params=values,
         solution=[problem.format_move(m) for m in outcome.moves],
-        moves=len(outcome.moves) if outcome.status == "solved" else None,
-        steps=sum(problem.move_steps(m) for m in outcome.moves) if outcome.status == "solved" else None,
+        moves=len(outcome.moves) if outcome.status == Status.SOLVED else None,
+        steps=sum(problem.move_steps(m) for m in outcome.moves) if outcome.status == Status.SOLVED else None,
         expanded=outcome.expanded,
         generated=outcome.generated,
         max_frontier=outcome.max_frontier,
