@@ -113,7 +113,7 @@ def bfs(spec, start, max_branching, exhaustive, max_nodes, deadline):
         following = np.empty((max(16, 2 * layer.shape[0]), key_words), dtype=np.uint64)
         found = 0
         for first in range(0, layer.shape[0], _BATCH):
-            stop = limits.exceeded(expanded, max_nodes, deadline)
+            stop = limits.reached(expanded, max_nodes, deadline)
             if stop:
                 return stop, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts, keys.nbytes + depth.nbytes
             batch = 0
@@ -164,7 +164,12 @@ def search(problem: Problem, limits_: Limits, *, exhaustive: bool = False) -> Ou
         kernels.spec, problem.start_key(), kernels.max_branching, exhaustive, max_nodes, deadline
     )
     status, reason = limits.outcome_status(code, limits_)
-    extra = {"table_bytes": int(table_bytes), "bytes_per_state": round(table_bytes / stored, 1)}
+    extra = {
+        "table_bytes": int(table_bytes),
+        "bytes_per_state": round(table_bytes / stored, 1),
+        "depth_reached": len(depth_counts) - 1,
+        "depth_counts": [int(c) for c in depth_counts],
+    }
     if exhaustive and reason is None:
-        extra |= {"reachable": int(stored), "depth_counts": [int(c) for c in depth_counts]}
+        extra["reachable"] = int(stored)
     return Outcome(status, [int(m) for m in moves], expanded, generated, max_frontier, stored, reason, extra)

@@ -46,12 +46,22 @@ def now():
 
 
 @nb.njit(cache=True)
-def exceeded(expanded, max_nodes, deadline):
-    """NODE_LIMIT or TIME_LIMIT if a limit is hit, else 0; reads the clock every CHECK_EVERY nodes."""
+def reached(expanded, max_nodes, deadline):
+    """NODE_LIMIT or TIME_LIMIT if a limit is hit, else 0; reads the clock every time."""
     if expanded >= max_nodes:
         return NODE_LIMIT
-    if expanded % CHECK_EVERY == 0 and now() > deadline:
+    if now() > deadline:
         return TIME_LIMIT
+    return 0
+
+
+@nb.njit(cache=True)
+def exceeded(expanded, max_nodes, deadline):
+    """As `reached`, for a caller counting one expansion at a time: reads the clock every CHECK_EVERY."""
+    if expanded >= max_nodes:
+        return NODE_LIMIT
+    if expanded % CHECK_EVERY == 0:
+        return reached(expanded, max_nodes, deadline)
     return 0
 
 

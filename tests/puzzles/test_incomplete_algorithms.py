@@ -1,0 +1,228 @@
+"""Random, Shortened-Path Random, beam search and iterative deepening on Rush Hour boards.
+
+Random, SPR and beam search are incomplete and not optimal: they are checked for
+legal solutions, reproducibility, the seed's promises (SPR never longer than its
+shortest walk; a narrow beam can empty) and their limits. Iterative deepening is
+optimal but slow: it is checked on boards a few moves from the goal.
+"""
+
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from puzzles import astar, beam, iddfs, randomwalk, spr
+from puzzles.result import Limits
+from puzzles.rushhour import RushHourProblem
+from puzzles.rushhour_formats import load_board
+from puzzles.solver import solve
+
+BOARDS = Path(__file__).resolve().parents[2] / "data" / "boards" / "rushhour"
+OPTIMA = {"6x6_1": 21, "6x6_2": 15, "6x6_3": 33, "9x9_4": 27}  # slide model, by A* and BFS
+
+# Fogleman strings (row by row, "o" empty, "x" wall, "A" the red car) with their optima.
+SHORT = {
+    # ....C.
+    # ....C.
+    # AA.DC.   E left, C down, D down, A out
+    # ...D..
+    # ..EEE.
+    # ......
+    "ooooCoooooCoAAoDCooooDooooEEEooooooo": 4,
+    # .BCCC.
+    # .B.D..
+    # AA.DE.
+    # FFGGE.
+    # ..H...
+    # ..HIII
+    "oBCCCooBoDooAAoDEoFFGGEoooHoooooHIII": 8,
+    # MMBB.H
+    # CCDD.H
+    # AA..GH   Rushhour6x6_2 after 6 moves of a shortest solution
+    # EEFFG.
+    # J..KII
+    # J..KLL
+    "MMBBoHCCDDoHAAooGHEEFFGoJooKIIJooKLL": 9,
+}
+# xxxxxx
+# xxxxxx
+# AABxxx   nothing can move
+# xxBxxx
+# xxxxxx
+# xxxxxx
+STUCK = "xxxxxxxxxxxxAABxxxxxBxxxxxxxxxxxxxxx"
+
+
+@cache
+def course(name: str) -> RushHourProblem:
+    """A course board, e.g. "6x6_1"."""
+    return RushHourProblem(load_board(str(BOARDS / f"Rushhour{name}.csv")))
+
+
+def letters(text: str) -> RushHourProblem:
+    """A board from a Fogleman string."""
+    return RushHourProblem(load_board(text))
+
+
+def walk(problem, seed, max_steps=10**6, limits=Limits()):
+    """Random on `problem`."""
+    return randomwalk.search(problem, limits, max_steps=max_steps, seed=seed)
+
+
+def shortened(problem, seed, batches=3, batch_size=5, max_steps=10**6, limits=Limits()):
+    """Shortened-Path Random on `problem`."""
+    return spr.search(problem, limits, batches=batches, batch_size=batch_size, max_steps=max_steps, seed=seed)
+
+
+def beam_search(problem, k, heuristic="blockers", limits=Limits()):
+    """Beam search on `problem`."""
+    return beam.search(problem, limits, k=k, heuristic=problem.heuristic(heuristic))
+
+
+# --- every algorithm --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", OPTIMA)
+def test_astar_confirms_the_known_optima(name):
+    problem = course(name)
+    result = astar.search(problem, Limits(), heuristic=problem.heuristic("blockers-lb"))
+    assert len(result.moves) == OPTIMA[name] and problem.check_solution(result.moves)
+
+
+@pytest.mark.parametrize(
+    "algorithm, params, seed",
+    [
+        ("random", {}, 11),
+        ("spr", {"batches": 3, "batch_size": 5}, 11),
+        ("beam", {"k": 5}, None),
+        ("beam", {"k": 100, "heuristic": "blockers-lb"}, None),
+        ("beam", {"k": 20, "heuristic": "moves-freed"}, None),
+    ],
+)
+@pytest.mark.parametrize("name", OPTIMA)
+def test_solutions_replay(name, algorithm, params, seed):
+    problem = course(name)
+    result = solve(problem, algorithm, params, Limits(), seed=seed)
+    if result.status == "failed":  # only a narrow beam may give up here
+        assert algorithm == "beam" and result.reason.startswith("beam emptied at depth ")
+        return
+    assert result.status == "solved" and problem.check_solution(result.move_codes)
+    assert result.moves == len(result.move_codes) >= OPTIMA[name]
+
+
+@pytest.mark.parametrize(
+    "search",
+    [
+        lambda p, limits: walk(p, 1, limits=limits),
+        lambda p, limits: shortened(p, 1, limits=limits),
+        lambda p, limits: beam_search(p, 5, limits=limits),
+        iddfs.search,
+    ],
+    ids=["random", "spr", "beam", "iddfs"],
+)
+def test_node_limit(search):
+    result = search(course("6x6_3"), Limits(max_nodes=10))
+    assert result.status == "limit" and result.moves == []
+    assert result.expanded == 10 and "node limit of 10" in result.reason
+
+
+@pytest.mark.parametrize(
+    "algorithm, params", [("random", {}), ("spr", {}), ("beam", {"k": 10**6}), ("iddfs", {})]
+)
+def test_time_limit_of_zero(algorithm, params):
+    result = solve(course("9x9_4"), algorithm, params, Limits(time_limit=0.0), seed=1)
+    assert result.status == "limit" and "time limit" in result.reason
+    assert result.elapsed_s < 0.5
+
+
+def test_a_board_without_moves():
+    problem = letters(STUCK)
+    assert iddfs.search(problem, Limits()).status == "unsolvable"
+    assert walk(problem, 1).reason == "no legal move after 0 steps"
+    assert shortened(problem, 1).status == "failed"
+    assert beam_search(problem, 3).reason == "beam emptied at depth 1"
+
+
+# --- Random -----------------------------------------------------------------------------------
+
+
+def test_random_is_reproducible_from_its_seed():
+    problem = course("6x6_1")
+    walks = [walk(problem, seed).moves for seed in (1, 2, 3, 1)]
+    assert walks[0] == walks[3]
+    assert len({tuple(w) for w in walks}) == 3
+
+
+def test_random_gives_up_after_max_steps():
+    result = walk(course("6x6_3"), 1, max_steps=20)
+    assert (result.status, result.reason) == ("failed", "goal not reached in 20 steps")
+    assert result.expanded == 20 and result.moves == []
+
+
+# --- Shortened-Path Random --------------------------------------------------------------------
+
+
+def test_spr_is_reproducible_from_its_seed():
+    problem = course("6x6_2")
+    runs = [shortened(problem, seed) for seed in (1, 2, 3, 1)]
+    assert runs[0].moves == runs[3].moves and runs[0].extra == runs[3].extra
+    assert len({r.extra["shortest_run"] for r in runs}) == 3
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("name", OPTIMA)
+def test_spr_is_never_longer_than_its_shortest_walk(name, seed):
+    problem = course(name)
+    result = shortened(problem, seed, batches=2, batch_size=4)
+    assert result.status == "solved" and problem.check_solution(result.moves)
+    assert OPTIMA[name] <= len(result.moves) <= result.extra["shortest_run"]
+    assert result.extra["runs"] == result.extra["solved_runs"] == 8
+
+
+def test_spr_of_one_walk_compresses_that_walk():
+    problem = course("6x6_3")
+    single = walk(problem, 5)
+    compressed = shortened(problem, 5, batches=1, batch_size=1)
+    assert compressed.extra["shortest_run"] == len(single.moves) == compressed.expanded
+    assert len(compressed.moves) < len(single.moves)
+
+
+def test_spr_skips_walks_that_give_up():
+    result = shortened(course("6x6_3"), 1, batches=2, batch_size=3, max_steps=20)
+    assert result.status == "failed" and result.moves == []
+    assert result.extra == {"runs": 6, "solved_runs": 0, "shortest_run": None}
+    assert result.reason == "none of 6 random walks reached the goal in 20 steps"
+
+
+# --- beam search ------------------------------------------------------------------------------
+
+
+def test_a_beam_of_one_empties_on_6x6_1():
+    result = beam_search(course("6x6_1"), 1)
+    assert result.status == "failed" and result.moves == []
+    assert result.reason.startswith("beam emptied at depth ")
+    assert result == beam_search(course("6x6_1"), 1)  # deterministic
+
+
+@pytest.mark.parametrize("name", ["6x6_1", "6x6_2", "6x6_3"])
+def test_a_beam_wider_than_any_layer_is_breadth_first(name):
+    problem = course(name)
+    result = beam_search(problem, 10**6)
+    assert len(result.moves) == OPTIMA[name] and problem.check_solution(result.moves)
+    assert result.stored <= result.generated + 1
+
+
+# --- iterative deepening ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", SHORT)
+def test_iddfs_finds_the_optimum(text):
+    problem = letters(text)
+    result = iddfs.search(problem, Limits(time_limit=30.0))
+    assert result.status == "solved" and problem.check_solution(result.moves)
+    assert len(result.moves) == result.extra["depth_limit"] == SHORT[text]
+
+
+def test_iddfs_stops_only_on_limits():
+    result = iddfs.search(course("6x6_2"), Limits(max_nodes=100_000))
+    assert result.status == "limit" and 0 < result.extra["depth_limit"] < OPTIMA["6x6_2"]
