@@ -1,4 +1,4 @@
-"""Iterative deepening: depth-first search to depth 1, 2, 3, ... until a goal is found.
+"""Iterative deepening: depth-first search to depth limits 0, 1, 2, ... until a goal is found.
 
 Optimal in moves, and it keeps no set of visited states: its memory is the
 stack, one buffer of children per depth. The price is time: every iteration
@@ -36,6 +36,7 @@ class Stack(NamedTuple):
 
 @nb.njit(cache=True)
 def _new_stack(rows, max_branching, key_words):
+    """An empty stack for depth limits below `rows`."""
     return Stack(
         np.empty((rows, max_branching, key_words), dtype=np.uint64),
         np.empty((rows, max_branching), dtype=np.int64),

@@ -97,5 +97,5 @@ def search(problem: Problem, limits_: Limits, *, max_steps: int, seed: int) -> O
     )
     status, reason = limits.outcome_status(code, limits_)
     if code == limits.FAILED:
-        reason = f"goal not reached in {max_steps} steps" if steps == max_steps else f"no legal move after {steps} steps"
+        reason = f"no legal move after {steps} steps" if steps < max_steps else f"goal not reached in {max_steps} steps"
     return Outcome(status, [int(m) for m in moves], expanded, generated, 0, steps + 1, reason)

@@ -11,7 +11,9 @@ the shortest solved walk. Batches bound the memory: the graph lives one batch.
 Boards and edges are node stores (`puzzles.nodestore`). A board's parent, move
 and cost fields hold its BFS tree parent, the move from it and its distance; an
 edge's key is (from << 32 | to), its parent field the from-board, its cost the
-to-board and its move the move.
+to-board and its move the move. Walks and kept paths are rows of a
+`randomwalk.Path`; the kept paths follow one another in one `Path`, each
+beginning with the start board, its move `NO_MOVE`.
 """
 
 import numba as nb
@@ -57,10 +59,9 @@ def _graph_of(start, kept, rows):
 
 
 @nb.njit(cache=True)
-def _nearest_goal(spec, boards, edges):
-    """BFS from node 0 along the edges: the nearest goal board (its path in the boards' fields), or -1."""
-    count = boards.count[0]
-    first = np.zeros(count + 1, dtype=np.int64)
+def _out_edges(boards, edges):
+    """The edges grouped by their from-board: board b's are `out[first[b]:first[b + 1]]`; returns (first, out)."""
+    first = np.zeros(boards.count[0] + 1, dtype=np.int64)
     for e in range(edges.count[0]):
         first[edges.parent[e] + 1] += 1
     first = np.cumsum(first)
@@ -69,6 +70,14 @@ def _nearest_goal(spec, boards, edges):
     for e in range(edges.count[0]):
         out[fill[edges.parent[e]]] = e
         fill[edges.parent[e]] += 1
+    return first, out
+
+
+@nb.njit(cache=True)
+def _nearest_goal(spec, boards, edges):
+    """BFS from node 0 along the edges: the nearest goal board (its path in the boards' fields), or -1."""
+    first, out = _out_edges(boards, edges)
+    count = boards.count[0]
     boards.cost[:count] = _UNSEEN
     boards.cost[0] = 0
     queue = np.empty(count, dtype=np.int64)
@@ -142,8 +151,15 @@ def search(problem: Problem, limits_: Limits, *, batches: int, batch_size: int, 
     kernels = problem.kernels
     max_nodes, deadline = limits.budget(limits_)
     code, moves, expanded, generated, stored, runs, solved, shortest = spr(
-        kernels.spec, problem.start_key(), kernels.max_branching, batches, batch_size, max_steps, seed,
-        max_nodes, deadline,
+        kernels.spec,
+        problem.start_key(),
+        kernels.max_branching,
+        batches,
+        batch_size,
+        max_steps,
+        seed,
+        max_nodes,
+        deadline,
     )
     status, reason = limits.outcome_status(code, limits_)
     if code == limits.FAILED:
