@@ -27,7 +27,7 @@ def _priority(f, g):
 def astar(spec, start, code, args, max_branching, max_nodes, deadline):
     """Compiled A* from `start`; returns (status, moves, expanded, generated, max frontier, stored)."""
     key_words = start.shape[0]
-    store, root = nodestore.add(nodestore.new_store(key_words, 1 << 12), start, nodestore.NO_PARENT, 0, 0)
+    store, root = nodestore.add(nodestore.new_store(key_words, 1 << 12), start.reshape(1, -1), 0, nodestore.NO_PARENT, 0, 0)
     heap = frontier.push(frontier.new_heap(1 << 12), _priority(heuristic(spec, code, args, start, 0), 0), root)
     out_keys = np.empty((max_branching, key_words), dtype=np.uint64)
     out_moves = np.empty(max_branching, dtype=np.int64)
@@ -47,12 +47,12 @@ def astar(spec, start, code, args, max_branching, max_nodes, deadline):
         count = expand(spec, store.keys[node], out_keys, out_moves)
         generated += count
         for j in range(count):
-            hashes[j] = nodestore.hash_key(out_keys[j])
+            hashes[j] = nodestore.hash_row(out_keys, j)
             nodestore.prefetch_slot(store, hashes[j])
         for j in range(count):
-            child = nodestore.find_hashed(store, out_keys[j], hashes[j])
+            child = nodestore.find_hashed(store, out_keys, j, hashes[j])
             if child < 0:
-                store, child = nodestore.add(store, out_keys[j], node, out_moves[j], g + 1)
+                store, child = nodestore.add(store, out_keys, j, node, out_moves[j], g + 1)
             elif g + 1 < store.cost[child]:
                 store.cost[child] = g + 1
                 store.parent[child] = node

@@ -30,7 +30,7 @@ def _grown(array, used):
 def beam(spec, start, code, args, max_branching, k, max_nodes, deadline):
     """Compiled beam search; returns (status, moves, expanded, generated, max frontier, stored, depth)."""
     key_words = start.shape[0]
-    store, root = nodestore.add(nodestore.new_store(key_words, 1 << 12), start, nodestore.NO_PARENT, 0, 0)
+    store, root = nodestore.add(nodestore.new_store(key_words, 1 << 12), start.reshape(1, -1), 0, nodestore.NO_PARENT, 0, 0)
     out_keys = np.empty((max_branching, key_words), dtype=np.uint64)
     out_moves = np.empty(max_branching, dtype=np.int64)
     nodes = np.full(1, root, dtype=np.int64)
@@ -51,9 +51,9 @@ def beam(spec, start, code, args, max_branching, k, max_nodes, deadline):
             count = expand(spec, store.keys[nodes[b]], out_keys, out_moves)
             generated += count
             for j in range(count):
-                if nodestore.find(store, out_keys[j]) >= 0:
+                if nodestore.find(store, out_keys, j) >= 0:
                     continue
-                store, child = nodestore.add(store, out_keys[j], nodes[b], out_moves[j], depth + 1)
+                store, child = nodestore.add(store, out_keys, j, nodes[b], out_moves[j], depth + 1)
                 if is_goal(spec, out_keys[j]):
                     moves = nodestore.moves_to(store, child)
                     return limits.SOLVED, moves, expanded, generated, max_frontier, store.count[0], depth + 1

@@ -17,7 +17,7 @@ import numpy as np
 
 from puzzles import limits
 from puzzles.kernels import expand, is_goal
-from puzzles.nodestore import same_key
+from puzzles.nodestore import same_rows
 from puzzles.problem import Problem
 from puzzles.result import Limits, Outcome
 
@@ -74,7 +74,7 @@ def _bounded(spec, stack, limit, expanded, generated, max_frontier, max_nodes, d
         stack.taken[depth] += 1
         frontier -= 1
         node = stack.children[depth, row]
-        if depth >= 2 and same_key(stack.children[depth - 2], stack.taken[depth - 2] - 1, node):
+        if depth >= 2 and same_rows(stack.children[depth - 2], stack.taken[depth - 2] - 1, stack.children[depth], row):
             continue  # the move undoes its parent's move
         if is_goal(spec, node):
             return limits.SOLVED, depth, expanded, generated, max_frontier

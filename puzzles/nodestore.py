@@ -4,6 +4,7 @@ Nodes live in append-only arrays (key, parent, move, cost) and are found
 through an open-addressing table of node ids with linear probing, kept at most
 half full. A node costs `8 * key_words + 12` bytes plus 8 to 16 bytes of table.
 Adding may grow the arrays, so `add` returns the store to use from then on.
+Keys are passed as a 2-D array and a row number.
 """
 
 from typing import NamedTuple
@@ -29,11 +30,15 @@ class Store(NamedTuple):
 
 
 @nb.njit(inline="always", cache=True)
-def hash_key(key):
-    """A 64-bit hash of a key (splitmix64's finaliser over its words); a bijection for one word."""
+def hash_row(keys, row):
+    """A 64-bit hash of row `row` of a 2-D array of keys (splitmix64's finaliser over its words).
+
+    Keys are passed as (array, row) rather than as row views throughout the hot
+    loops: a view costs two atomic reference-count updates.
+    """
     h = np.uint64(0x9E3779B97F4A7C15)
-    for w in range(key.shape[0]):
-        h = (h ^ key[w]) * np.uint64(0xBF58476D1CE4E5B9)
+    for w in range(keys.shape[1]):
+        h = (h ^ keys[row, w]) * np.uint64(0xBF58476D1CE4E5B9)
         h ^= h >> np.uint64(31)
         h *= np.uint64(0x94D049BB133111EB)
         h ^= h >> np.uint64(29)
@@ -41,10 +46,10 @@ def hash_key(key):
 
 
 @nb.njit(inline="always", cache=True)
-def same_key(keys, row, key):
-    """True if row `row` of `keys` equals `key`."""
-    for w in range(key.shape[0]):
-        if keys[row, w] != key[w]:
+def same_rows(a, i, b, j):
+    """True if row i of `a` equals row j of `b`."""
+    for w in range(a.shape[1]):
+        if a[i, w] != b[j, w]:
             return False
     return True
 
@@ -64,30 +69,31 @@ def new_store(key_words, capacity):
 
 
 @nb.njit(cache=True)
-def find(store, key):
-    """The id of the node with this key, or -1."""
-    return find_hashed(store, key, hash_key(key))
+def find(store, keys, row):
+    """The id of the node whose key is row `row` of `keys`, or -1."""
+    return find_hashed(store, keys, row, hash_row(keys, row))
 
 
 @nb.njit(cache=True)
-def find_hashed(store, key, h):
-    """The id of the node with this key, whose `hash_key` is `h`, or -1."""
+def find_hashed(store, keys, row, h):
+    """As `find`, given the key's hash `h`."""
     mask = store.table.shape[0] - 1
     slot = np.int64(h & np.uint64(mask))
     while True:
         node = store.table[slot]
-        if node == _EMPTY or same_key(store.keys, node, key):
+        if node == _EMPTY or same_rows(store.keys, node, keys, row):
             return node
         slot = (slot + 1) & mask
 
 
 @nb.njit(cache=True)
-def add(store, key, parent, move, cost):
-    """Append a node whose key is not in the store; returns (store, node id)."""
+def add(store, keys, row, parent, move, cost):
+    """Append a node whose key (row `row` of `keys`) is not in the store; returns (store, node id)."""
     node = store.count[0]
     if node == store.keys.shape[0]:
         store = _grown(store)
-    store.keys[node] = key
+    for w in range(keys.shape[1]):
+        store.keys[node, w] = keys[row, w]
     store.parent[node] = parent
     store.move[node] = move
     store.cost[node] = cost
@@ -127,7 +133,7 @@ def nbytes(store):
 @nb.njit(inline="always", cache=True)
 def _index(table, keys, node):
     mask = table.shape[0] - 1
-    slot = np.int64(hash_key(keys[node]) & np.uint64(mask))
+    slot = np.int64(hash_row(keys, node) & np.uint64(mask))
     while table[slot] != _EMPTY:
         slot = (slot + 1) & mask
     table[slot] = node

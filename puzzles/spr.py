@@ -28,25 +28,25 @@ _UNSEEN = -1
 
 
 @nb.njit(cache=True)
-def _board(boards, key):
-    """The node of `key` in the board store, added if new; returns (boards, node)."""
-    node = nodestore.find(boards, key)
+def _board(boards, keys, row):
+    """The node of the key in row `row` of `keys` in the board store, added if new; returns (boards, node)."""
+    node = nodestore.find(boards, keys, row)
     if node >= 0:
         return boards, node
-    return nodestore.add(boards, key, nodestore.NO_PARENT, randomwalk.NO_MOVE, _UNSEEN)
+    return nodestore.add(boards, keys, row, nodestore.NO_PARENT, randomwalk.NO_MOVE, _UNSEEN)
 
 
 @nb.njit(cache=True)
 def _add_rows(boards, edges, path, rows):
     """Add the boards in the first `rows` rows of `path` and the moves into them (none into a first board)."""
-    edge = np.empty(1, dtype=np.uint64)
+    edge = np.empty((1, 1), dtype=np.uint64)
     previous = nodestore.NO_PARENT
     for row in range(rows):
-        boards, node = _board(boards, path.keys[row])
+        boards, node = _board(boards, path.keys, row)
         if path.moves[row] != randomwalk.NO_MOVE:
-            edge[0] = (np.uint64(previous) << np.uint64(32)) | np.uint64(node)
-            if nodestore.find(edges, edge) < 0:
-                edges, _ = nodestore.add(edges, edge, previous, path.moves[row], node)
+            edge[0, 0] = (np.uint64(previous) << np.uint64(32)) | np.uint64(node)
+            if nodestore.find(edges, edge, 0) < 0:
+                edges, _ = nodestore.add(edges, edge, 0, previous, path.moves[row], node)
         previous = node
     return boards, edges
 
@@ -54,7 +54,7 @@ def _add_rows(boards, edges, path, rows):
 @nb.njit(cache=True)
 def _graph_of(start, kept, rows):
     """A graph of the start (node 0) and the paths in the first `rows` rows of `kept`."""
-    boards, _ = _board(nodestore.new_store(start.shape[0], 1 << 10), start)
+    boards, _ = _board(nodestore.new_store(start.shape[0], 1 << 10), start.reshape(1, -1), 0)
     return _add_rows(boards, nodestore.new_store(1, 1 << 10), kept, rows)
 
 
