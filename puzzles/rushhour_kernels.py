@@ -163,24 +163,33 @@ def is_goal(spec, key):
 
 
 @nb.njit(cache=True)
-def _count_blockers(spec, grid):
-    """Distinct vehicles between the red car and the exit (grid already filled)."""
+def _count_blockers(spec):
+    """The vehicles between the red car and the exit, from `spec.positions`."""
     red = spec.red
     row = spec.line[red]
-    last = 0
+    exit_side = spec.positions[red] + spec.length[red]
     count = 0
-    for col in range(spec.positions[red] + spec.length[red], spec.size):
-        occupant = grid[row * spec.size + col]
-        if occupant > 0 and occupant != last:
-            count += 1
-            last = occupant
+    for i in range(spec.count):
+        p = spec.positions[i]
+        if spec.horizontal[i]:
+            count += i != red and spec.line[i] == row and p >= exit_side
+        else:
+            count += spec.line[i] >= exit_side and p <= row < p + spec.length[i]
     return count
+
+
+@nb.njit(cache=True)
+def _decode(spec, key):
+    """Decode the key into `spec.positions`."""
+    for i in range(spec.count):
+        spec.positions[i] = _position(spec, key, i)
 
 
 @nb.njit(cache=True)
 def blockers(spec, hargs, key, parent_branching):
     """Seed heuristic 1: the number of vehicles between the red car and the exit. Admissible."""
-    return _count_blockers(spec, fill_grid(spec, key))
+    _decode(spec, key)
+    return _count_blockers(spec)
 
 
 @nb.njit(cache=True)
@@ -246,11 +255,10 @@ def blockers_lower_bound(spec, hargs, key, parent_branching):
 @nb.njit(cache=True)
 def moves_freed(spec, hargs, key, parent_branching):
     """Seed heuristic 3: w_exit*distance + w_blockers*blockers + w_freed*(moves gained). Not admissible."""
-    gained = count_moves(spec, key) - parent_branching
-    grid = fill_grid(spec, key)
+    gained = count_moves(spec, key) - parent_branching  # also decodes the key into spec.positions
     red = spec.red
     distance = spec.size - spec.length[red] - spec.positions[red]
-    value = hargs[0] * distance + hargs[1] * _count_blockers(spec, grid) + hargs[2] * gained
+    value = hargs[0] * distance + hargs[1] * _count_blockers(spec) + hargs[2] * gained
     return np.int64(np.round(value))
 
 

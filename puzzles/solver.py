@@ -16,6 +16,7 @@ from puzzles.problem import Problem
 from puzzles.result import Limits, Outcome, SolveResult, Status
 
 WEIGHTS = ("w_exit", "w_blockers", "w_freed")
+SEEDS = 2**32  # numba's generator takes 32-bit seeds
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,9 @@ def solve(
     spec = algorithm_spec(algorithm)
     values = bind_params(algorithm, params or {})
     if spec.randomized:
-        seed = secrets.randbelow(2**31) if seed is None else seed
+        seed = secrets.randbelow(SEEDS) if seed is None else seed
+        if not 0 <= seed < SEEDS:
+            raise PuzzleError(f"a seed must be between 0 and {SEEDS - 1}, not {seed}")
     arguments = _search_arguments(problem, values, seed if spec.randomized else None)
     spec.search(problem, Limits(max_nodes=0), **arguments)  # compile or load the kernels first
     started = time.perf_counter()

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from puzzles import astar, beam, iddfs, randomwalk, spr
+from puzzles.errors import PuzzleError
 from puzzles.result import Limits
 from puzzles.rushhour import RushHourProblem
 from puzzles.rushhour_formats import load_board
@@ -226,3 +227,15 @@ def test_iddfs_finds_the_optimum(text):
 def test_iddfs_stops_only_on_limits():
     result = iddfs.search(course("6x6_2"), Limits(max_nodes=100_000))
     assert result.status == "limit" and 0 < result.extra["depth_limit"] < OPTIMA["6x6_2"]
+
+
+@pytest.mark.parametrize("seed", [-1, 2**32])
+def test_seeds_outside_32_bits_are_refused(seed):
+    with pytest.raises(PuzzleError, match="seed must be between 0 and 4294967295"):
+        solve(course("6x6_2"), "random", {}, Limits(), seed=seed)
+
+
+def test_a_drawn_seed_is_reported_and_repeats_the_run():
+    drawn = solve(course("6x6_2"), "random", {}, Limits())
+    again = solve(course("6x6_2"), "random", {}, Limits(), seed=drawn.seed)
+    assert drawn.seed is not None and again.solution == drawn.solution
