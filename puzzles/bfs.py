@@ -19,11 +19,11 @@ from puzzles.problem import Problem
 from puzzles.result import Limits, Outcome
 
 _EMPTY = np.uint16(0xFFFF)
-_BATCH = 32  # parents expanded before their successors are probed
+_BATCH = 16  # parents expanded before their successors are probed
 _FIRST_CAPACITY = 1 << 12
 
 
-@nb.njit(inline="always", cache=True)
+@nb.njit(cache=True)
 def _slot_of(table, depth, keys, row, h):
     """The slot holding row `row` of `keys`, or the empty slot where it belongs."""
     mask = depth.shape[0] - 1
@@ -33,7 +33,7 @@ def _slot_of(table, depth, keys, row, h):
     return slot
 
 
-@nb.njit(inline="always", cache=True)
+@nb.njit(cache=True)
 def _copy_row(target, i, source, j):
     for w in range(source.shape[1]):
         target[i, w] = source[j, w]
@@ -108,7 +108,9 @@ def bfs(spec, start, max_branching, exhaustive, max_nodes, deadline):
                     h = hash_row(out_keys, j)
                     _copy_row(batch_keys, batch, out_keys, j)
                     batch_hashes[batch] = h
-                    prefetch(depth, np.int64(h & np.uint64(depth.shape[0] - 1)))
+                    slot = np.int64(h & np.uint64(depth.shape[0] - 1))
+                    prefetch(depth, slot)
+                    prefetch(table, slot)
                     batch += 1
                 expanded += 1
             generated += batch

@@ -31,14 +31,15 @@ def leading_zeros(typingctx, x):
 
 @intrinsic
 def prefetch(typingctx, array, index):
-    """Ask the CPU to start loading `array[index]` (a 1-D array) into its cache."""
-    if not isinstance(array, types.Array) or array.ndim != 1 or not isinstance(index, types.Integer):
+    """Ask the CPU to start loading `array[index]` into its cache (for a 2-D array: the row's first item)."""
+    if not isinstance(array, types.Array) or array.ndim > 2 or not isinstance(index, types.Integer):
         return None
 
     def codegen(context, builder, signature, args):
         array_type = signature.args[0]
         data = context.make_array(array_type)(context, builder, args[0])
-        pointer = cgutils.get_item_pointer(context, builder, array_type, data, [args[1]], wraparound=False)
+        indices = [args[1]] + [context.get_constant(types.intp, 0)] * (array_type.ndim - 1)
+        pointer = cgutils.get_item_pointer(context, builder, array_type, data, indices, wraparound=False)
         byte_pointer = builder.bitcast(pointer, ir.IntType(8).as_pointer())
         i32 = ir.IntType(32)
         function = cgutils.get_or_insert_function(

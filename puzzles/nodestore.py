@@ -29,7 +29,7 @@ class Store(NamedTuple):
     count: np.ndarray
 
 
-@nb.njit(inline="always", cache=True)
+@nb.njit(cache=True)
 def hash_row(keys, row):
     """A 64-bit hash of row `row` of a 2-D array of keys (splitmix64's finaliser over its words).
 
@@ -45,7 +45,7 @@ def hash_row(keys, row):
     return h
 
 
-@nb.njit(inline="always", cache=True)
+@nb.njit(cache=True)
 def same_rows(a, i, b, j):
     """True if row i of `a` equals row j of `b`."""
     for w in range(a.shape[1]):
@@ -102,7 +102,7 @@ def add(store, keys, row, parent, move, cost):
     return store, node
 
 
-@nb.njit(inline="always", cache=True)
+@nb.njit(cache=True)
 def prefetch_slot(store, h):
     """Start loading the table slot of hash `h` into the cache, ahead of a `find`."""
     prefetch(store.table, np.int64(h & np.uint64(store.table.shape[0] - 1)))
@@ -130,7 +130,7 @@ def nbytes(store):
     return store.keys.nbytes + store.parent.nbytes + store.move.nbytes + store.cost.nbytes + store.table.nbytes
 
 
-@nb.njit(inline="always", cache=True)
+@nb.njit(cache=True)
 def _index(table, keys, node):
     mask = table.shape[0] - 1
     slot = np.int64(hash_row(keys, node) & np.uint64(mask))

@@ -130,7 +130,7 @@ def _free_range(spec, i):
     return lo, hi
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(inline="always", cache=True)
 def expand(spec, key, out_keys, out_moves):
     """Write every board one move away; a move slides one vehicle (one cell if single_step)."""
     _occupy(spec, key)
