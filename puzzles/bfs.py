@@ -115,7 +115,10 @@ def bfs(spec, start, max_branching, exhaustive, max_nodes, deadline):
                 expanded += 1
             generated += batch
             while 4 * (stored + batch) > 3 * depth.shape[0]:
-                table, depth = _grown(table, depth)
+                try:
+                    table, depth = _grown(table, depth)
+                except Exception:  # the allocation failed: a memory cap (RLIMIT_AS) was reached
+                    return limits.MEMORY_LIMIT, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts, table.nbytes + depth.nbytes
             for b in range(batch):
                 slot = _slot_of(table, depth, batch_keys, b, batch_hashes[b])
                 if depth[slot] != _EMPTY:

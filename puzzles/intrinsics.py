@@ -5,28 +5,25 @@ from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 
-@intrinsic
-def trailing_zeros(typingctx, x):
-    """The number of zero bits below the lowest set bit of a uint64 (64 for zero)."""
-    if x != types.uint64:
-        return None
+def _bit_scan(instruction):
+    """An intrinsic's typing function for LLVM's `cttz` or `ctlz` on a uint64 (64 for zero)."""
 
-    def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], context.get_constant(types.boolean, False))
+    def typing(typingctx, x):
+        if x != types.uint64:
+            return None
 
-    return types.uint64(types.uint64), codegen
+        def codegen(context, builder, signature, args):
+            return getattr(builder, instruction)(args[0], context.get_constant(types.boolean, False))
+
+        return types.uint64(types.uint64), codegen
+
+    return typing
 
 
-@intrinsic
-def leading_zeros(typingctx, x):
-    """The number of zero bits above the highest set bit of a uint64 (64 for zero)."""
-    if x != types.uint64:
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.ctlz(args[0], context.get_constant(types.boolean, False))
-
-    return types.uint64(types.uint64), codegen
+trailing_zeros = intrinsic(_bit_scan("cttz"))
+trailing_zeros.__doc__ = "The number of zero bits below the lowest set bit of a uint64 (64 for zero)."
+leading_zeros = intrinsic(_bit_scan("ctlz"))
+leading_zeros.__doc__ = "The number of zero bits above the highest set bit of a uint64 (64 for zero)."
 
 
 @intrinsic

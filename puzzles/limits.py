@@ -17,7 +17,7 @@ from numba.extending import intrinsic
 
 from puzzles.result import Limits, Status
 
-SOLVED, UNSOLVABLE, FAILED, NODE_LIMIT, TIME_LIMIT = range(5)
+SOLVED, UNSOLVABLE, FAILED, NODE_LIMIT, TIME_LIMIT, MEMORY_LIMIT = range(6)
 CHECK_EVERY = 1024  # expansions between two reads of the clock
 
 _CLOCK_MONOTONIC = 1
@@ -78,4 +78,6 @@ def outcome_status(code: int, limits: Limits) -> tuple[Status, str | None]:
         return Status.LIMIT, f"node limit of {limits.max_nodes} expansions reached"
     if code == TIME_LIMIT:
         return Status.LIMIT, f"time limit of {limits.time_limit} s reached"
+    if code == MEMORY_LIMIT:
+        return Status.LIMIT, "out of memory: the table of states could not grow"
     return {SOLVED: Status.SOLVED, UNSOLVABLE: Status.UNSOLVABLE, FAILED: Status.FAILED}[code], None
