@@ -192,6 +192,7 @@ def _compile_spec(board: RushHourBoard, move_model: str) -> Kernels:
         rows=row_walls.copy(),
         columns=column_walls.copy(),
         positions=np.zeros(len(vehicles), dtype=np.int64),
+        seen=np.zeros(len(vehicles) + 1, dtype=np.int8),
     )
     key_words = (len(vehicles) + per_word - 1) // per_word
     max_branching = sum(n - v.length for v in vehicles) if move_model == "slide" else 2 * len(vehicles)

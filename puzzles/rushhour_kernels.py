@@ -6,7 +6,7 @@ body as a bit mask, and where its position lives in the key (`word[i]`,
 `shift[i]`, `width` bits). Moves are found on occupancy bit masks, one per row
 and one per column, with the walls and a sentinel bit at index N already set;
 the heuristics paint a grid of vehicle numbers instead. `rows`, `columns`,
-`grid` and `positions` are scratch space reused by every call.
+`grid`, `positions` and `seen` are scratch space reused by every call.
 """
 
 from typing import NamedTuple
@@ -43,6 +43,7 @@ class Spec(NamedTuple):
     rows: np.ndarray
     columns: np.ndarray
     positions: np.ndarray
+    seen: np.ndarray
 
 
 def unpack_move(move: int) -> tuple[int, int]:
@@ -69,7 +70,7 @@ def _cell(spec, i, position, offset):
     return (position + offset) * spec.size + spec.line[i]
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always", cache=True)
 def fill_grid(spec, key):
     """Decode the key into `spec.positions` and paint `spec.grid` (0 empty, i+1 vehicle, WALL)."""
     grid = spec.grid
@@ -145,7 +146,7 @@ def expand(spec, key, out_keys, out_moves):
     return count
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always", cache=True)
 def count_moves(spec, key):
     """The number of legal moves on the board."""
     _occupy(spec, key)
@@ -162,7 +163,7 @@ def is_goal(spec, key):
     return _position(spec, key, spec.red) + spec.length[spec.red] == spec.size
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always", cache=True)
 def _count_blockers(spec):
     """The vehicles between the red car and the exit, from `spec.positions`."""
     red = spec.red
@@ -178,21 +179,21 @@ def _count_blockers(spec):
     return count
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always", cache=True)
 def _decode(spec, key):
     """Decode the key into `spec.positions`."""
     for i in range(spec.count):
         spec.positions[i] = _position(spec, key, i)
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always", cache=True)
 def blockers(spec, hargs, key, parent_branching):
     """Seed heuristic 1: the number of vehicles between the red car and the exit. Admissible."""
     _decode(spec, key)
     return _count_blockers(spec)
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always", cache=True)
 def _side_blockers(spec, grid, i, first, last, seen, mark):
     """Count vehicles not in `seen` on cells first..last of vehicle i's column; -1 if a wall is there.
 
@@ -210,7 +211,7 @@ def _side_blockers(spec, grid, i, first, last, seen, mark):
     return count
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always", cache=True)
 def blockers_lower_bound(spec, hargs, key, parent_branching):
     """Seed heuristic 2, from the geometry of any board size. Admissible.
 
@@ -222,7 +223,8 @@ def blockers_lower_bound(spec, hargs, key, parent_branching):
     grid = fill_grid(spec, key)
     red = spec.red
     row = spec.line[red]
-    seen = np.zeros(spec.count + 1, dtype=np.int8)
+    seen = spec.seen
+    seen[:] = 0
     primary = 0
     secondary = 0
     for col in range(spec.positions[red] + spec.length[red], spec.size):
@@ -252,7 +254,7 @@ def blockers_lower_bound(spec, hargs, key, parent_branching):
     return primary + secondary
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always", cache=True)
 def moves_freed(spec, hargs, key, parent_branching):
     """Seed heuristic 3: w_exit*distance + w_blockers*blockers + w_freed*(moves gained). Not admissible."""
     gained = count_moves(spec, key) - parent_branching  # also decodes the key into spec.positions
