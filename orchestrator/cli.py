@@ -19,7 +19,7 @@ from puzzles.errors import PuzzleError
 from puzzles.result import Limits, SolveResult
 from puzzles.rushhour import RushHourProblem
 from puzzles.rushhour_formats import load_board
-from puzzles.solver import solve
+from puzzles.solver import ALGORITHMS, solve
 
 BOARDS_DIR = Path(__file__).resolve().parents[1] / "data" / "boards" / "rushhour"
 DEMO_BOARDS = ("Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv", "Rushhour9x9_4.csv")
@@ -84,7 +84,7 @@ def solve_command(
         str, typer.Argument(help="A course CSV file, an ASCII grid file, or a Fogleman string.")
     ],
     algo: Annotated[
-        str, typer.Option("--algo", help="Algorithm: random, spr, iddfs, bfs, beam, astar, moves-freed.")
+        str, typer.Option("--algo", help="Algorithm: " + "; ".join(f"{n} ({a.summary})" for n, a in ALGORITHMS.items()))
     ],
     heuristic: Annotated[
         str | None, typer.Option(help="Heuristic for beam/astar: blockers, blockers-lb, moves-freed.")

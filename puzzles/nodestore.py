@@ -125,12 +125,6 @@ def moves_to(store, node):
 
 
 @nb.njit(cache=True)
-def nbytes(store):
-    """Bytes held by the store."""
-    return store.keys.nbytes + store.parent.nbytes + store.move.nbytes + store.cost.nbytes + store.table.nbytes
-
-
-@nb.njit(cache=True)
 def _index(table, keys, node):
     mask = table.shape[0] - 1
     slot = np.int64(hash_row(keys, node) & np.uint64(mask))
