@@ -55,6 +55,7 @@ def _run_case(case, queue) -> None:
             "expanded_per_s": round(result.expanded / result.elapsed_s) if result.elapsed_s else None,
             "bytes_per_state": result.extra.get("bytes_per_state"),
             "reachable": result.extra.get("reachable"),
+            "depth_reached": result.extra.get("depth_reached"),
             "peak_rss_mib": round(result.peak_mem_bytes / 2**20),
         }
     )
@@ -83,7 +84,7 @@ def main() -> None:
     args = parser.parse_args()
     cases = [c for c in CASES if (not args.quick or c[0] in QUICK) and (not args.only or c[0] in args.only)]
     columns = ["case", "status", "moves", "expanded", "stored", "elapsed_s", "expanded_per_s", "bytes_per_state",
-               "reachable", "peak_rss_mib", "reason"]
+               "reachable", "depth_reached", "peak_rss_mib", "reason"]
     print(f"machine: {platform.processor() or platform.machine()}, Python {sys.version.split()[0]}")
     print("| " + " | ".join(columns) + " |")
     print("|" + "---|" * len(columns))

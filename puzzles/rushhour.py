@@ -13,7 +13,7 @@ import numpy as np
 
 from puzzles import rushhour_kernels as rk
 from puzzles.errors import PuzzleError
-from puzzles.problem import Heuristic, Kernels
+from puzzles.problem import RESERVED_BITS, Heuristic, Kernels
 
 MOVE_MODELS = ("slide", "step")
 
@@ -165,6 +165,9 @@ def _compile_spec(board: RushHourBoard, move_model: str) -> Kernels:
     vehicles = board.vehicles
     width = max(max(n - v.length for v in vehicles), 1).bit_length()
     per_word = 64 // width
+    key_words = len(vehicles) // per_word + 1
+    if (len(vehicles) % per_word) * width > 64 - RESERVED_BITS:
+        key_words += 1
     walls = np.zeros(n * n, dtype=np.int16)
     sentinel = np.uint64(1) << np.uint64(n)
     row_walls = np.full(n, sentinel, dtype=np.uint64)
@@ -194,7 +197,6 @@ def _compile_spec(board: RushHourBoard, move_model: str) -> Kernels:
         positions=np.zeros(len(vehicles), dtype=np.int64),
         seen=np.zeros(len(vehicles) + 1, dtype=np.int8),
     )
-    key_words = (len(vehicles) + per_word - 1) // per_word
     max_branching = sum(n - v.length for v in vehicles) if move_model == "slide" else 2 * len(vehicles)
     return Kernels(spec, key_words, max(max_branching, 1))
 
