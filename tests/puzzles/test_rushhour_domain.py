@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from puzzles.errors import PuzzleError
+from puzzles.problem import RESERVED_BITS
 from puzzles.rushhour import RushHourBoard, RushHourProblem, Vehicle
 from puzzles.rushhour_formats import load_board, parse_board
 
@@ -339,3 +340,15 @@ def test_random_boards_successors_are_single_undoable_moves(board, seed):
                 undo = f"{name}{'+' if delta < 0 else '-'}{abs(delta)}"
                 assert undo in back and np.array_equal(back[undo], key)
                 assert model.is_goal(child) == model.board_at(child).is_solved()
+
+
+@pytest.mark.parametrize("name", COURSE)
+def test_keys_leave_the_reserved_bits_zero(name):
+    # BFS keeps a state's depth in the top RESERVED_BITS of a key's last word
+    problem = course(name)
+    reserved = ~np.uint64(0) << np.uint64(64 - RESERVED_BITS)
+    keys = [problem.start_key()] + [key for _, key in problem.successors(problem.start_key())]
+    every_position_at_most = problem.encode([problem.board.size - v.length for v in problem.board.vehicles])
+    for key in keys + [every_position_at_most]:
+        assert key[-1] & reserved == 0
+    assert {"6x6": 1, "9x9": 2, "12x": 3}[name[:3]] == problem.kernels.key_words
