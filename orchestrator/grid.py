@@ -1,0 +1,81 @@
+"""Sweep grids: value lists such as `1..50:5,64` and their product per algorithm.
+
+`parse_values` reads what a user writes after a sweep option; `combinations`
+gives each algorithm every combination of the values of the parameters it
+takes, checked by the solver's own parameter tables.
+"""
+
+import itertools
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from puzzles.errors import PuzzleError
+from puzzles.solver import algorithm_spec, bind_params
+
+MAX_VALUES = 100_000  # per option: a typo such as 1..10000000 is refused, not expanded
+
+
+def parse_values(text: str, option: str) -> list[Any]:
+    """The values of a comma list of numbers, words and inclusive ranges `a..b` or `a..b:step`.
+
+    Integers stay integers, other numbers become floats, anything else is a word;
+    repeated values are kept once, in the order given.
+    """
+    values: list[Any] = []
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            raise PuzzleError(f"{option}: an empty value in {text!r}")
+        values.extend(_range(item, option) if ".." in item else [_scalar(item)])
+        if len(values) > MAX_VALUES:
+            raise PuzzleError(f"{option}: more than {MAX_VALUES:,} values in {text!r}")
+    return list(dict.fromkeys(values))
+
+
+def combinations(algorithms: list[str], params: dict[str, list[Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """Each algorithm with every combination of the given values of the parameters it takes.
+
+    A parameter that none of the algorithms takes, or an unknown algorithm, is a
+    PuzzleError; so is a value its algorithm refuses.
+    """
+    specs = {name: algorithm_spec(name) for name in algorithms}
+    taken = {param for spec in specs.values() for param in spec.params}
+    unused = sorted(set(params) - taken)
+    if unused:
+        raise PuzzleError(f"no algorithm among {', '.join(algorithms)} takes {', '.join(unused)}")
+    grid = []
+    for name, spec in specs.items():
+        own = [param for param in params if param in spec.params]
+        for values in itertools.product(*(params[param] for param in own)):
+            grid.append((name, bind_params(name, dict(zip(own, values)))))
+    return grid
+
+
+def _scalar(item: str) -> Any:
+    try:
+        number = Decimal(item)
+    except InvalidOperation:
+        return item
+    return int(number) if _integral(item) else float(number)
+
+
+def _integral(text: str) -> bool:
+    return text.lstrip("+-").isdigit()
+
+
+def _range(item: str, option: str) -> list[Any]:
+    bounds, _, step_text = item.partition(":")
+    low_text, _, high_text = bounds.partition("..")
+    texts = (low_text.strip(), high_text.strip(), step_text.strip() or "1")
+    try:
+        low, high, step = (Decimal(text) for text in texts)
+    except InvalidOperation:
+        raise PuzzleError(f"{option}: {item!r} is not a range of numbers (write a..b or a..b:step)") from None
+    if step <= 0:
+        raise PuzzleError(f"{option}: the step of {item!r} must be positive")
+    if low > high:
+        raise PuzzleError(f"{option}: the range {item!r} is empty")
+    count = int((high - low) // step) + 1
+    if count > MAX_VALUES:
+        raise PuzzleError(f"{option}: {item!r} has more than {MAX_VALUES:,} values")
+    convert = int if all(_integral(text) for text in texts) else float
+    return [convert(low + i * step) for i in range(count)]

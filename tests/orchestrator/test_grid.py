@@ -1,0 +1,88 @@
+"""Sweep value lists and grids."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from orchestrator.grid import MAX_VALUES, combinations, parse_values
+from puzzles.errors import PuzzleError
+
+
+@pytest.mark.parametrize(
+    "text, values",
+    [
+        ("1..50", list(range(1, 51))),
+        ("1..50:5", [1, 6, 11, 16, 21, 26, 31, 36, 41, 46]),
+        ("10,100", [10, 100]),
+        ("1..3,10,blockers", [1, 2, 3, 10, "blockers"]),
+        ("blockers, blockers-lb", ["blockers", "blockers-lb"]),
+        ("0.5..2:0.5", [0.5, 1.0, 1.5, 2.0]),
+        ("0.1..0.3:0.1", [0.1, 0.2, 0.3]),
+        ("-20..-10:5", [-20, -15, -10]),
+        ("3..3", [3]),
+        ("1..3,2..4", [1, 2, 3, 4]),
+        ("-14", [-14]),
+        ("2.5", [2.5]),
+    ],
+)
+def test_values(text, values):
+    assert parse_values(text, "--k") == values
+    assert [type(v) for v in parse_values(text, "--k")] == [type(v) for v in values]
+
+
+@given(st.integers(-1000, 1000), st.integers(0, 300), st.integers(1, 50))
+def test_an_integer_range_is_python_s_inclusive_range(low, span, step):
+    assert parse_values(f"{low}..{low + span}:{step}", "--k") == list(range(low, low + span + 1, step))
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("5..1", "--k: the range '5..1' is empty"),
+        ("1..5:0", "--k: the step of '1..5:0' must be positive"),
+        ("1..5:-1", "must be positive"),
+        ("a..b", "'a..b' is not a range of numbers"),
+        ("1..", "is not a range of numbers"),
+        ("1,,2", "--k: an empty value"),
+        ("", "an empty value"),
+        (f"1..{MAX_VALUES + 1}", "has more than 100,000 values"),
+    ],
+)
+def test_bad_values(text, message):
+    with pytest.raises(PuzzleError, match=message.replace("(", r"\(").replace(".", r"\.")):
+        parse_values(text, "--k")
+
+
+def test_beam_over_k_and_heuristics():
+    grid = combinations(["beam"], {"k": [1, 2, 3], "heuristic": ["blockers", "blockers-lb"]})
+    assert len(grid) == 6
+    assert ("beam", {"k": 2, "heuristic": "blockers-lb"}) in grid
+
+
+def test_each_algorithm_gets_only_the_parameters_it_takes():
+    grid = combinations(["beam", "astar", "bfs"], {"k": [5, 10], "heuristic": ["blockers"]})
+    assert grid == [
+        ("beam", {"k": 5, "heuristic": "blockers"}),
+        ("beam", {"k": 10, "heuristic": "blockers"}),
+        ("astar", {"heuristic": "blockers"}),
+        ("bfs", {"exhaustive": False}),
+    ]
+
+
+def test_spr_batches_and_batch_sizes():
+    grid = combinations(["spr"], {"batches": parse_values("1..10", "--batches"), "batch_size": [10, 100]})
+    assert len(grid) == 20 and all(params["max_steps"] == 1_000_000 for _, params in grid)
+
+
+@pytest.mark.parametrize(
+    "algorithms, params, message",
+    [
+        (["bfs"], {"k": [1]}, "no algorithm among bfs takes k"),
+        (["dijkstra"], {}, "unknown algorithm 'dijkstra'"),
+        (["beam"], {"k": [0]}, "k must be at least 1"),
+        (["beam"], {"k": [1.5]}, "k must be int"),
+    ],
+)
+def test_bad_grids(algorithms, params, message):
+    with pytest.raises(PuzzleError, match=message):
+        combinations(algorithms, params)
