@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from orchestrator import show
 from puzzles.errors import PuzzleError
@@ -20,6 +21,8 @@ from puzzles.result import Limits, SolveResult
 from puzzles.rushhour import RushHourProblem
 from puzzles.rushhour_formats import load_board
 from puzzles.solver import ALGORITHMS, solve
+from workers import migrate
+from workers.settings import masked, settings
 
 BOARDS_DIR = Path(__file__).resolve().parents[1] / "data" / "boards" / "rushhour"
 DEMO_BOARDS = ("Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv", "Rushhour9x9_4.csv")
@@ -176,3 +179,31 @@ def demo_command(
     with user_errors():
         rows = run_demo(sources, Limits(max_nodes=max_nodes, time_limit=time_limit))
     Console().print(show.demo_table(rows))
+
+
+db_app = typer.Typer(no_args_is_help=True, help="The results database.\n\nExample: orchestrate db upgrade")
+app.add_typer(db_app, name="db")
+
+
+@db_app.command("upgrade")
+def db_upgrade_command(
+    db: Annotated[
+        str | None, typer.Option(help="Database URL; default: SLIDELAB_DATABASE_URL, else sqlite:///slidelab.db.")
+    ] = None,
+) -> None:
+    """Bring the results database to the newest schema (a new SQLite file is created).
+
+    Example: orchestrate db upgrade --db postgresql+psycopg://slidelab@db-host/slidelab
+    """
+    url = db or settings().database_url
+    try:
+        migrate.upgrade(url)
+    except ArgumentError:
+        typer.echo("error: the database URL (--db or SLIDELAB_DATABASE_URL) does not parse", err=True)
+        raise typer.Exit(2) from None
+    except SQLAlchemyError as err:
+        cause = getattr(err, "orig", None) or err
+        typer.echo(f"error: {masked(url)}: {str(cause).splitlines()[0]}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(f"{masked(url)}: schema at the newest revision")
+
