@@ -55,3 +55,14 @@ def test_passwords_are_masked():
 
 def test_db_help_has_an_example():
     assert "Example" in CliRunner().invoke(app, ["db", "upgrade", "--help"]).output
+
+
+def test_the_migrations_match_the_models_on_postgresql(postgres_url):
+    migrate.upgrade(postgres_url)
+    engine = engine_for(postgres_url)
+    assert TABLES <= set(sa.inspect(engine).get_table_names())
+    with engine.connect() as connection:
+        assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
+    migrate.downgrade(postgres_url, "base")
+    assert set(sa.inspect(engine).get_table_names()) == {"alembic_version"}
+    migrate.upgrade(postgres_url)
