@@ -29,8 +29,8 @@ DEMO_BOARDS = ("Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv", "R
 # (label, algorithm, params, seed) of each demo run.
 DEMO_RUNS: tuple[tuple[str, str, dict[str, Any], int | None], ...] = (
     ("bfs", "bfs", {}, None),
-    ("astar(blockers-lb)", "astar", {"heuristic": "blockers-lb"}, None),
-    ("beam(k=50, blockers-lb)", "beam", {"k": 50, "heuristic": "blockers-lb"}, None),
+    ("astar(lb)", "astar", {"heuristic": "blockers-lb"}, None),
+    ("beam(k=50, lb)", "beam", {"k": 50, "heuristic": "blockers-lb"}, None),
     ("moves-freed", "moves-freed", {}, None),
     ("spr(5x10, seed=1)", "spr", {"batches": 5, "batch_size": 10}, 1),
 )

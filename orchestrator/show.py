@@ -167,7 +167,7 @@ def print_frames(problem: RushHourProblem, result: SolveResult, console: Console
 def demo_table(rows: Iterable[tuple[str, str, SolveResult]]) -> Table:
     """A comparison table of (board, algorithm label, result) rows."""
     table = Table(
-        title="Rush Hour: moves = vehicle slides, steps = cells moved",
+        title="Rush Hour: moves = vehicle slides, steps = cells moved; lb = blockers-lb",
         box=box.SIMPLE_HEAD,
         collapse_padding=True,
     )
@@ -175,7 +175,7 @@ def demo_table(rows: Iterable[tuple[str, str, SolveResult]]) -> Table:
     table.add_column("algorithm", no_wrap=True)
     table.add_column("status", no_wrap=True)
     for name in ("moves", "steps", "expanded", "time"):
-        table.add_column(name, justify="right", no_wrap=True)
+        table.add_column(name, justify="right", no_wrap=True, min_width=6)
     colours = {"solved": "green", "unsolvable": "cyan", "failed": "yellow", "limit": "red"}
     previous = None
     for board, label, result in rows:

@@ -135,7 +135,7 @@ def test_limit_is_a_result_not_an_error(boards_dir):
 def test_demo_compares_algorithms_on_a_board(boards_dir):
     result = orchestrate("demo", boards_dir / "Rushhour6x6_1.csv")
     assert result.exit_code == 0, result.output
-    for label in ("bfs", "astar(blockers-lb)", "moves-freed", "spr(5x10, seed=1)"):
+    for label in ("bfs", "astar(lb)", "beam(k=50, lb)", "moves-freed", "spr(5x10, seed=1)"):
         assert label in result.stdout
 
 
