@@ -19,14 +19,6 @@ from puzzles.result import Limits, Outcome
 
 
 @nb.njit(cache=True)
-def _grown(array, used):
-    """`array` twice as long, its first `used` entries kept."""
-    bigger = np.empty(2 * array.shape[0], dtype=array.dtype)
-    bigger[:used] = array[:used]
-    return bigger
-
-
-@nb.njit(cache=True)
 def beam(spec, start, code, args, max_branching, k, max_nodes, deadline):
     """Compiled beam search; returns (status, moves, expanded, generated, max frontier, stored, depth)."""
     key_words = start.shape[0]
@@ -47,7 +39,8 @@ def beam(spec, start, code, args, max_branching, k, max_nodes, deadline):
                 return stop, np.empty(0, np.int64), expanded, generated, max_frontier, store.count[0], depth
             expanded += 1
             if found + max_branching > candidates.shape[0]:
-                candidates, scores = _grown(candidates, found), _grown(scores, found)
+                candidates = nodestore.resized(candidates, 2 * candidates.shape[0])
+                scores = nodestore.resized(scores, 2 * scores.shape[0])
             count = expand(spec, store.keys[nodes[b]], out_keys, out_moves)
             generated += count
             for j in range(count):

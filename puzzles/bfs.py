@@ -16,7 +16,7 @@ import numpy as np
 from puzzles import limits
 from puzzles.intrinsics import prefetch
 from puzzles.kernels import expand, is_goal
-from puzzles.nodestore import hash_row, same_rows
+from puzzles.nodestore import copy_row, hash_row, same_rows
 from puzzles.problem import RESERVED_BITS, Problem
 from puzzles.result import Limits, Outcome
 
@@ -70,12 +70,6 @@ def _put(table, slot, keys, row, depth):
 
 
 @nb.njit(cache=True)
-def _copy_row(target, i, source, j):
-    for w in range(source.shape[1]):
-        target[i, w] = source[j, w]
-
-
-@nb.njit(cache=True)
 def _grown(table):
     """The table half as large again, every state re-inserted."""
     bigger = np.zeros((table.shape[0] + table.shape[0] // 2, table.shape[1]), dtype=np.uint64)
@@ -83,7 +77,7 @@ def _grown(table):
     key = np.empty((1, table.shape[1]), dtype=np.uint64)
     for slot in range(table.shape[0]):
         if table[slot, last] != 0:
-            _copy_row(key, 0, table, slot)
+            copy_row(key, 0, table, slot)
             key[0, last] &= _KEY_BITS
             _put(bigger, _slot_of(bigger, key, 0, hash_row(key, 0)), key, 0, _depth_at(table, slot))
     return bigger
@@ -99,7 +93,7 @@ def _trace_back(spec, table, goal, goal_depth, out_keys, out_moves):
         count = expand(spec, current[0], out_keys, out_moves)
         for j in range(count):
             if _depth_at(table, _slot_of(table, out_keys, j, hash_row(out_keys, j))) == d:
-                _copy_row(parent, 0, out_keys, j)
+                copy_row(parent, 0, out_keys, j)
                 break
         count = expand(spec, parent[0], out_keys, out_moves)
         for m in range(count):
@@ -139,7 +133,7 @@ def bfs(spec, start, max_branching, exhaustive, max_nodes, deadline):
                 count = expand(spec, layer[i], out_keys, out_moves)
                 for j in range(count):
                     h = hash_row(out_keys, j)
-                    _copy_row(batch_keys, batch, out_keys, j)
+                    copy_row(batch_keys, batch, out_keys, j)
                     batch_hashes[batch] = h
                     prefetch(table, _home(h, table.shape[0]))
                     batch += 1
@@ -158,10 +152,10 @@ def bfs(spec, start, max_branching, exhaustive, max_nodes, deadline):
                 stored += 1
                 if found == following.shape[0]:
                     following = np.concatenate((following, np.empty_like(following)))
-                _copy_row(following, found, batch_keys, b)
+                copy_row(following, found, batch_keys, b)
                 found += 1
                 if goal_depth < 0 and is_goal(spec, following[found - 1]):
-                    _copy_row(goal, 0, batch_keys, b)
+                    copy_row(goal, 0, batch_keys, b)
                     goal_depth = next_depth
             if goal_depth >= 0 and not exhaustive:
                 break

@@ -55,6 +55,21 @@ def same_rows(a, i, b, j):
 
 
 @nb.njit(cache=True)
+def copy_row(target, i, source, j):
+    """Copy row j of `source` into row i of `target`."""
+    for w in range(source.shape[1]):
+        target[i, w] = source[j, w]
+
+
+@nb.njit(cache=True)
+def resized(array, capacity):
+    """A 1-D array of `capacity` entries starting with those of `array`."""
+    bigger = np.empty(capacity, dtype=array.dtype)
+    bigger[: array.shape[0]] = array
+    return bigger
+
+
+@nb.njit(cache=True)
 def new_store(key_words, capacity):
     """An empty store with room for `capacity` nodes before it grows."""
     capacity = max(capacity, 16)
@@ -92,8 +107,7 @@ def add(store, keys, row, parent, move, cost):
     node = store.count[0]
     if node == store.keys.shape[0]:
         store = _grown(store)
-    for w in range(keys.shape[1]):
-        store.keys[node, w] = keys[row, w]
+    copy_row(store.keys, node, keys, row)
     store.parent[node] = parent
     store.move[node] = move
     store.cost[node] = cost
@@ -144,16 +158,10 @@ def _grown(store):
         _index(table, keys, node)
     return Store(
         keys,
-        _resized(store.parent, capacity),
-        _resized(store.move, capacity),
-        _resized(store.cost, capacity),
+        resized(store.parent, capacity),
+        resized(store.move, capacity),
+        resized(store.cost, capacity),
         table,
         store.count,
     )
 
-
-@nb.njit(cache=True)
-def _resized(array, capacity):
-    bigger = np.empty(capacity, dtype=array.dtype)
-    bigger[: array.shape[0]] = array
-    return bigger

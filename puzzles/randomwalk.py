@@ -12,6 +12,7 @@ import numpy as np
 
 from puzzles import limits
 from puzzles.kernels import expand, is_goal
+from puzzles.nodestore import resized
 from puzzles.problem import Problem
 from puzzles.result import Limits, Outcome
 
@@ -39,9 +40,7 @@ def put(path, row, key, move):
     if row >= capacity:
         keys = np.empty((max(2 * capacity, row + 1), path.keys.shape[1]), dtype=np.uint64)
         keys[:capacity] = path.keys
-        moves = np.empty(keys.shape[0], dtype=np.int64)
-        moves[:capacity] = path.moves
-        path = Path(keys, moves)
+        path = Path(keys, resized(path.moves, keys.shape[0]))
     path.keys[row] = key
     path.moves[row] = move
     return path
