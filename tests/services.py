@@ -207,7 +207,20 @@ def redis_executable() -> Path:
     )
 
 
-class RedisServer:
+class _ServerProcess:
+    """What both throwaway servers share: their process."""
+
+    proc: subprocess.Popen | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.is_running() else None
+
+    def is_running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+
+class RedisServer(_ServerProcess):
     """A redis-server of our own on 127.0.0.1, for tests that break it on purpose.
 
     It runs with ``--save "" --appendonly no``: nothing is written to disk unless
@@ -231,13 +244,6 @@ class RedisServer:
     def url_for(self, db: int) -> str:
         assert self.port is not None, "not started yet"
         return f"redis://{HOST}:{self.port}/{db}"
-
-    @property
-    def pid(self) -> int | None:
-        return self.proc.pid if self.is_running() else None
-
-    def is_running(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
 
     def _command(self) -> list[str]:
         return [
@@ -460,7 +466,7 @@ def _make_pg_basedir(user) -> Path:
     raise ServiceError(f"account {user.pw_name!r} can reach none of {', '.join(map(str, seen))}")
 
 
-class PostgresServer:
+class PostgresServer(_ServerProcess):
     """A PostgreSQL cluster of our own on 127.0.0.1 (trust auth, fsync off).
 
     ``stop()`` / ``start()`` keep the data directory and the port, so a test
@@ -505,13 +511,6 @@ class PostgresServer:
     @property
     def dsn(self) -> str:
         return f"postgresql://{PG_USER}@{HOST}:{self.port}/{self.database}"
-
-    @property
-    def pid(self) -> int | None:
-        return self.proc.pid if self.is_running() else None
-
-    def is_running(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
 
     def _env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
