@@ -5,7 +5,9 @@ here is a `PuzzleError` turned into `error: <message>` on stderr and exit
 status 2; a search that ends unsolved is data, not an error, and exits 0.
 """
 
+import hashlib
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,16 +15,23 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from kombu.exceptions import OperationalError as KombuOperationalError
+from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
-from orchestrator import show
+from orchestrator import plan, show, sweep_view
+from orchestrator.execute import chunk_size, enqueue, run_local
+from orchestrator.execute import watch as watch_until
+from orchestrator.grid import parse_values
+from orchestrator.progress import list_jobs, list_sweeps, sweep_status
 from puzzles.errors import PuzzleError
 from puzzles.result import Limits, SolveResult
 from puzzles.rushhour import RushHourProblem
 from puzzles.rushhour_formats import load_board
 from puzzles.solver import ALGORITHMS, solve
 from workers import migrate
-from workers.settings import masked, settings
+from workers.db import Sweep, engine_for
+from workers.settings import masked, override, settings
 
 BOARDS_DIR = Path(__file__).resolve().parents[1] / "data" / "boards" / "rushhour"
 DEMO_BOARDS = ("Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv", "Rushhour9x9_4.csv")
@@ -47,12 +56,23 @@ app = typer.Typer(
 
 @contextmanager
 def user_errors() -> Iterator[None]:
-    """Turn a PuzzleError into `error: <message>` on stderr and exit status 2."""
+    """Turn bad input into `error: <message>` and exit status 2, an unreachable service into exit status 1."""
     try:
         yield
     except PuzzleError as err:
-        typer.echo(f"error: {err}", err=True)
-        raise typer.Exit(2) from None
+        _fail(str(err), 2)
+    except ArgumentError:
+        _fail("the database URL (--db or SLIDELAB_DATABASE_URL) does not parse", 2)
+    except SQLAlchemyError as err:
+        cause = getattr(err, "orig", None) or err
+        _fail(f"{masked(settings().database_url)}: {str(cause).strip().splitlines()[0]}", 1)
+    except KombuOperationalError as err:
+        _fail(f"broker {masked(settings().broker_url)}: {err}", 1)
+
+
+def _fail(message: str, code: int) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code) from None
 
 
 def solve_board(
@@ -195,15 +215,250 @@ def db_upgrade_command(
 
     Example: orchestrate db upgrade --db postgresql+psycopg://slidelab@db-host/slidelab
     """
-    url = db or settings().database_url
-    try:
+    url = override(database_url=db).database_url
+    with user_errors():
         migrate.upgrade(url)
-    except ArgumentError:
-        typer.echo("error: the database URL (--db or SLIDELAB_DATABASE_URL) does not parse", err=True)
-        raise typer.Exit(2) from None
-    except SQLAlchemyError as err:
-        cause = getattr(err, "orig", None) or err
-        typer.echo(f"error: {masked(url)}: {str(cause).splitlines()[0]}", err=True)
-        raise typer.Exit(1) from None
     typer.echo(f"{masked(url)}: schema at the newest revision")
 
+
+DbOption = Annotated[
+    str | None, typer.Option("--db", help="Results database URL; default: SLIDELAB_DATABASE_URL, else sqlite:///slidelab.db.")
+]
+BrokerOption = Annotated[
+    str | None, typer.Option("--broker", help="Celery broker URL (redis://...); default: SLIDELAB_BROKER_URL, else run locally.")
+]
+WorkersOption = Annotated[
+    int, typer.Option("--workers", min=1, help="Local mode: job processes run at once; default: the number of cores.")
+]
+WaitOption = Annotated[bool, typer.Option("--wait", help="With a broker: follow the progress until every job is finished.")]
+ChunkOption = Annotated[
+    int | None, typer.Option("--chunk", min=1, help="Jobs per batch (per message); default: 1 for small sweeps, up to 100.")
+]
+PARAMETERS = sorted({name for spec in ALGORITHMS.values() for name in spec.params})
+
+
+@app.command(
+    "sweep",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    help=(
+        "Run every algorithm with every combination of parameter values on every board.\n\n"
+        "Parameters are given as --NAME VALUES, with VALUES a comma list of numbers, words and ranges "
+        "(1..50, 1..50:5); parameters: " + ", ".join("--" + name.replace("_", "-") for name in PARAMETERS) + ". "
+        "Each algorithm gets only the parameters it takes. Without a broker the jobs run here, in a pool of "
+        "processes; with one, they are queued for `orchestrate worker` processes. Running the same sweep "
+        "again adds only the jobs it lacks.\n\n"
+        "Example: orchestrate sweep --algo beam --k 1..50 --heuristic blockers --boards data/boards/rushhour/"
+    ),
+)
+def sweep_command(
+    ctx: typer.Context,
+    algo: Annotated[str, typer.Option("--algo", help="Algorithms, comma separated: " + ", ".join(ALGORITHMS) + ".")],
+    boards: Annotated[
+        list[str] | None, typer.Option("--boards", help="Board files, directories, globs or literal boards; more may follow.")
+    ] = None,
+    repeat: Annotated[int, typer.Option(help="Runs per grid point (seeds derived from the job for random ones).")] = 1,
+    seeds: Annotated[str | None, typer.Option(help="Seeds of the randomized algorithms, e.g. 1..10.")] = None,
+    name: Annotated[str | None, typer.Option(help="Sweep name; default: derived from the grid.")] = None,
+    time_limit: Annotated[float | None, typer.Option(min=0, help="Seconds per job (status limit).")] = None,
+    memory_limit: Annotated[
+        str | None, typer.Option(help="Memory a job may use on top of its process's ~0.7 GB runtime, e.g. 2G.")
+    ] = None,
+    max_nodes: Annotated[int | None, typer.Option(min=0, help="States a job may expand (status limit).")] = None,
+    wait: WaitOption = False,
+    rerun: Annotated[bool, typer.Option("--rerun", help="Run finished jobs of the grid again.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the grid size and a sample of jobs; write nothing.")] = False,
+    workers: WorkersOption = os.cpu_count() or 1,
+    chunk: ChunkOption = None,
+    db: DbOption = None,
+    broker: BrokerOption = None,
+) -> None:
+    with user_errors():
+        params, more_boards = _sweep_arguments(ctx.args)
+        limits = {
+            "time_limit": time_limit,
+            "max_nodes": max_nodes,
+            "memory_limit": plan.parse_size(memory_limit) if memory_limit else None,
+        }
+        algorithms = [str(a) for a in parse_values(algo, "--algo")]
+        seed_values = parse_values(seeds, "--seeds") if seeds else None
+        if seed_values is not None and not all(isinstance(seed, int) for seed in seed_values):
+            raise PuzzleError(f"--seeds: {seeds!r} are not whole numbers")
+        instances = plan.load_boards((boards or []) + more_boards)
+        sweep_name = name or _default_name(algorithms, params, seed_values, repeat)
+        sweep_plan = plan.plan_sweep(
+            sweep_name, instances, algorithms, params, seeds=seed_values, repeat=repeat, limits=limits
+        )
+        if dry_run:
+            typer.echo(sweep_view.plan_text(sweep_plan))
+            return
+        current = override(database_url=db, broker_url=broker)
+        engine = _engine(current.database_url)
+        sweep_id, added = plan.store_plan(engine, sweep_plan, rerun=rerun)
+        typer.echo(f"sweep {sweep_name}: {len(sweep_plan.jobs):,} jobs, {added:,} new")
+        sweep = plan.find_sweep(engine, sweep_name)
+        _run(engine, sweep, plan.unfinished_jobs(engine, sweep_id), workers, chunk, wait)
+
+
+@app.command("resume")
+def resume_command(
+    sweep_name: Annotated[str, typer.Argument(metavar="SWEEP", help="The sweep's name.")],
+    wait: WaitOption = False,
+    workers: WorkersOption = os.cpu_count() or 1,
+    chunk: ChunkOption = None,
+    db: DbOption = None,
+    broker: BrokerOption = None,
+) -> None:
+    """Run (or queue again) every job of the sweep that has no final result.
+
+    For a sweep stopped by Ctrl-C or a crash, or whose queue Redis lost.
+
+    Example: orchestrate resume beam-k
+    """
+    with user_errors():
+        current = override(database_url=db, broker_url=broker)
+        engine = _engine(current.database_url)
+        sweep = plan.find_sweep(engine, sweep_name)
+        _run(engine, sweep, plan.unfinished_jobs(engine, sweep.id), workers, chunk, wait)
+
+
+@app.command("status")
+def status_command(
+    sweep_name: Annotated[str | None, typer.Argument(metavar="[SWEEP]", help="The sweep; default: the newest.")] = None,
+    watch: Annotated[bool, typer.Option("--watch", help="Follow the progress until every job is finished.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the counts as one JSON object.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Counts per status, progress, throughput, ETA and jobs per worker host.
+
+    Example: orchestrate status beam-k --watch
+    """
+    with user_errors():
+        engine = _engine(override(database_url=db).database_url)
+        sweep = plan.find_sweep(engine, sweep_name or _newest_sweep(engine))
+        if watch and not as_json:
+            _follow(engine, sweep)
+        current = sweep_status(engine, sweep)
+        typer.echo(json.dumps(current.to_dict()) if as_json else sweep_view.status_text(current))
+
+
+@app.command("sweeps")
+def sweeps_command(db: DbOption = None) -> None:
+    """List the sweeps, newest first, with their job counts.
+
+    Example: orchestrate sweeps --db postgresql+psycopg://slidelab@db-host/slidelab
+    """
+    with user_errors():
+        rows = list_sweeps(_engine(override(database_url=db).database_url))
+    Console().print(sweep_view.sweeps_table(rows))
+
+
+@app.command("jobs")
+def jobs_command(
+    sweep_name: Annotated[str, typer.Argument(metavar="SWEEP", help="The sweep's name.")],
+    status: Annotated[
+        str | None, typer.Option(help="Only jobs with this status: pending, queued, running, done, failed.")
+    ] = None,
+    limit: Annotated[int, typer.Option(min=1, help="List at most this many jobs.")] = 50,
+    db: DbOption = None,
+) -> None:
+    """List a sweep's jobs with their results and errors.
+
+    Example: orchestrate jobs beam-k --status failed
+    """
+    with user_errors():
+        engine = _engine(override(database_url=db).database_url)
+        rows = list_jobs(engine, plan.find_sweep(engine, sweep_name), status, limit)
+    Console().print(sweep_view.jobs_table(rows))
+
+
+@app.command("worker")
+def worker_command(
+    concurrency: Annotated[int, typer.Option(min=1, help="Jobs run at once; default: the number of cores.")] = os.cpu_count() or 1,
+    hostname: Annotated[str | None, typer.Option(help="Worker name, e.g. w1@%h; default: celery@<host>.")] = None,
+    db: DbOption = None,
+    broker: BrokerOption = None,
+) -> None:
+    """Start a Celery worker that runs queued jobs and stores their results.
+
+    A worker on another machine needs only the two URLs.
+
+    Example: orchestrate worker --broker redis://queue-host:6379/0 --db postgresql+psycopg://slidelab@db-host/slidelab
+    """
+    current = override(database_url=db, broker_url=broker)
+    if not current.broker_url:
+        _fail("a worker needs a broker: --broker or SLIDELAB_BROKER_URL", 2)
+    from workers.celery_app import QUEUE, configured
+
+    argv = ["worker", "--pool=threads", f"--concurrency={concurrency}", "--loglevel=INFO", f"--queues={QUEUE}",
+            "--without-gossip", "--without-mingle"]
+    configured().worker_main(argv + ([f"--hostname={hostname}"] if hostname else []))
+
+
+def _sweep_arguments(args: list[str]) -> tuple[dict[str, list[Any]], list[str]]:
+    """The `--name VALUES` parameters among the extra arguments, and the boards that follow --boards."""
+    params: dict[str, list[Any]] = {}
+    boards: list[str] = []
+    tokens = iter(args)
+    for token in tokens:
+        if not token.startswith("--"):
+            boards.append(token)
+            continue
+        option, has_value, value = token.partition("=")
+        if not has_value:
+            value = next(tokens, None)
+            if value is None:
+                raise PuzzleError(f"{option} needs a value")
+        params[option[2:].replace("-", "_")] = parse_values(value, option)
+    return params, boards
+
+
+def _default_name(algorithms: list[str], params: dict[str, list[Any]], seeds: list[int] | None, repeat: int) -> str:
+    grid = json.dumps([algorithms, params, seeds, repeat], sort_keys=True)
+    return f"{'+'.join(algorithms)}-{hashlib.sha256(grid.encode()).hexdigest()[:8]}"
+
+
+def _engine(url: str) -> Engine:
+    """The database at `url`, brought to the newest schema (a new SQLite file is created)."""
+    migrate.upgrade(url)
+    return engine_for(url)
+
+
+def _newest_sweep(engine: Engine) -> str:
+    sweeps = list_sweeps(engine)
+    if not sweeps:
+        raise PuzzleError(f"{masked(settings().database_url)} holds no sweeps yet")
+    return sweeps[0].name
+
+
+def _run(engine: Engine, sweep: Sweep, job_ids: list[int], workers: int, chunk: int | None, wait: bool) -> None:
+    """Run the jobs here, or queue them when there is a broker (and follow them with `wait`)."""
+    size = chunk or chunk_size(len(job_ids))
+    if settings().broker_url:
+        messages = enqueue(engine, job_ids, size)
+        typer.echo(f"queued {len(job_ids):,} jobs in {messages:,} messages on {masked(settings().broker_url)}")
+        if wait:
+            _follow(engine, sweep)
+        else:
+            typer.echo(f"follow with: orchestrate status {sweep.name} --watch")
+        return
+    console = Console(stderr=True)
+    try:
+        with sweep_view.live_bar(console, sweep.name, len(job_ids)) as update:
+            run_local(engine, job_ids, workers, size, lambda: update(sweep_status(engine, sweep)))
+            update(sweep_status(engine, sweep))
+    except KeyboardInterrupt:
+        typer.echo(f"stopped; continue with: orchestrate resume {sweep.name}", err=True)
+        raise typer.Exit(130) from None
+    typer.echo(sweep_view.status_text(sweep_status(engine, sweep)))
+
+
+def _follow(engine: Engine, sweep: Sweep) -> None:
+    """A live progress bar until every job of the sweep is finished."""
+    with sweep_view.live_bar(Console(stderr=True), sweep.name, 0) as update:
+
+        def poll() -> bool:
+            current = sweep_status(engine, sweep)
+            update(current)
+            return current.complete
+
+        watch_until(poll)

@@ -1,4 +1,4 @@
-"""Reading and writing Rush Hour boards in the three formats of the project.
+"""Reading and writing Rush Hour boards in the four formats of the project.
 
 - ``csv``: the course CSV, header ``car,orientation,col,row,length``, 1-based
   column and row of the top-left cell, orientation ``H``/``V``, red car ``X``.
@@ -7,23 +7,37 @@
 - ``fogleman``: Fogleman's string, N*N characters row by row: ``o`` or ``.``
   empty, ``x`` a wall, ``A`` the red car, other upper-case letters vehicles.
 - ``grid``: N lines of N characters of the same alphabet.
+- ``json``: one object with sorted keys and no spaces (the *canonical text* of
+  a board, whose sha256 is its id in the results database):
+  ``{"red":"X","size":6,"vehicles":[["A","H",2,1,2],...],"walls":[[4,1],...]}``.
+  ``red`` is the red car's label; vehicles are ``[label, H or V, col, row,
+  length]`` with the 1-based column and row of the top-left cell, in the
+  board's own vehicle order (which fixes search tie-breaking); walls are
+  sorted 1-based ``[col, row]`` pairs. Labels are kept as they are; the board's
+  name is metadata and not part of it. Any JSON of this shape is read (spaces,
+  key order), but `format_board` always writes the one canonical text.
 
 Every problem with the input is a `PuzzleError` naming the source and, where
 there is one, the 1-based line.
 """
 
+import hashlib
+import json
 import math
 import os
 import re
 import string
+from collections.abc import Iterable, Mapping
 from itertools import count, product
 from pathlib import Path
 
 from puzzles.errors import PuzzleError
 from puzzles.rushhour import RushHourBoard, Vehicle
 
-FORMATS = ("csv", "fogleman", "grid")
+FORMATS = ("csv", "fogleman", "grid", "json")
 CSV_HEADER = ("car", "orientation", "col", "row", "length")
+JSON_KEYS = ("red", "size", "vehicles", "walls")
+JSON_VEHICLE = "[label, orientation, col, row, length]"
 CSV_RED = "X"
 LETTER_RED = "A"
 EMPTY_CELLS = "o."
@@ -38,41 +52,50 @@ _SIZE_IN_NAME = re.compile(r"(?<!\d)(\d+)x(\d+)(?!\d)", re.IGNORECASE)
 def load_board(source: str, *, size: int | None = None) -> RushHourBoard:
     """Load a board from a file path, or from a literal board string if `source` is no file.
 
-    A file's board is named after the file's stem. A string that names no file
-    is read as a board (named "") if it has a newline or only board characters
-    (``o . x A-Z``, ``/`` and spaces); otherwise it is reported as a missing file.
+    A file's board is named after the file's stem; a ``.json`` file is read as
+    JSON, any other file in the format detected. A string that names no file is
+    read as a board (named "") if it has a newline, starts with "{" or has only
+    board characters (``o . x A-Z``, ``/`` and spaces); otherwise it is reported
+    as a missing file.
     """
     if os.path.isfile(source):
         path = Path(source)
-        return parse_board(_read_text(path, source), source=source, size=size, name=path.stem)
-    if "\n" not in source and not set(source) <= _BOARD_CHARS:
+        fmt = "json" if path.suffix.lower() == ".json" else None
+        return parse_board(_read_text(path, source), source=source, size=size, name=path.stem, fmt=fmt)
+    if "\n" not in source and not source.lstrip().startswith("{") and not set(source) <= _BOARD_CHARS:
         raise PuzzleError("not a regular file" if os.path.exists(source) else "no such file", source=source)
     return parse_board(source, source=LITERAL_SOURCE, size=size)
 
 
 def parse_board(
-    text: str, *, source: str = LITERAL_SOURCE, size: int | None = None, name: str = ""
+    text: str, *, source: str = LITERAL_SOURCE, size: int | None = None, name: str = "", fmt: str | None = None
 ) -> RushHourBoard:
-    """Parse a board in any of the three formats, detected from the text."""
+    """Parse a board in any of the four formats: `fmt`, or the one detected from the text."""
+    if fmt is not None:
+        _check_format(fmt, source)
     if not text.replace("/", "").strip():
         raise PuzzleError("empty board", source=source)
     if size is not None:
         _check_size(size, source, None)
-    fmt = detect_format(text)
+    fmt = fmt or detect_format(text)
     if fmt == "csv":
         return _parse_csv(text, source, _csv_size(size, name, source), name)
+    if fmt == "json":
+        return _parse_json(text, source, size, name)
     rows = _fogleman_rows(text, source) if fmt == "fogleman" else _grid_rows(text, source)
-    if size is not None and size != len(rows):
-        raise PuzzleError(f"board is {len(rows)}x{len(rows)} but size {size} was given", source=source)
+    _check_given_size(len(rows), size, source)
     return _parse_cells(rows, source, name)
 
 
 def detect_format(text: str) -> str:
-    """The format of a board text: "csv", "fogleman" or "grid".
+    """The format of a board text: "csv", "fogleman", "grid" or "json".
 
-    CSV if its first non-blank line has a comma or starts with "car"; Fogleman
-    if it is one line without "/"; otherwise a grid.
+    JSON if its first non-blank character is "{"; CSV if its first non-blank
+    line has a comma or starts with "car"; Fogleman if it is one line without
+    "/"; otherwise a grid.
     """
+    if text.lstrip().startswith("{"):
+        return "json"
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if lines and ("," in lines[0] or lines[0].lower().startswith("car")):
         return "csv"
@@ -82,16 +105,18 @@ def detect_format(text: str) -> str:
 
 
 def format_board(board: RushHourBoard, fmt: str) -> str:
-    """Write a board as "csv", "fogleman" or "grid" text.
+    """Write a board as "csv", "fogleman", "grid" or "json" text.
 
     CSV names the red car X and carries no size or walls; the one-letter
-    formats name the red car A and relabel other vehicles where needed.
+    formats name the red car A and relabel other vehicles where needed; JSON
+    keeps every label and the vehicle order, and is the board's canonical text.
     """
     source = board.name or LITERAL_SOURCE
+    _check_format(fmt, source)
     if fmt == "csv":
         return _format_csv(board, source)
-    if fmt not in FORMATS:
-        raise PuzzleError(f"unknown board format {fmt!r} (choose from {', '.join(FORMATS)})", source=source)
+    if fmt == "json":
+        return _format_json(board)
     labels = _letter_labels(board, source)
     empty = "." if fmt == "grid" else "o"
     cells = [[empty] * board.size for _ in range(board.size)]
@@ -103,6 +128,22 @@ def format_board(board: RushHourBoard, fmt: str) -> str:
     if fmt == "fogleman":
         return "".join("".join(row) for row in cells)
     return "".join("".join(row) + "\n" for row in cells)
+
+
+def canonical_text(board: RushHourBoard) -> str:
+    """The board's canonical text: its compact, sorted JSON, without its name."""
+    return format_board(board, "json")
+
+
+def board_id(board: RushHourBoard) -> str:
+    """The board's id in the results database: the sha256 hex digest of its canonical text."""
+    return hashlib.sha256(canonical_text(board).encode("utf-8")).hexdigest()
+
+
+def _check_format(fmt: str, source: str) -> None:
+    """Reject a format name that is not one of `FORMATS`."""
+    if fmt not in FORMATS:
+        raise PuzzleError(f"unknown board format {fmt!r} (choose from {', '.join(FORMATS)})", source=source)
 
 
 def _read_text(path: Path, source: str) -> str:
@@ -126,6 +167,12 @@ def _check_size(size: int, source: str, line: int | None) -> None:
         raise PuzzleError(f"board size {size} is too small (minimum {MIN_SIZE})", source=source, line=line)
 
 
+def _check_given_size(actual: int, size: int | None, source: str) -> None:
+    """Reject a board whose size disagrees with the size the caller gave."""
+    if size is not None and size != actual:
+        raise PuzzleError(f"board is {actual}x{actual} but size {size} was given", source=source)
+
+
 def _csv_size(size: int | None, name: str, source: str) -> int:
     """The size of a CSV board: explicit, or from an `NxN` in the file name, agreeing if both."""
     found = next((int(a) for a, b in _SIZE_IN_NAME.findall(name) if a == b), None)
@@ -144,20 +191,8 @@ def _parse_csv(text: str, source: str, size: int, name: str) -> RushHourBoard:
     header_line, header = lines[0]
     if tuple(f.strip().lower() for f in header.split(",")) != CSV_HEADER:
         raise PuzzleError(f"bad header {header!r}: expected {','.join(CSV_HEADER)}", source=source, line=header_line)
-    vehicles: list[Vehicle] = []
-    lines_of: dict[str, int] = {}
-    occupied: dict[tuple[int, int], str] = {}
-    for number, line in lines[1:]:
-        vehicle = _csv_vehicle(line, source, number)
-        if vehicle.name in lines_of:
-            raise PuzzleError(
-                f"duplicate vehicle name {vehicle.name} (first on line {lines_of[vehicle.name]})",
-                source=source,
-                line=number,
-            )
-        _place(vehicle, size, occupied, source, number)
-        vehicles.append(vehicle)
-        lines_of[vehicle.name] = number
+    numbered = ((number, _csv_vehicle(line, source, number)) for number, line in lines[1:])
+    vehicles, lines_of, _ = _place_all(numbered, size, source)
     return _finish(vehicles, CSV_RED, lines_of, size, frozenset(), source, name)
 
 
@@ -171,11 +206,16 @@ def _csv_vehicle(line: str, source: str, number: int) -> Vehicle:
             line=number,
         )
     car, orientation, *numbers = fields
+    col, row, length = (_integer(field, value, source, number) for field, value in zip(CSV_HEADER[2:], numbers))
+    return _vehicle(car, orientation, col, row, length, source, number)
+
+
+def _vehicle(car: str, orientation: str, col: int, row: int, length: int, source: str, number: int | None) -> Vehicle:
+    """A vehicle from its label, H/V and 1-based top-left cell; its bounds are checked by `_place`."""
     if not car.isalnum() or not car.isascii():
         raise PuzzleError(f"vehicle name {car!r} must be letters and digits", source=source, line=number)
     if orientation.upper() not in ("H", "V"):
         raise PuzzleError(f"unknown orientation {orientation!r} (expected H or V)", source=source, line=number)
-    col, row, length = (_integer(field, value, source, number) for field, value in zip(CSV_HEADER[2:], numbers))
     if length < 2:
         raise PuzzleError(f"vehicle {car} has length {length} (minimum 2)", source=source, line=number)
     return Vehicle(car, orientation.upper() == "H", row - 1, col - 1, length)
@@ -189,8 +229,26 @@ def _integer(field: str, value: str, source: str, number: int) -> int:
         raise PuzzleError(f"{field} must be an integer, got {value!r}", source=source, line=number) from None
 
 
+def _place_all(
+    numbered: Iterable[tuple[int | None, Vehicle]], size: int, source: str
+) -> tuple[list[Vehicle], dict[str, int | None], dict[tuple[int, int], str]]:
+    """Place vehicles in order, each with its line (or None): the vehicles, their lines, the occupied cells."""
+    vehicles: list[Vehicle] = []
+    lines_of: dict[str, int | None] = {}
+    occupied: dict[tuple[int, int], str] = {}
+    for number, vehicle in numbered:
+        if vehicle.name in lines_of:
+            first = lines_of[vehicle.name]
+            where = f" (first on line {first})" if first is not None else ""
+            raise PuzzleError(f"duplicate vehicle name {vehicle.name}{where}", source=source, line=number)
+        _place(vehicle, size, occupied, source, number)
+        vehicles.append(vehicle)
+        lines_of[vehicle.name] = number
+    return vehicles, lines_of, occupied
+
+
 def _place(
-    vehicle: Vehicle, size: int, occupied: dict[tuple[int, int], str], source: str, number: int
+    vehicle: Vehicle, size: int, occupied: dict[tuple[int, int], str], source: str, number: int | None
 ) -> None:
     """Mark a vehicle's cells, rejecting one off the board or on another vehicle."""
     last = vehicle.position + vehicle.length - 1
@@ -282,7 +340,7 @@ def _letter_vehicle(label: str, cells: list[tuple[int, int]], source: str, numbe
 def _finish(
     vehicles: list[Vehicle],
     red: str,
-    lines_of: dict[str, int],
+    lines_of: Mapping[str, int | None],
     size: int,
     walls: frozenset[tuple[int, int]],
     source: str,
@@ -295,6 +353,112 @@ def _finish(
     if not red_car.horizontal:
         raise PuzzleError(f"red car {red} is vertical; it must be horizontal", source=source, line=lines_of[red])
     return RushHourBoard(size, tuple(vehicles), red, walls, name)
+
+
+def _parse_json(text: str, source: str, size: int | None, name: str) -> RushHourBoard:
+    """Parse the JSON form (see the module docstring); a size given must agree with its "size"."""
+    data = _json_load(text, source)
+    if not isinstance(data, dict):
+        raise PuzzleError(f"a JSON board is an object with keys {', '.join(JSON_KEYS)}", source=source)
+    missing = [key for key in JSON_KEYS if key not in data]
+    if missing:
+        raise PuzzleError(f"JSON board lacks key {', '.join(missing)}", source=source)
+    unknown = sorted(set(data) - set(JSON_KEYS))
+    if unknown:
+        raise PuzzleError(
+            f"unknown key {', '.join(map(repr, unknown))} in JSON board (expected {', '.join(JSON_KEYS)})",
+            source=source,
+        )
+    red, board_size, entries, wall_pairs = (data[key] for key in JSON_KEYS)
+    if not isinstance(red, str):
+        raise PuzzleError(f'"red" must be a vehicle label (a string), got {_brief(red)}', source=source)
+    if not _is_integer(board_size):
+        raise PuzzleError(f'"size" must be an integer, got {_brief(board_size)}', source=source)
+    _check_size(board_size, source, None)
+    _check_given_size(board_size, size, source)
+    for key, value in (("vehicles", entries), ("walls", wall_pairs)):
+        if not isinstance(value, list):
+            raise PuzzleError(f'"{key}" must be a list, got {_brief(value)}', source=source)
+    numbered = ((None, _json_vehicle(entry, index, source)) for index, entry in enumerate(entries, 1))
+    vehicles, lines_of, occupied = _place_all(numbered, board_size, source)
+    walls = _json_walls(wall_pairs, board_size, occupied, source)
+    return _finish(vehicles, red, lines_of, board_size, walls, source, name)
+
+
+def _json_load(text: str, source: str) -> object:
+    """The JSON value of a text, refusing malformed JSON, NaN/Infinity and duplicate keys."""
+
+    def no_constant(constant: str) -> None:
+        raise PuzzleError(f"not valid JSON: {constant} is not a number", source=source)
+
+    def unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise PuzzleError(f"duplicate key {key!r} in JSON board", source=source)
+            seen.add(key)
+        return dict(pairs)
+
+    try:
+        return json.loads(text, object_pairs_hook=unique_keys, parse_constant=no_constant)
+    except json.JSONDecodeError as exc:
+        raise PuzzleError(f"not valid JSON: {exc.msg} (col {exc.colno})", source=source, line=exc.lineno) from None
+    except RecursionError:
+        raise PuzzleError("not valid JSON: nested too deeply", source=source) from None
+
+
+def _json_vehicle(entry: object, index: int, source: str) -> Vehicle:
+    """Entry `index` (1-based) of "vehicles" as a vehicle; its bounds are checked by `_place`."""
+    kinds = (str, str, int, int, int)
+    if not (
+        isinstance(entry, list)
+        and len(entry) == len(kinds)
+        and all(_is_integer(value) if kind is int else isinstance(value, kind) for value, kind in zip(entry, kinds))
+    ):
+        raise PuzzleError(
+            f"vehicle {index} must be {JSON_VEHICLE} (two strings, three integers), got {_brief(entry)}",
+            source=source,
+        )
+    return _vehicle(*entry, source=source, number=None)
+
+
+def _json_walls(
+    pairs: list[object], size: int, occupied: dict[tuple[int, int], str], source: str
+) -> frozenset[tuple[int, int]]:
+    """The 0-based (row, col) walls of 1-based [col, row] pairs, each on the board, free and given once."""
+    walls: set[tuple[int, int]] = set()
+    for pair in pairs:
+        if not (isinstance(pair, list) and len(pair) == 2 and all(map(_is_integer, pair))):
+            raise PuzzleError(f"a wall must be [col, row] (two integers), got {_brief(pair)}", source=source)
+        col, row = pair
+        cell = (row - 1, col - 1)
+        if not (1 <= col <= size and 1 <= row <= size):
+            raise PuzzleError(f"wall at col {col}, row {row} is off the {size}x{size} board", source=source)
+        if cell in occupied:
+            raise PuzzleError(f"wall at col {col}, row {row} is under vehicle {occupied[cell]}", source=source)
+        if cell in walls:
+            raise PuzzleError(f"duplicate wall at col {col}, row {row}", source=source)
+        walls.add(cell)
+    return frozenset(walls)
+
+
+def _is_integer(value: object) -> bool:
+    """True for a JSON integer (not a bool, not a float)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _brief(value: object) -> str:
+    """A JSON value as short text for an error message."""
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _format_json(board: RushHourBoard) -> str:
+    """The canonical JSON of a board: labels and vehicle order kept, walls sorted, no name, no spaces."""
+    vehicles = [[v.name, "H" if v.horizontal else "V", v.col + 1, v.row + 1, v.length] for v in board.vehicles]
+    walls = sorted([col + 1, row + 1] for row, col in board.walls)
+    data = {"red": board.red, "size": board.size, "vehicles": vehicles, "walls": walls}
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
 
 def _format_csv(board: RushHourBoard, source: str) -> str:

@@ -93,10 +93,13 @@ class Result(Base):
     expanded: Mapped[int] = mapped_column(BigInteger, default=0)
     generated: Mapped[int] = mapped_column(BigInteger, default=0)
     max_frontier: Mapped[int] = mapped_column(BigInteger, default=0)
+    stored: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     elapsed_s: Mapped[float] = mapped_column(Float, default=0.0)
     peak_mem_bytes: Mapped[int] = mapped_column(BigInteger, default=0)
     solution: Mapped[str | None] = mapped_column(Text)
-    error: Mapped[str | None] = mapped_column(Text)
+    reason: Mapped[str | None] = mapped_column(Text)  # which limit stopped the search
+    error: Mapped[str | None] = mapped_column(Text)  # why the job raised (status "error")
+    extra: Mapped[dict[str, Any] | None] = mapped_column(JSON)  # e.g. exhaustive BFS's counts per depth
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 

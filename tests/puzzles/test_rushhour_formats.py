@@ -1,5 +1,7 @@
-"""Reading and writing Rush Hour boards: course CSV, Fogleman strings, ASCII grids."""
+"""Reading and writing Rush Hour boards: course CSV, Fogleman strings, ASCII grids, canonical JSON."""
 
+import hashlib
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -9,7 +11,14 @@ from hypothesis import strategies as st
 
 from puzzles.errors import PuzzleError
 from puzzles.rushhour import RushHourBoard, Vehicle
-from puzzles.rushhour_formats import detect_format, format_board, load_board, parse_board
+from puzzles.rushhour_formats import (
+    board_id,
+    canonical_text,
+    detect_format,
+    format_board,
+    load_board,
+    parse_board,
+)
 
 BOARDS = Path(__file__).resolve().parents[2] / "data" / "boards" / "rushhour"
 FOGLEMAN = "IBBxooIooLDDJAALooJoKEEMFFKooMGGHHHM"
@@ -116,6 +125,9 @@ def test_csv_size_from_any_name_with_nxn(tmp_path):
         (FOGLEMAN, "fogleman"),
         ("AAoo\noooo\noooo\noooo\n", "grid"),
         ("AAoo/oooo", "grid"),
+        ('{"red":"X","size":6,"vehicles":[],"walls":[]}', "json"),
+        ('\n  {\n  "size": 6\n}\n', "json"),
+        ("{", "json"),
     ],
 )
 def test_detect_format(text, fmt):
@@ -303,10 +315,170 @@ def test_file_errors(tmp_path):
 def test_format_errors():
     walled = load_board(FOGLEMAN)
     assert "no walls" in str(error_of(format_board, walled, "csv"))
-    assert "unknown board format 'json'" in str(error_of(format_board, walled, "json"))
+    assert "unknown board format 'yaml'" in str(error_of(format_board, walled, "yaml"))
     vehicles = tuple(Vehicle(f"V{i}", False, 1 + (i // 9) * 3, i % 9, 2) for i in range(26))
     crowded = RushHourBoard(9, vehicles + (Vehicle("X", True, 0, 0, 2),), "X")
     assert format_board(crowded, "csv").count("\n") == 28
     assert "too many vehicles for a one-letter format" in str(error_of(format_board, crowded, "grid"))
     fits = replace(crowded, vehicles=crowded.vehicles[1:])
     assert parse_board(format_board(fits, "fogleman")).size == 9
+
+
+# --- JSON, the canonical text and the board id -------------------------------------------------
+
+
+TWO_CARS = '{"red":"X","size":6,"vehicles":[["A","V",1,1,2],["X","H",2,3,2]],"walls":[]}'
+
+
+def test_json_known_texts():
+    two_cars = parse_board(HEADER + "A,V,1,1,2\nX,H,2,3,2\n", size=6)
+    assert format_board(two_cars, "json") == canonical_text(two_cars) == TWO_CARS
+    walled = RushHourBoard(6, two_cars.vehicles, "X", frozenset({(0, 3), (2, 0), (5, 0), (0, 5)}), "named")
+    assert canonical_text(walled) == TWO_CARS.replace('"walls":[]', '"walls":[[1,3],[1,6],[4,1],[6,1]]')
+    assert canonical_text(load_board(FOGLEMAN)).endswith('["H","H",3,6,3]],"walls":[[4,1]]}')
+
+
+@pytest.mark.parametrize("stem", [p.stem for p in sorted(BOARDS.glob("*.csv"))])
+def test_course_boards_round_trip_exactly_through_json(stem):
+    board = load_board(str(BOARDS / f"{stem}.csv"))
+    text = format_board(board, "json")
+    assert text.startswith(f'{{"red":"X","size":{board.size},"vehicles":[') and " " not in text
+    assert detect_format(text) == "json"
+    back = parse_board(text, name=stem)
+    assert back == board
+    assert format_board(back, "json") == text
+    assert json.loads(text)["vehicles"] == [
+        [v.name, "H" if v.horizontal else "V", v.col + 1, v.row + 1, v.length] for v in board.vehicles
+    ]
+
+
+def test_walled_fogleman_board_round_trips_through_json():
+    board = load_board(FOGLEMAN)
+    text = format_board(board, "json")
+    assert parse_board(text) == board
+    assert load_board(text) == board
+    assert format_board(parse_board(text), "fogleman") == FOGLEMAN
+
+
+@settings(max_examples=150, deadline=None)
+@given(boards(walls=True))
+def test_json_round_trip(board):
+    text = format_board(board, "json")
+    assert detect_format(text) == "json"
+    assert parse_board(text) == board
+    assert format_board(parse_board(text), "json") == text
+
+
+def test_json_is_read_in_any_layout_and_written_canonically():
+    data = json.loads(TWO_CARS)
+    pretty = json.dumps(dict(reversed(list(data.items()))), indent=2)
+    assert canonical_text(parse_board(pretty)) == TWO_CARS
+    assert parse_board(TWO_CARS.replace('"V"', '"v"')) == parse_board(TWO_CARS)
+
+
+def test_json_files_load_and_take_the_name_of_the_file(tmp_path):
+    path = tmp_path / "level-1.json"
+    path.write_text(TWO_CARS + "\n")
+    board = load_board(str(path))
+    assert board.name == "level-1" and board.size == 6
+    assert load_board(str(path), size=6) == board
+    assert str(error_of(load_board, str(path), size=9)) == f"{path}: board is 6x6 but size 9 was given"
+    path.write_text("AAoo\noooo\noooo\noooo\n")
+    assert str(error_of(load_board, str(path))).startswith(f"{path}:1: not valid JSON: Expecting value")
+
+
+def test_parse_board_takes_an_explicit_format():
+    assert parse_board(TWO_CARS, fmt="json") == parse_board(TWO_CARS)
+    assert parse_board("AAoo/oooo/oooo/oooo", fmt="grid").size == 4
+    assert "not valid JSON" in str(error_of(parse_board, "AAoo/oooo/oooo/oooo", fmt="json"))
+    assert "unknown board format 'yaml'" in str(error_of(parse_board, TWO_CARS, fmt="yaml"))
+
+
+def test_board_id_is_the_sha256_of_the_canonical_text(tmp_path):
+    board = load_board(str(BOARDS / "Rushhour6x6_1.csv"))
+    assert board_id(board) == hashlib.sha256(canonical_text(board).encode()).hexdigest()
+    # Pinned: ids already stored in the results database must not change.
+    assert board_id(board) == "b317e18ef8390e80e19a82ebd2cd6608e99693f6e1f839912afcfb8f3a087319"
+
+
+def test_board_id_is_the_same_from_csv_and_from_json(tmp_path):
+    for csv in sorted(BOARDS.glob("*.csv")):
+        board = load_board(str(csv))
+        path = tmp_path / f"{csv.stem}.json"
+        path.write_text(canonical_text(board))
+        from_json = load_board(str(path))
+        assert from_json == board
+        assert board_id(from_json) == board_id(board)
+
+
+def test_board_id_ignores_the_name_but_not_labels_or_order():
+    board = load_board(str(BOARDS / "Rushhour6x6_1.csv"))
+    assert board_id(replace(board, name="another")) == board_id(board)
+    relabelled = replace(board, vehicles=(replace(board.vehicles[0], name="Z"), *board.vehicles[1:]))
+    assert board_id(relabelled) != board_id(board)
+    reordered = replace(board, vehicles=(board.vehicles[1], board.vehicles[0], *board.vehicles[2:]))
+    assert shape(reordered) == shape(board)
+    assert board_id(reordered) != board_id(board)
+    red_renamed = parse_board(canonical_text(board).replace('"X"', '"R"'))
+    assert red_renamed.red == "R" and board_id(red_renamed) != board_id(board)
+
+
+def json_board(**changes) -> str:
+    """The two-car board's JSON with some keys changed (None drops a key)."""
+    data = json.loads(TWO_CARS) | changes
+    return json.dumps({key: value for key, value in data.items() if value is not None})
+
+
+JSON_ERRORS = [
+    # malformed JSON, with the line it is on
+    ('{"red":"X",\n"size":6,,}', 2, "not valid JSON: Expecting property name enclosed in double quotes (col 10)"),
+    ('{"red":"X"', 1, "not valid JSON: Expecting ',' delimiter"),
+    (TWO_CARS + "x", 1, "not valid JSON: Extra data"),
+    ('{"size":NaN}', None, "not valid JSON: NaN is not a number"),
+    ('{"a":' + "[" * 100_000, None, "not valid JSON: nested too deeply"),
+    (TWO_CARS.replace('"size":6', '"size":6,"size":7'), None, "duplicate key 'size' in JSON board"),
+    # the object and its keys
+    ("[{}]", None, "a JSON board is an object with keys red, size, vehicles, walls"),
+    (json_board(red=None, walls=None), None, "JSON board lacks key red, walls"),
+    (json_board(name="b", note=""), None, "unknown key 'name', 'note' in JSON board"),
+    # the type of each value
+    (json_board(red=1), None, '"red" must be a vehicle label (a string), got 1'),
+    (json_board(size="6"), None, '"size" must be an integer, got "6"'),
+    (json_board(size=6.0), None, '"size" must be an integer, got 6.0'),
+    (json_board(size=True), None, '"size" must be an integer, got true'),
+    (json_board(vehicles={}), None, '"vehicles" must be a list, got {}'),
+    (json_board(walls="none"), None, '"walls" must be a list, got "none"'),
+    (json_board(vehicles=[["X", "H", 2, 3]]), None, 'vehicle 1 must be [label, orientation, col, row, length]'),
+    (json_board(vehicles=[["X", "H", 2, 3, 2], "A"]), None, 'vehicle 2 must be [label, orientation, col, row, length]'),
+    (json_board(vehicles=[["X", "H", 2, "3", 2]]), None, 'got ["X", "H", 2, "3", 2]'),
+    (json_board(vehicles=[["X", "H", 2, 3, 2.0]]), None, "(two strings, three integers)"),
+    (json_board(vehicles=[["X", True, 2, 3, 2]]), None, "(two strings, three integers)"),
+    (json_board(walls=[[1]]), None, "a wall must be [col, row] (two integers), got [1]"),
+    (json_board(walls=[[1, False]]), None, "a wall must be [col, row] (two integers), got [1, false]"),
+    # the board: the same checks as the other formats
+    (json_board(size=3), None, "board size 3 is too small (minimum 4)"),
+    (json_board(vehicles=[["X-1", "H", 2, 3, 2]]), None, "vehicle name 'X-1' must be letters and digits"),
+    (json_board(vehicles=[["X", "D", 2, 3, 2]]), None, "unknown orientation 'D' (expected H or V)"),
+    (json_board(vehicles=[["X", "H", 2, 3, 1]]), None, "vehicle X has length 1 (minimum 2)"),
+    (json_board(vehicles=[["X", "H", 5, 3, 3]]), None, "vehicle X (H, length 3 at col 5, row 3) goes off the 6x6"),
+    (json_board(vehicles=[["X", "H", 0, 3, 2]]), None, "goes off the 6x6 board"),
+    (json_board(vehicles=[["X", "H", 1, 3, 2], ["A", "V", 2, 2, 2]]), None, "vehicles X and A overlap at col 2, row 3"),
+    (json_board(vehicles=[["X", "H", 1, 3, 2], ["X", "H", 1, 1, 2]]), None, "duplicate vehicle name X"),
+    (json_board(red="R"), None, "red car R missing"),
+    (json_board(red="A"), None, "red car A is vertical; it must be horizontal"),
+    (json_board(walls=[[7, 1]]), None, "wall at col 7, row 1 is off the 6x6 board"),
+    (json_board(walls=[[1, 0]]), None, "wall at col 1, row 0 is off the 6x6 board"),
+    (json_board(walls=[[1, 2]]), None, "wall at col 1, row 2 is under vehicle A"),
+    (json_board(walls=[[6, 6], [6, 6]]), None, "duplicate wall at col 6, row 6"),
+]
+
+
+@pytest.mark.parametrize("text, line, message", JSON_ERRORS)
+def test_bad_json_rejected(tmp_path, text, line, message):
+    path = tmp_path / "board.json"
+    path.write_text(text)
+    error = error_of(load_board, str(path))
+    assert message in error.message
+    assert (error.source, error.line) == (str(path), line)
+    literal = error_of(parse_board, text, fmt="json")
+    assert (literal.message, literal.source, literal.line) == (error.message, "<board>", line)

@@ -1,0 +1,99 @@
+"""Running a sweep's jobs: in a local pool, or by enqueueing them for Celery workers.
+
+Both modes hand batches of job ids to `workers.store.execute`; the local pool
+calls it from its own threads (each with a job process), Celery workers from
+theirs. Progress is always read from the database, the one source of truth.
+"""
+
+import queue
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+from sqlalchemy import update
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session
+
+from workers.db import Job
+from workers.runner import JobRunner
+from workers.store import execute
+
+MAX_CHUNK = 100  # jobs per batch, at most
+POLL_S = 0.5
+
+
+def chunk_size(total: int) -> int:
+    """Jobs per batch: one for small sweeps, up to MAX_CHUNK so large ones need few messages."""
+    return max(1, min(MAX_CHUNK, total // 256))
+
+
+def chunks(job_ids: list[int], size: int) -> Iterator[list[int]]:
+    """The ids in consecutive batches of `size`."""
+    for start in range(0, len(job_ids), size):
+        yield job_ids[start : start + size]
+
+
+def run_local(engine: Engine, job_ids: list[int], workers: int, size: int, on_poll: Callable[[], None]) -> None:
+    """Run the jobs in `workers` threads, each with its own job process; `on_poll` is called twice a second.
+
+    Ctrl-C (KeyboardInterrupt) kills the job processes and is re-raised once the
+    threads have stored every result they had; the jobs they held stay unfinished.
+    """
+    work: queue.SimpleQueue[list[int]] = queue.SimpleQueue()
+    for batch in chunks(job_ids, size):
+        work.put(batch)
+    runners = [JobRunner() for _ in range(max(1, workers))]
+    errors: list[BaseException] = []
+    threads = [threading.Thread(target=_drain, args=(engine, work, runner, errors), daemon=True) for runner in runners]
+    for thread in threads:
+        thread.start()
+    try:
+        while any(thread.is_alive() for thread in threads):
+            threads[0].join(POLL_S)
+            on_poll()
+    except KeyboardInterrupt:
+        for runner in runners:
+            runner.stop()
+        for thread in threads:
+            thread.join()
+        raise
+    finally:
+        for runner in runners:
+            runner.close()
+    if errors:
+        raise errors[0]
+
+
+def enqueue(engine: Engine, job_ids: list[int], size: int) -> int:
+    """Send the jobs to the Celery queue in batches and mark them queued; the number of messages."""
+    from workers.tasks import run_jobs  # imports Celery only when a broker is used
+
+    sent = 0
+    with run_jobs.app.producer_or_acquire() as producer:
+        for batch in chunks(job_ids, size):
+            run_jobs.apply_async(args=[batch], producer=producer, retry=True, retry_policy={"max_retries": 3})
+            sent += 1
+    with Session(engine) as session, session.begin():
+        for batch in chunks(job_ids, 10_000):
+            session.execute(update(Job).where(Job.id.in_(batch), Job.status == "pending").values(status="queued"))
+    return sent
+
+
+def watch(poll: Callable[[], bool], interval: float = 1.0) -> None:
+    """Call `poll` every `interval` seconds until it returns True."""
+    while not poll():
+        time.sleep(interval)
+
+
+def _drain(engine: Engine, work: queue.SimpleQueue, runner: JobRunner, errors: list[BaseException]) -> None:
+    host = f"{socket.gethostname()}/local"
+    try:
+        while not runner.stopping:
+            try:
+                batch = work.get_nowait()
+            except queue.Empty:
+                return
+            execute(engine, batch, runner, host)
+    except Exception as err:  # noqa: BLE001 - handed to the main thread, which re-raises it
+        errors.append(err)

@@ -1,0 +1,41 @@
+"""The Celery application: JSON messages on Redis, late acknowledgement, one message at a time.
+
+A message carries a batch of job ids (one id for long jobs, up to a hundred
+short ones), so the broker's cost per job stays small. A message is acknowledged
+only after its results are stored; one whose worker died is delivered again
+after `redelivery_seconds`, and storing a result twice is harmless.
+"""
+
+from celery import Celery
+
+from workers.settings import settings
+
+QUEUE = "slidelab"
+
+app = Celery("slidelab", include=["workers.tasks"])
+app.conf.update(
+    task_serializer="json",
+    accept_content=["json"],
+    result_serializer="json",
+    task_ignore_result=True,
+    task_acks_late=True,
+    task_reject_on_worker_lost=True,
+    task_default_queue=QUEUE,
+    worker_prefetch_multiplier=1,
+    worker_hijack_root_logger=False,
+    broker_connection_retry_on_startup=True,
+    broker_connection_max_retries=None,
+)
+
+
+def configured() -> Celery:
+    """The app pointed at the broker of the current settings."""
+    current = settings()
+    redelivery = current.redelivery_seconds
+    app.conf.broker_url = current.broker_url
+    app.conf.broker_transport_options = {
+        "visibility_timeout": redelivery,
+        "unacked_restore_interval": max(1, min(10, int(redelivery / 4))),
+        "unacked_restore_throttle": 1,
+    }
+    return app

@@ -1,0 +1,153 @@
+"""A child process that runs jobs under a memory cap and a hard deadline.
+
+Each execution thread (a local pool slot, a Celery worker thread) owns one
+`JobRunner`. The child lives across jobs, so the compiled kernels load once;
+each job runs under RLIMIT_AS set to the child's current address space plus the
+job's memory limit. A child that outlives a job's deadline is killed, one that
+dies is replaced; either way the job gets a result and the next job a fresh
+child. The child dies with its parent (PR_SET_PDEATHSIG), so a worker killed
+with SIGKILL leaves no search running.
+"""
+
+import ctypes
+import multiprocessing
+import os
+import resource
+import signal
+from collections.abc import Iterator
+from multiprocessing.connection import Connection
+
+from workers.jobs import JobResult, JobSpec, run_job
+
+COMPILE_ALLOWANCE_S = 600.0  # the first job of an algorithm in a child may compile its kernels
+_PR_SET_PDEATHSIG = 1
+_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
+
+
+def hard_deadline(time_limit: float) -> float:
+    """Seconds after which a job with this time limit is killed: the search stops itself well before."""
+    return time_limit * 1.25 + 5.0
+
+
+class JobRunner:
+    """Runs batches of jobs in one child process, replacing it when it dies or overruns."""
+
+    def __init__(self) -> None:
+        self._process: multiprocessing.Process | None = None
+        self._conn: Connection | None = None
+        self._warm: set[tuple[str, str]] = set()
+        self._stopping = False
+
+    def run(self, specs: list[JobSpec]) -> Iterator[tuple[JobSpec, JobResult]]:
+        """Each job with its result, in order, as soon as it is done."""
+        pending = list(specs)
+        try:
+            while pending and not self._stopping:
+                conn = self._started()
+                conn.send(pending)
+                for spec in list(pending):
+                    result = self._receive(conn, spec)
+                    if self._stopping:
+                        return  # stopped from outside: this job has no result and stays unfinished
+                    pending.pop(0)
+                    lost = self._process is None
+                    if not lost:
+                        self._warm.add((spec.domain, spec.algorithm))
+                    yield spec, result
+                    if lost:
+                        break  # the rest of the batch goes to a new child
+        finally:
+            if pending:
+                self.close()  # abandoned mid-batch: the child's late results must not reach the next batch
+
+    @property
+    def stopping(self) -> bool:
+        """True once `stop` was called."""
+        return self._stopping
+
+    def stop(self) -> None:
+        """Kill the child from another thread (Ctrl-C); `run` ends without a result for the job it held."""
+        self._stopping = True
+        process = self._process
+        if process is not None:
+            process.kill()
+
+    def close(self) -> None:
+        """Stop the child process, if any."""
+        if self._process is not None:
+            self._process.kill()
+            self._process.join()
+            self._conn.close()
+        self._process = self._conn = None
+        self._warm.clear()
+
+    def _started(self) -> Connection:
+        if self._process is None:
+            parent_conn, child_conn = multiprocessing.Pipe()
+            self._process = multiprocessing.get_context("spawn").Process(
+                target=_serve, args=(child_conn, os.getpid()), name="slidelab-job", daemon=True
+            )
+            self._process.start()
+            child_conn.close()
+            self._conn = parent_conn
+        return self._conn
+
+    def _receive(self, conn: Connection, spec: JobSpec) -> JobResult:
+        deadline = None
+        if spec.time_limit is not None:
+            deadline = hard_deadline(spec.time_limit)
+            if (spec.domain, spec.algorithm) not in self._warm:
+                deadline += COMPILE_ALLOWANCE_S
+        try:
+            if conn.poll(deadline):
+                return conn.recv()
+        except (EOFError, OSError):
+            return self._lost(spec)
+        self.close()
+        return JobResult.limit(f"time limit (killed after {deadline:.0f} s)", elapsed_s=deadline)
+
+    def _lost(self, spec: JobSpec) -> JobResult:
+        exitcode = self._process.exitcode if self._process else None
+        self.close()
+        if spec.memory_limit is not None:
+            return JobResult.limit(f"out of memory (the job process died under its memory cap, exit {exitcode})")
+        return JobResult.failure(f"the job process died (exit code {exitcode})")
+
+
+def _serve(conn: Connection, parent_pid: int) -> None:
+    """The child: run each batch it is sent, sending back each job's result."""
+    _die_with_parent(parent_pid)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    while True:
+        try:
+            specs = conn.recv()
+        except EOFError:
+            return
+        for spec in specs:
+            conn.send(_capped(spec))
+
+
+def _capped(spec: JobSpec) -> JobResult:
+    if spec.memory_limit is None:
+        return run_job(spec)
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    cap = _address_space_bytes() + spec.memory_limit
+    resource.setrlimit(resource.RLIMIT_AS, (cap if hard == resource.RLIM_INFINITY else min(cap, hard), hard))
+    try:
+        return run_job(spec)
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def _address_space_bytes() -> int:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[0]) * _PAGE_BYTES
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass  # not Linux: the child stops when its pipe closes
+    if os.getppid() != parent_pid:
+        os._exit(0)

@@ -1,0 +1,120 @@
+"""How jobs are claimed and their results stored: idempotent, and patient with the database.
+
+`execute` is the one way a batch of jobs is run, by a Celery task and by the
+local pool alike: claim the jobs, run them in a `JobRunner`, write their
+results. A result is inserted with ON CONFLICT DO NOTHING on its unique job id,
+so however often a job is delivered it keeps one result. Every database call is
+retried while the server is unreachable, for up to `db_retry_seconds`.
+"""
+
+import json
+import time
+from collections.abc import Callable, Iterable
+from datetime import datetime, timezone
+from typing import Any, TypeVar
+
+from sqlalchemy import select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.orm import Session
+
+from workers.db import Board, Job, Result, Sweep
+from workers.jobs import ERROR, JobResult, JobSpec
+from workers.runner import JobRunner
+from workers.settings import settings
+
+FINAL = ("done", "failed")  # job statuses that have their result
+FLUSH_SECONDS = 1.0  # a long batch writes its results at least this often
+T = TypeVar("T")
+
+
+def execute(engine: Engine, job_ids: list[int], runner: JobRunner, host: str) -> list[str]:
+    """Claim, run and store a batch of jobs; the statuses of the results written, in order."""
+    specs = retrying(lambda: claim(engine, job_ids, host))
+    statuses: list[str] = []
+    batch: list[tuple[int, JobResult]] = []
+    flushed = time.monotonic()
+    for spec, result in runner.run(specs):
+        batch.append((spec.job_id, result))
+        if time.monotonic() - flushed >= FLUSH_SECONDS:
+            statuses += _flush(engine, batch)
+            batch, flushed = [], time.monotonic()
+    return statuses + _flush(engine, batch)
+
+
+def claim(engine: Engine, job_ids: Iterable[int], host: str) -> list[JobSpec]:
+    """Mark the unfinished jobs among `job_ids` running on `host`; their specs, in id order."""
+    with Session(engine) as session, session.begin():
+        session.execute(
+            update(Job)
+            .where(Job.id.in_(list(job_ids)), Job.status.not_in(FINAL))
+            .values(status="running", worker_host=host, started_at=_now(), attempts=Job.attempts + 1)
+        )
+        rows = session.execute(
+            select(Job, Board.domain, Board.canonical_text, Sweep.limits)
+            .join(Board, Job.board_id == Board.id)
+            .join(Sweep, Job.sweep_id == Sweep.id)
+            .where(Job.id.in_(list(job_ids)), Job.status == "running", Job.worker_host == host)
+            .order_by(Job.id)
+        ).all()
+        return [_spec(job, domain, text, limits) for job, domain, text, limits in rows]
+
+
+def record(engine: Engine, results: list[tuple[int, JobResult]]) -> None:
+    """Store each job's result once and mark the job done (or failed, if it raised)."""
+    if not results:
+        return
+    insert = postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert
+    rows = [{"job_id": job_id, **result.to_row()} for job_id, result in results]
+    finished = _now()
+    with Session(engine) as session, session.begin():
+        session.execute(insert(Result).on_conflict_do_nothing(index_elements=["job_id"]), rows)
+        for status, ids in (("done", _ids(results, False)), ("failed", _ids(results, True))):
+            if ids:
+                session.execute(update(Job).where(Job.id.in_(ids)).values(status=status, finished_at=finished))
+
+
+def retrying(operation: Callable[[], T]) -> T:
+    """`operation()`, tried again with growing pauses while the database is unreachable."""
+    give_up = time.monotonic() + settings().db_retry_seconds
+    pause = 0.2
+    while True:
+        try:
+            return operation()
+        except (OperationalError, DBAPIError) as err:
+            if not _disconnected(err) or time.monotonic() + pause > give_up:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 5.0)
+
+
+def _flush(engine: Engine, batch: list[tuple[int, JobResult]]) -> list[str]:
+    retrying(lambda: record(engine, batch))
+    return [result.status for _, result in batch]
+
+
+def _spec(job: Job, domain: str, text: str, limits: dict[str, Any]) -> JobSpec:
+    return JobSpec(
+        job_id=job.id,
+        domain=domain,
+        board_text=text,
+        algorithm=job.algorithm,
+        params=json.loads(job.params),
+        seed=job.seed,
+        max_nodes=limits.get("max_nodes"),
+        time_limit=limits.get("time_limit"),
+        memory_limit=limits.get("memory_limit"),
+    )
+
+
+def _ids(results: list[tuple[int, JobResult]], errors: bool) -> list[int]:
+    return [job_id for job_id, result in results if (result.status == ERROR) == errors]
+
+
+def _disconnected(err: DBAPIError) -> bool:
+    return isinstance(err, OperationalError) or err.connection_invalidated
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
