@@ -15,6 +15,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.table import Table
 from kombu.exceptions import OperationalError as KombuOperationalError
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
@@ -349,7 +350,7 @@ def sweeps_command(db: DbOption = None) -> None:
     """
     with user_errors():
         rows = list_sweeps(_engine(override(database_url=db).database_url))
-    Console().print(sweep_view.sweeps_table(rows))
+    _print_table(sweep_view.sweeps_table(rows))
 
 
 @app.command("jobs")
@@ -368,7 +369,7 @@ def jobs_command(
     with user_errors():
         engine = _engine(override(database_url=db).database_url)
         rows = list_jobs(engine, plan.find_sweep(engine, sweep_name), status, limit)
-    Console().print(sweep_view.jobs_table(rows))
+    _print_table(sweep_view.jobs_table(rows))
 
 
 @app.command("worker")
@@ -392,6 +393,14 @@ def worker_command(
     argv = ["worker", "--pool=threads", f"--concurrency={concurrency}", "--loglevel=INFO", f"--queues={QUEUE}",
             "--without-gossip", "--without-mingle"]
     configured().worker_main(argv + ([f"--hostname={hostname}"] if hostname else []))
+
+
+def _print_table(table: Table) -> None:
+    """A table at its natural width: wrapped to a terminal's width, never to 80 columns in a pipe."""
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=max(80, Console(width=10_000).measure(table).maximum))
+    console.print(table)
 
 
 def _sweep_arguments(args: list[str]) -> tuple[dict[str, list[Any]], list[str]]:

@@ -67,10 +67,11 @@ def run_local(engine: Engine, job_ids: list[int], workers: int, size: int, on_po
 
 def enqueue(engine: Engine, job_ids: list[int], size: int) -> int:
     """Send the jobs to the Celery queue in batches and mark them queued; the number of messages."""
-    from workers.tasks import run_jobs  # imports Celery only when a broker is used
+    from workers.celery_app import configured  # imports Celery only when a broker is used
+    from workers.tasks import run_jobs
 
     sent = 0
-    with run_jobs.app.producer_or_acquire() as producer:
+    with configured().producer_or_acquire() as producer:
         for batch in chunks(job_ids, size):
             run_jobs.apply_async(args=[batch], producer=producer, retry=True, retry_policy={"max_retries": 3})
             sent += 1

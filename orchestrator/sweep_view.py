@@ -1,5 +1,6 @@
 """Printing sweeps: the live progress bar, status lines, and the tables of sweeps and jobs."""
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
@@ -11,6 +12,8 @@ from rich.table import Table
 
 from orchestrator.plan import SweepPlan
 from orchestrator.progress import SweepStatus, SweepSummary
+from puzzles.solver import algorithm_spec
+from workers.store import FINAL
 
 SAMPLE_JOBS = 5
 
@@ -81,16 +84,24 @@ def sweeps_table(sweeps: list[SweepSummary]) -> Table:
 
 
 def jobs_table(rows: list[dict]) -> Table:
-    """One row per job, with its result and, for failed or limited jobs, the reason."""
+    """One row per job: its result (or job status while unfinished), moves, time, host and any error."""
     table = Table(box=box.SIMPLE_HEAD)
-    columns = ("id", "board", "algorithm", "params", "seed", "status", "tries", "host", "result", "moves", "error")
-    for column in columns:
-        table.add_column(column, overflow="fold")
+    for column in ("id", "board", "algorithm", "seed", "status", "moves", "time", "host", "error / reason"):
+        table.add_column(column, justify="right" if column in ("id", "seed", "moves", "time") else "left")
     for row in rows:
-        values = (row["id"], row["board"], row["algorithm"], row["params"], row["seed"], row["status"],
-                  row["attempts"], row["host"], row["result"], row["moves"], row["error"])
+        elapsed = f"{row['elapsed_s']:.3f}s" if row["elapsed_s"] is not None else None
+        status = row["result"] if row["status"] in FINAL else row["status"]
+        values = (row["id"], row["board"], _algorithm_text(row["algorithm"], row["params"]), row["seed"], status,
+                  row["moves"], elapsed, row["host"], row["error"])
         table.add_row(*("" if value is None else str(value) for value in values))
     return table
+
+
+def _algorithm_text(algorithm: str, params: str) -> str:
+    """`beam k=5 heuristic=blockers-lb`: the parameters that differ from the algorithm's defaults."""
+    defaults = algorithm_spec(algorithm).params
+    given = [f"{name}={value}" for name, value in json.loads(params).items() if value != defaults[name].default]
+    return " ".join([algorithm, *given])
 
 
 def _counts(counts: dict[str, int]) -> str:

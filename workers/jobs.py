@@ -8,7 +8,7 @@ exception in the solver or an exhausted memory cap all come back as a
 
 import json
 import traceback
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from puzzles.domains import problem_for
@@ -81,7 +81,7 @@ class JobResult:
 
     def to_row(self) -> dict[str, Any]:
         """The column values of its `results` row."""
-        return asdict(self)
+        return dict(vars(self))
 
 
 def run_job(spec: JobSpec) -> JobResult:

@@ -17,7 +17,6 @@ from sqlalchemy import select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
-from sqlalchemy.orm import Session
 
 from workers.db import Board, Job, Result, Sweep
 from workers.jobs import ERROR, JobResult, JobSpec
@@ -45,20 +44,22 @@ def execute(engine: Engine, job_ids: list[int], runner: JobRunner, host: str) ->
 
 def claim(engine: Engine, job_ids: Iterable[int], host: str) -> list[JobSpec]:
     """Mark the unfinished jobs among `job_ids` running on `host`; their specs, in id order."""
-    with Session(engine) as session, session.begin():
-        session.execute(
-            update(Job)
-            .where(Job.id.in_(list(job_ids)), Job.status.not_in(FINAL))
-            .values(status="running", worker_host=host, started_at=_now(), attempts=Job.attempts + 1)
+    ids = list(job_ids)
+    jobs = Job.__table__
+    with engine.begin() as connection:
+        connection.execute(
+            update(jobs)
+            .where(jobs.c.id.in_(ids), jobs.c.status.not_in(FINAL))
+            .values(status="running", worker_host=host, started_at=_now(), attempts=jobs.c.attempts + 1)
         )
-        rows = session.execute(
-            select(Job, Board.domain, Board.canonical_text, Sweep.limits)
-            .join(Board, Job.board_id == Board.id)
-            .join(Sweep, Job.sweep_id == Sweep.id)
-            .where(Job.id.in_(list(job_ids)), Job.status == "running", Job.worker_host == host)
-            .order_by(Job.id)
+        rows = connection.execute(
+            select(jobs.c.id, Board.domain, Board.canonical_text, jobs.c.algorithm, jobs.c.params, jobs.c.seed, Sweep.limits)
+            .join(Board, jobs.c.board_id == Board.id)
+            .join(Sweep, jobs.c.sweep_id == Sweep.id)
+            .where(jobs.c.id.in_(ids), jobs.c.status == "running", jobs.c.worker_host == host)
+            .order_by(jobs.c.id)
         ).all()
-        return [_spec(job, domain, text, limits) for job, domain, text, limits in rows]
+        return [_spec(*row) for row in rows]
 
 
 def record(engine: Engine, results: list[tuple[int, JobResult]]) -> None:
@@ -68,11 +69,12 @@ def record(engine: Engine, results: list[tuple[int, JobResult]]) -> None:
     insert = postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert
     rows = [{"job_id": job_id, **result.to_row()} for job_id, result in results]
     finished = _now()
-    with Session(engine) as session, session.begin():
-        session.execute(insert(Result).on_conflict_do_nothing(index_elements=["job_id"]), rows)
+    jobs = Job.__table__  # Core statements: no ORM bookkeeping per row
+    with engine.begin() as connection:
+        connection.execute(insert(Result.__table__).on_conflict_do_nothing(index_elements=["job_id"]), rows)
         for status, ids in (("done", _ids(results, False)), ("failed", _ids(results, True))):
             if ids:
-                session.execute(update(Job).where(Job.id.in_(ids)).values(status=status, finished_at=finished))
+                connection.execute(update(jobs).where(jobs.c.id.in_(ids)).values(status=status, finished_at=finished))
 
 
 def retrying(operation: Callable[[], T]) -> T:
@@ -94,14 +96,14 @@ def _flush(engine: Engine, batch: list[tuple[int, JobResult]]) -> list[str]:
     return [result.status for _, result in batch]
 
 
-def _spec(job: Job, domain: str, text: str, limits: dict[str, Any]) -> JobSpec:
+def _spec(job_id: int, domain: str, text: str, algorithm: str, params: str, seed: int | None, limits: dict[str, Any]) -> JobSpec:
     return JobSpec(
-        job_id=job.id,
+        job_id=job_id,
         domain=domain,
         board_text=text,
-        algorithm=job.algorithm,
-        params=json.loads(job.params),
-        seed=job.seed,
+        algorithm=algorithm,
+        params=json.loads(params),
+        seed=seed,
         max_nodes=limits.get("max_nodes"),
         time_limit=limits.get("time_limit"),
         memory_limit=limits.get("memory_limit"),
