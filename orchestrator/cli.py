@@ -297,7 +297,9 @@ def sweep_command(
         sweep_id, added = plan.store_plan(engine, sweep_plan, rerun=rerun)
         typer.echo(f"sweep {sweep_name}: {len(sweep_plan.jobs):,} jobs, {added:,} new")
         sweep = plan.find_sweep(engine, sweep_name)
-        _run(engine, sweep, plan.unfinished_jobs(engine, sweep_id), workers, chunk, wait)
+        # A broker may still hold the queued jobs of an earlier run: queue only the new ones (resume queues all).
+        job_ids = plan.unfinished_jobs(engine, sweep_id, pending_only=bool(current.broker_url))
+        _run(engine, sweep, job_ids, workers, chunk, wait)
 
 
 @app.command("resume")

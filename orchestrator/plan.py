@@ -137,12 +137,11 @@ def store_plan(engine: Engine, plan: SweepPlan, *, rerun: bool = False) -> tuple
     return sweep_id, added
 
 
-def unfinished_jobs(engine: Engine, sweep_id: int) -> list[int]:
-    """Ids of the sweep's jobs without a final result, in id order."""
+def unfinished_jobs(engine: Engine, sweep_id: int, *, pending_only: bool = False) -> list[int]:
+    """Ids of the sweep's jobs without a final result (or only those never queued), in id order."""
+    unfinished = Job.status == "pending" if pending_only else Job.status.not_in(FINAL)
     with Session(engine) as session:
-        return list(
-            session.scalars(select(Job.id).where(Job.sweep_id == sweep_id, Job.status.not_in(FINAL)).order_by(Job.id))
-        )
+        return list(session.scalars(select(Job.id).where(Job.sweep_id == sweep_id, unfinished).order_by(Job.id)))
 
 
 def find_sweep(engine: Engine, name: str) -> Sweep:
