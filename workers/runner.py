@@ -82,6 +82,8 @@ class JobRunner:
         self._warm.clear()
 
     def _started(self) -> Connection:
+        if self._process is not None and not self._process.is_alive():
+            self.close()  # died between batches (killed from outside)
         if self._process is None:
             parent_conn, child_conn = multiprocessing.Pipe()
             self._process = multiprocessing.get_context("spawn").Process(
