@@ -262,7 +262,7 @@ def sweep_command(
     name: Annotated[str | None, typer.Option(help="Sweep name; default: derived from the grid.")] = None,
     time_limit: Annotated[float | None, typer.Option(min=0, help="Seconds per job (status limit).")] = None,
     memory_limit: Annotated[
-        str | None, typer.Option(help="Memory a job may use on top of its process's ~0.7 GB runtime, e.g. 2G.")
+        str | None, typer.Option(help="Memory a job may use on top of its process's ~0.4 GB runtime, e.g. 2G.")
     ] = None,
     max_nodes: Annotated[int | None, typer.Option(min=0, help="States a job may expand (status limit).")] = None,
     wait: WaitOption = False,
