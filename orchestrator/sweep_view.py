@@ -16,6 +16,7 @@ from puzzles.solver import algorithm_spec
 from workers.store import FINAL
 
 SAMPLE_JOBS = 5
+BAR_WIDTH = 40
 
 
 @contextmanager
@@ -47,10 +48,12 @@ def pace(status: SweepStatus) -> str:
 
 def status_text(status: SweepStatus) -> str:
     """The sweep's counts as labelled lines."""
-    percent = 100 * status.finished / status.total if status.total else 100.0
+    share = status.finished / status.total if status.total else 1.0
+    filled = round(share * BAR_WIDTH)
     lines = [
         f"sweep:    {status.name}",
-        f"jobs:     {status.finished:,} of {status.total:,} finished ({percent:.0f}%)  " + _counts(status.jobs),
+        f"progress: {'█' * filled}{'░' * (BAR_WIDTH - filled)} {share:.0%}",
+        f"jobs:     {status.finished:,} of {status.total:,} finished  " + _counts(status.jobs),
         f"results:  {_counts(status.results) or '-'}",
     ]
     if status.jobs_per_s:
