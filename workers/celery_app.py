@@ -25,6 +25,8 @@ app.conf.update(
     worker_hijack_root_logger=False,
     broker_connection_retry_on_startup=True,
     broker_connection_max_retries=None,
+    # A job running when Redis goes away finishes and stores its result; its message may come again.
+    worker_cancel_long_running_tasks_on_connection_loss=False,
 )
 
 

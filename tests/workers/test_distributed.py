@@ -1,0 +1,202 @@
+"""End to end: real Redis, real PostgreSQL, real `orchestrate worker` processes, the CLI as a subprocess.
+
+Each test gets a fresh PostgreSQL database and a Redis database number of its
+own (see `tests/workers/cluster.py`); every process a test starts is killed at
+its end. The first job of each fresh job process loads the compiled kernels
+(a few seconds, about 45 s with a cold numba cache), hence the generous waits.
+"""
+
+import itertools
+import json
+import time
+import uuid
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+from sqlalchemy.pool import NullPool
+
+from tests.workers.cluster import SLOW_START_S, Cluster, pid_alive, results_of, sqlite_sweep, wait_for
+
+BOARDS_6X6 = ("Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv")
+COMPARED = ("status", "moves", "steps", "expanded", "generated", "solution")
+# 208 jobs: beam (25 widths x 2 heuristics) and astar (2 heuristics) on 4 boards. The 9x9 ones come first
+# and take ~20-150 ms each, the 6x6 ones a few ms: a few seconds of work, enough to break things mid-sweep.
+MANY_JOBS = 208
+MANY_GRID = ("--algo", "beam,astar", "--k", "100..2500:100", "--heuristic", "blockers,blockers-lb", "--chunk", "1")
+MANY_BOARDS = ("Rushhour9x9_4.csv", *BOARDS_6X6)
+_redis_dbs = itertools.count()
+
+
+@pytest.fixture
+def cluster(postgres_server, redis_server, tmp_path):
+    """A fresh PostgreSQL database and Redis database number, with the schema in place."""
+    name = f"e2e_{uuid.uuid4().hex[:12]}"
+    postgres_server.create_database(name)
+    url = make_url(postgres_server.url).set(database=name).render_as_string(hide_password=False)
+    broker = redis_server.url_for(9 + next(_redis_dbs) % 7)  # 9..15: other tests keep to the low numbers
+    made = Cluster(tmp_path / "cluster", url, broker)
+    try:
+        made.orchestrate("db", "upgrade", "--db", url)
+        yield made
+    finally:
+        made.close()
+        made.report()  # shown by pytest only when the test failed
+        if not postgres_server.is_running():
+            postgres_server.start()  # a test that failed while the server was down must not break the next
+        admin = sa.create_engine(make_url(url).set(database="postgres"), poolclass=NullPool, isolation_level="AUTOCOMMIT")
+        try:
+            with admin.connect() as conn:
+                conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        finally:
+            admin.dispose()
+
+
+def board_paths(boards_dir, names):
+    return [str(boards_dir / name) for name in names]
+
+
+def status_json(cluster, sweep):
+    return json.loads(cluster.orchestrate("status", sweep, "--json", "--db", cluster.database_url).stdout)
+
+
+def assert_one_result_per_job(cluster, total):
+    counts = cluster.counts()
+    assert counts == {"jobs": total, "finished": total, "results": total, "doubled": 0}, counts
+    assert cluster.scalar("SELECT count(*) FROM jobs j LEFT JOIN results r ON r.job_id = j.id WHERE r.id IS NULL") == 0
+
+
+@pytest.mark.timeout(360)
+def test_two_workers_share_a_sweep_and_store_what_a_local_run_stores(cluster, boards_dir, tmp_path):
+    a, b = cluster.worker("a"), cluster.worker("b")
+    grid = ["--algo", "beam", "--k", "1..10", "--heuristic", "blockers", "--name", "beam-e2e",
+            "--boards", *board_paths(boards_dir, BOARDS_6X6)]
+    local = sa.create_engine(sqlite_sweep(tmp_path, grid), poolclass=NullPool)  # while the workers start
+    expected = results_of(local, "beam-e2e")
+    local.dispose()
+    a.wait_ready()
+    b.wait_ready()
+
+    cluster.sweep(*grid, "--chunk", "1", "--wait", timeout=SLOW_START_S)
+
+    status = status_json(cluster, "beam-e2e")
+    assert (status["total"], status["jobs"], status["complete"]) == (30, {"done": 30}, True), status
+    assert set(status["hosts"]) == {a.hostname, b.hostname}, status["hosts"]
+    assert_one_result_per_job(cluster, 30)
+    got = cluster.results("beam-e2e")
+    assert len(expected) == 30 and got.keys() == expected.keys()
+    for key, row in expected.items():
+        assert {f: got[key][f] for f in COMPARED} == {f: row[f] for f in COMPARED}, key
+    assert {row["status"] for row in got.values()} >= {"solved"}
+    assert a.alive() and b.alive()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(420)
+def test_a_job_on_a_killed_worker_is_delivered_again_and_finished_elsewhere(cluster, boards_dir):
+    redelivery = {"SLIDELAB_REDELIVERY_SECONDS": "4"}
+    workers = cluster.workers_ready("a", "b", env=redelivery)
+    # astar (blockers-lb) on 9x9_6 takes ~6 s and finds the 18-move optimum; the 6x6 jobs take milliseconds.
+    boards = board_paths(boards_dir, ["Rushhour9x9_6.csv", *BOARDS_6X6])
+    cluster.sweep("--algo", "astar", "--heuristic", "blockers-lb", "--time-limit", "120", "--name", "crash",
+                  "--chunk", "1", "--boards", *boards)
+    long_id = cluster.scalar("SELECT j.id FROM jobs j JOIN boards b ON b.id = j.board_id WHERE b.size = 9")
+
+    def running_on():
+        row = cluster.sql("SELECT status, worker_host FROM jobs WHERE id = :id", id=long_id)[0]
+        return row.worker_host if row.status == "running" else None
+
+    host = wait_for(running_on, SLOW_START_S, "the long job to run", interval=0.1)
+    victim = next(w for w in workers if w.hostname == host)
+    survivor = next(w for w in workers if w is not victim)
+    children = wait_for(victim.job_processes, 30, "the victim's job process")
+    time.sleep(1.0)  # inside the search (or loading kernels): a job process with work in hand
+    victim.kill_main()  # kill -9 of the worker alone: its job process must die with it
+    wait_for(lambda: not any(pid_alive(pid) for pid in children), 10, "the job process to die with its worker")
+
+    cluster.wait_finished(4)
+    assert_one_result_per_job(cluster, 4)
+    job = cluster.sql("SELECT status, attempts, worker_host FROM jobs WHERE id = :id", id=long_id)[0]
+    result = cluster.sql("SELECT status, moves FROM results WHERE job_id = :id", id=long_id)[0]
+    assert (job.status, job.worker_host, result.status, result.moves) == ("done", survivor.hostname, "solved", 18)
+    assert job.attempts >= 2
+    assert survivor.alive()
+    moves = {r["moves"] for r in cluster.results("crash").values()}
+    assert moves == {18, 21, 15, 33}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(420)
+def test_a_queue_lost_with_redis_is_resumed_from_the_database(cluster, redis_server, boards_dir):
+    workers = cluster.workers_ready("a", "b")
+    cluster.sweep(*MANY_GRID, "--name", "lost", "--boards", *board_paths(boards_dir, MANY_BOARDS))
+    total = cluster.scalar("SELECT count(*) FROM jobs")
+    assert total == MANY_JOBS
+    wait_for(lambda: cluster.counts()["results"] >= 10, SLOW_START_S, "the first results")
+
+    redis_server.restart(lose_data=True)
+
+    # The queue is gone: the workers finish what they held, then nothing more happens.
+    last = [-1, time.monotonic()]
+
+    def stalled():
+        done = cluster.counts()["finished"]
+        if done != last[0]:
+            last[:] = [done, time.monotonic()]
+        return time.monotonic() - last[1] > 3.0
+
+    wait_for(stalled, 60, "the sweep to stall")
+    assert cluster.counts()["finished"] < total, "every job finished before Redis lost its queue"
+
+    cluster.orchestrate("resume", "lost", "--wait", "--chunk", "2", "--db", cluster.database_url,
+                        "--broker", cluster.broker_url, timeout=SLOW_START_S)
+
+    assert_one_result_per_job(cluster, total)
+    assert all(w.alive() for w in workers)
+    status = status_json(cluster, "lost")
+    assert status["complete"] and status["jobs"] == {"done": total}, status
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(420)
+def test_workers_wait_for_postgres_to_come_back(cluster, postgres_server, boards_dir):
+    workers = cluster.workers_ready("a", "b")
+    cluster.sweep(*MANY_GRID, "--name", "outage", "--boards", *board_paths(boards_dir, MANY_BOARDS))
+    total = MANY_JOBS
+    before = wait_for(lambda: (c := cluster.counts())["results"] >= 10 and c, SLOW_START_S, "the first results")
+    assert before["finished"] < total - 50, f"the sweep was almost done before the outage: {before}"
+
+    postgres_server.stop()
+    time.sleep(4.0)
+    postgres_server.start()
+
+    counts = cluster.wait_finished(total)
+    assert counts["finished"] == total
+    assert_one_result_per_job(cluster, total)
+    assert all(w.alive() for w in workers)
+    for worker in workers:
+        assert "raised unexpected" not in worker.text(), worker.hostname
+
+
+@pytest.mark.timeout(420)
+def test_jobs_over_their_limits_are_stored_and_the_worker_goes_on(cluster, boards_dir):
+    (worker,) = cluster.workers_ready("a")
+    cluster.sweep("--algo", "bfs", "--time-limit", "1", "--name", "slow",
+                  "--boards", *board_paths(boards_dir, ["Rushhour9x9_6.csv"]))
+    cluster.sweep("--algo", "bfs", "--memory-limit", "100M", "--name", "big",
+                  "--boards", *board_paths(boards_dir, ["Rushhour9x9_5.csv"]))
+    cluster.wait_finished(2)
+    (slow,) = cluster.results("slow").values()
+    (big,) = cluster.results("big").values()
+    assert (slow["status"], big["status"]) == ("limit", "limit")
+    assert "time" in slow["reason"], slow
+    assert "memory" in big["reason"], big
+    assert worker.alive()
+
+    cluster.sweep("--algo", "astar", "--heuristic", "blockers-lb", "--name", "after",
+                  "--boards", *board_paths(boards_dir, ["Rushhour6x6_1.csv"]))
+    cluster.wait_finished(3)
+    (after,) = cluster.results("after").values()
+    assert (after["job_status"], after["status"], after["moves"]) == ("done", "solved", 21)
+    assert_one_result_per_job(cluster, 3)
+    assert worker.alive()
