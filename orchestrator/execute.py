@@ -50,7 +50,7 @@ def run_local(engine: Engine, job_ids: list[int], workers: int, size: int, on_po
         thread.start()
     try:
         while any(thread.is_alive() for thread in threads):
-            threads[0].join(POLL_S)
+            time.sleep(POLL_S)  # not Thread.join: Ctrl-C inside it marks a running thread finished (CPython < 3.13)
             on_poll()
     except KeyboardInterrupt:
         for runner in runners:

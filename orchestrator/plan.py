@@ -21,7 +21,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from orchestrator.grid import combinations
-from puzzles.domains import Instance, load_instance
+from puzzles.domains import Instance, load_instance, problem_for
 from puzzles.errors import PuzzleError
 from puzzles.solver import SEEDS, algorithm_spec
 from workers.db import Board, Job, Result, Sweep
@@ -106,6 +106,7 @@ def plan_sweep(
         if not 0 <= seed < SEEDS:
             raise PuzzleError(f"--seeds: a seed must be between 0 and {SEEDS - 1}, not {seed}")
     grid = combinations(algorithms, params)
+    _check_heuristics(boards, {values["heuristic"] for _, values in grid if "heuristic" in values})
     spec = {"algorithms": algorithms, "params": params, "boards": [b.name for b in boards], "seeds": seeds, "repeat": repeat}
     plan = SweepPlan(name, spec, limits or {}, boards)
     for board in boards:
@@ -154,6 +155,14 @@ def find_sweep(engine: Engine, name: str) -> Sweep:
             raise PuzzleError(f"no sweep named {name!r}{hint}")
         session.expunge(sweep)
         return sweep
+
+
+def _check_heuristics(boards: list[Instance], names: set[str]) -> None:
+    """PuzzleError for a heuristic that a board's domain does not have."""
+    for domain, board in {board.domain: board for board in boards}.items():
+        problem = problem_for(domain, board.text)
+        for name in sorted(names):
+            problem.heuristic(name)
 
 
 def _runs(randomized: bool, seeds: list[int] | None, repeat: int) -> list[tuple[int | None, int]]:

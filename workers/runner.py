@@ -86,12 +86,17 @@ class JobRunner:
             self.close()  # died between batches (killed from outside)
         if self._process is None:
             parent_conn, child_conn = multiprocessing.Pipe()
-            self._process = multiprocessing.get_context("spawn").Process(
+            process = multiprocessing.get_context("spawn").Process(
                 target=_serve, args=(child_conn, os.getpid()), name="slidelab-job", daemon=True
             )
-            self._process.start()
-            child_conn.close()
-            self._conn = parent_conn
+            try:
+                process.start()
+            except BaseException:
+                parent_conn.close()  # nothing started: the next batch tries afresh
+                raise
+            finally:
+                child_conn.close()
+            self._process, self._conn = process, parent_conn
         return self._conn
 
     def _receive(self, conn: Connection, spec: JobSpec) -> JobResult:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from typing import Any, TypeVar
 
-from sqlalchemy import select, update
+from sqlalchemy import case, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
@@ -68,13 +68,16 @@ def record(engine: Engine, results: list[tuple[int, JobResult]]) -> None:
         return
     insert = postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert
     rows = [{"job_id": job_id, **result.to_row()} for job_id, result in results]
-    finished = _now()
-    jobs = Job.__table__  # Core statements: no ORM bookkeeping per row
+    jobs, stored = Job.__table__, Result.__table__  # Core statements: no ORM bookkeeping per row
+    # The job's status follows the result that is stored, which a duplicate delivery never replaces.
+    raised = select(stored.c.status).where(stored.c.job_id == jobs.c.id).scalar_subquery() == ERROR
     with engine.begin() as connection:
-        connection.execute(insert(Result.__table__).on_conflict_do_nothing(index_elements=["job_id"]), rows)
-        for status, ids in (("done", _ids(results, False)), ("failed", _ids(results, True))):
-            if ids:
-                connection.execute(update(jobs).where(jobs.c.id.in_(ids)).values(status=status, finished_at=finished))
+        connection.execute(insert(stored).on_conflict_do_nothing(index_elements=["job_id"]), rows)
+        connection.execute(
+            update(jobs)
+            .where(jobs.c.id.in_([job_id for job_id, _ in results]))
+            .values(status=case((raised, "failed"), else_="done"), finished_at=_now())
+        )
 
 
 def retrying(operation: Callable[[], T]) -> T:
@@ -108,10 +111,6 @@ def _spec(job_id: int, domain: str, text: str, algorithm: str, params: str, seed
         time_limit=limits.get("time_limit"),
         memory_limit=limits.get("memory_limit"),
     )
-
-
-def _ids(results: list[tuple[int, JobResult]], errors: bool) -> list[int]:
-    return [job_id for job_id, result in results if (result.status == ERROR) == errors]
 
 
 def _disconnected(err: DBAPIError) -> bool:

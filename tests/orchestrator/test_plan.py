@@ -1,0 +1,301 @@
+"""Planning sweeps: board sources, grids, seeds, job keys, and storing plans on SQLite and PostgreSQL."""
+
+import shutil
+
+import pytest
+from sqlalchemy import func, select, text, update
+from sqlalchemy.orm import Session
+
+from orchestrator.grid import parse_values
+from orchestrator.plan import (
+    board_sources, find_sweep, load_boards, parse_size, plan_sweep, store_plan, unfinished_jobs,
+)
+from puzzles.domains import load_instance
+from puzzles.errors import PuzzleError
+from puzzles.solver import SEEDS
+from workers import migrate
+from workers.db import Board, Job, Result, Sweep, engine_for
+
+FOGLEMAN = "IBBxooIooLDDJAALooJoKEEMFFKooMGGHHHM"
+COURSE = [f"Rushhour{name}.csv" for name in ("12x12_7", "6x6_1", "6x6_2", "6x6_3", "9x9_4", "9x9_5", "9x9_6")]
+SIX = ["Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv"]
+TABLES = ("results", "jobs", "sweeps", "boards")
+
+
+@pytest.fixture
+def six_boards(boards_dir):
+    return [load_instance(str(boards_dir / name)) for name in SIX]
+
+
+# --------------------------------------------------------------------------- board sources
+
+
+def test_a_directory_gives_its_files_sorted(boards_dir):
+    assert [p.rsplit("/", 1)[1] for p in board_sources([str(boards_dir)])] == sorted(COURSE)
+
+
+def test_a_glob_gives_the_matching_files_sorted(boards_dir):
+    found = board_sources([str(boards_dir / "Rushhour6x6_*.csv")])
+    assert found == [str(boards_dir / name) for name in SIX]
+
+
+def test_a_literal_board_is_kept_as_it_is(boards_dir):
+    file = str(boards_dir / "Rushhour6x6_1.csv")
+    assert board_sources([FOGLEMAN, file]) == [FOGLEMAN, file]
+    (board,) = load_boards([FOGLEMAN])
+    assert board.size == 6 and board.id == load_instance(FOGLEMAN).id
+
+
+def test_a_glob_matching_nothing_is_an_error(tmp_path):
+    with pytest.raises(PuzzleError, match="no file matches"):
+        board_sources([str(tmp_path / "*.csv")])
+
+
+def test_an_empty_directory_is_an_error(tmp_path):
+    with pytest.raises(PuzzleError, match="holds no board files"):
+        board_sources([str(tmp_path)])
+
+
+def test_no_sources_is_an_error():
+    with pytest.raises(PuzzleError, match="no boards given"):
+        load_boards([])
+
+
+def test_the_same_board_given_twice_is_loaded_once(boards_dir, tmp_path):
+    file = boards_dir / "Rushhour6x6_1.csv"
+    shutil.copy(file, tmp_path / "Rushhour6x6_99.csv")  # the same board under another name
+    boards = load_boards([str(file), str(boards_dir / "Rushhour6x6_*.csv"), str(tmp_path / "Rushhour6x6_99.csv")])
+    assert [b.name for b in boards] == ["Rushhour6x6_1", "Rushhour6x6_2", "Rushhour6x6_3"]
+    assert len({b.id for b in boards}) == 3
+
+
+def test_a_malformed_board_file_aborts_with_one_line_naming_it(boards_dir, tmp_path):
+    for name in SIX:
+        shutil.copy(boards_dir / name, tmp_path / name)
+    bad = tmp_path / "Rushhour6x6_9.csv"
+    bad.write_text("car,orientation,col,row,length\nX,H,1,3,2\nA,Q,4,1,2\n")
+    with pytest.raises(PuzzleError) as caught:
+        load_boards([str(tmp_path)])
+    message = str(caught.value)
+    assert str(bad) in message and "\n" not in message
+
+
+def test_a_missing_file_is_an_error(tmp_path):
+    with pytest.raises(PuzzleError, match="no such file"):
+        load_boards([str(tmp_path / "Rushhour6x6_1.csv")])
+
+
+# --------------------------------------------------------------------------- sizes
+
+
+@pytest.mark.parametrize(
+    "text, size",
+    [("512M", 512 << 20), ("2G", 2 << 30), ("1.5GiB", 3 << 29), ("1000", 1000), ("64k", 64 << 10), ("2 gb", 2 << 30)],
+)
+def test_parse_size(text, size):
+    assert parse_size(text) == size
+
+
+@pytest.mark.parametrize("text", ["", "lots", "2X", "-1G", "1.5.2G", "G"])
+def test_parse_size_refuses_what_is_not_a_size(text):
+    with pytest.raises(PuzzleError, match="--memory-limit: .* is not a size"):
+        parse_size(text)
+
+
+# --------------------------------------------------------------------------- grids
+
+
+def test_beam_over_50_widths_and_two_heuristics_on_the_seven_course_boards_is_700_jobs(boards_dir):
+    boards = load_boards([str(boards_dir)])
+    plan = plan_sweep("beam-k", boards, ["beam"], {"k": parse_values("1..50", "--k"),
+                                                   "heuristic": ["blockers", "blockers-lb"]})
+    assert len(boards) == 7 and len(plan.jobs) == 700
+    assert len({job["job_key"] for job in plan.jobs}) == 700
+    assert {job["params"] for job in plan.jobs if job["board_id"] == boards[0].id} == {
+        f'{{"heuristic":"{h}","k":{k}}}' for h in ("blockers", "blockers-lb") for k in range(1, 51)
+    }
+    assert all(job["seed"] is None and job["repeat"] == 0 for job in plan.jobs)
+
+
+def test_an_algorithm_gets_only_the_parameters_it_takes(six_boards):
+    plan = plan_sweep("mixed", six_boards, ["beam", "bfs"], {"k": [1, 2, 3]})
+    for board in six_boards:
+        jobs = [job for job in plan.jobs if job["board_id"] == board.id]
+        assert sorted(job["params"] for job in jobs if job["algorithm"] == "beam") == [
+            f'{{"heuristic":"blockers","k":{k}}}' for k in (1, 2, 3)
+        ]
+        assert [job["params"] for job in jobs if job["algorithm"] == "bfs"] == ['{"exhaustive":false}']
+    assert len(plan.jobs) == 4 * 3
+
+
+def test_seeds_give_a_randomized_algorithm_one_job_per_seed(six_boards):
+    plan = plan_sweep("spr-seeds", six_boards[:1], ["spr"], {}, seeds=[1, 2, 3, 4, 5])
+    assert [(job["seed"], job["repeat"]) for job in plan.jobs] == [(s, 0) for s in (1, 2, 3, 4, 5)]
+
+
+def test_seeds_give_a_deterministic_algorithm_repeats_without_a_seed(six_boards):
+    plan = plan_sweep("bfs-seeds", six_boards[:1], ["bfs"], {}, seeds=[1, 2, 3, 4, 5])
+    assert [(job["seed"], job["repeat"]) for job in plan.jobs] == [(None, r) for r in range(5)]
+    assert len({job["job_key"] for job in plan.jobs}) == 5
+
+
+def test_a_randomized_algorithm_without_seeds_gets_derived_seeds_the_same_every_time(six_boards):
+    first = plan_sweep("spr-repeat", six_boards, ["spr", "bfs"], {}, repeat=3)
+    again = plan_sweep("spr-repeat", six_boards, ["spr", "bfs"], {}, repeat=3)
+    spr = [job["seed"] for job in first.jobs if job["algorithm"] == "spr"]
+    assert len(spr) == 9 and len(set(spr)) == 9 and all(0 <= seed < SEEDS for seed in spr)
+    assert [job["seed"] for job in again.jobs] == [job["seed"] for job in first.jobs]
+    assert all(job["seed"] is None for job in first.jobs if job["algorithm"] == "bfs")
+
+
+def test_job_keys_are_unique_stable_and_include_the_sweep_name(six_boards):
+    grid = (["beam", "spr"], {"k": [1, 2], "batches": [1, 2]})
+    first = plan_sweep("keys", six_boards, *grid, seeds=[7, 8])
+    again = plan_sweep("keys", list(reversed(six_boards)), *grid, seeds=[7, 8])
+    other = plan_sweep("keys-2", six_boards, *grid, seeds=[7, 8])
+    keys = [job["job_key"] for job in first.jobs]
+    assert len(keys) == len(set(keys)) == 3 * (2 * 2 + 2 * 2)
+    assert {job["job_key"] for job in again.jobs} == set(keys)
+    assert not set(keys) & {job["job_key"] for job in other.jobs}
+
+
+@pytest.mark.parametrize(
+    "algorithms, params, options, message",
+    [
+        (["beam"], {"foo": [1]}, {}, "no algorithm among beam takes foo"),
+        (["bfs"], {"k": [3]}, {}, "no algorithm among bfs takes k"),
+        (["dijkstra"], {}, {}, "unknown algorithm 'dijkstra'"),
+        (["beam"], {"k": [0]}, {}, "k must be at least 1"),
+        (["beam"], {"k": ["wide"]}, {}, "k must be int"),
+        (["spr"], {}, {"seeds": [-1]}, "a seed must be between 0 and"),
+        (["spr"], {}, {"seeds": [SEEDS]}, "a seed must be between 0 and"),
+        (["spr"], {}, {"seeds": [1], "repeat": 2}, "give --seeds or --repeat, not both"),
+        (["spr"], {}, {"repeat": 0}, "--repeat must be at least 1"),
+    ],
+)
+def test_plan_refuses_what_the_solver_would_refuse(six_boards, algorithms, params, options, message):
+    with pytest.raises(PuzzleError, match=message.replace("(", r"\(")):
+        plan_sweep("bad", six_boards, algorithms, params, **options)
+
+
+def test_an_empty_range_is_refused():
+    with pytest.raises(PuzzleError, match="the range '5..1' is empty"):
+        parse_values("5..1", "--k")
+
+
+def test_an_unknown_heuristic_is_refused_when_planning(six_boards):
+    with pytest.raises(PuzzleError, match="unknown heuristic"):
+        plan_sweep("bad-h", six_boards, ["beam"], {"heuristic": ["nope"]})
+
+
+# --------------------------------------------------------------------------- storing plans
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path):
+    """An empty results database at the newest schema: a new SQLite file, or the test PostgreSQL emptied."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'results.db'}"
+        migrate.upgrade(url)
+        yield url
+        return
+    url = request.getfixturevalue("postgres_url")
+    migrate.upgrade(url)
+    _truncate(url)
+    yield url
+    _truncate(url)
+
+
+def _truncate(url: str) -> None:
+    with engine_for(url).begin() as connection:
+        connection.execute(text(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY CASCADE"))
+
+
+def _rows(engine, model):
+    with Session(engine) as session:
+        return session.scalar(select(func.count()).select_from(model))
+
+
+def _counts(engine) -> dict[str, int]:
+    return {model.__tablename__: _rows(engine, model) for model in (Board, Sweep, Job, Result)}
+
+
+def _finish(engine, sweep_id: int) -> None:
+    """Give every job of the sweep a result, as a worker would."""
+    with Session(engine) as session, session.begin():
+        jobs = session.scalars(select(Job).where(Job.sweep_id == sweep_id)).all()
+        for job in jobs:
+            session.add(Result(job_id=job.id, status="solved", moves=21))
+            job.status, job.attempts = "done", 1
+
+
+def test_storing_a_plan_twice_adds_its_jobs_once(db_url, six_boards):
+    engine = engine_for(db_url)
+    plan = plan_sweep("twice", six_boards, ["beam", "bfs"], {"k": [1, 2, 3]}, limits={"time_limit": 10.0})
+    sweep_id, added = store_plan(engine, plan)
+    assert added == 12
+    assert store_plan(engine, plan) == (sweep_id, 0)
+    assert _counts(engine) == {"boards": 3, "sweeps": 1, "jobs": 12, "results": 0}
+    assert len(unfinished_jobs(engine, sweep_id)) == 12
+    sweep = find_sweep(engine, "twice")
+    assert sweep.id == sweep_id and sweep.limits == {"time_limit": 10.0}
+    assert sweep.spec["boards"] == ["Rushhour6x6_1", "Rushhour6x6_2", "Rushhour6x6_3"]
+
+
+def test_extending_the_grid_adds_only_the_missing_jobs(db_url, six_boards):
+    engine = engine_for(db_url)
+    sweep_id, _ = store_plan(engine, plan_sweep("grow", six_boards[:2], ["beam"], {"k": [1, 2]}))
+    _finish(engine, sweep_id)
+    wider = plan_sweep("grow", six_boards, ["beam"], {"k": [1, 2, 3]})
+    assert store_plan(engine, wider) == (sweep_id, 9 - 4)
+    assert _counts(engine) == {"boards": 3, "sweeps": 1, "jobs": 9, "results": 4}
+    assert len(unfinished_jobs(engine, sweep_id)) == 5  # the four finished jobs keep their results
+
+
+def test_two_sweeps_with_the_same_grid_keep_their_own_jobs(db_url, six_boards):
+    engine = engine_for(db_url)
+    first, _ = store_plan(engine, plan_sweep("one", six_boards, ["bfs"], {}))
+    second, added = store_plan(engine, plan_sweep("two", six_boards, ["bfs"], {}))
+    assert first != second and added == 3
+    assert _counts(engine) == {"boards": 3, "sweeps": 2, "jobs": 6, "results": 0}
+
+
+def test_other_limits_without_rerun_are_refused_and_change_nothing(db_url, six_boards):
+    engine = engine_for(db_url)
+    sweep_id, _ = store_plan(engine, plan_sweep("limits", six_boards[:1], ["bfs"], {}, limits={"time_limit": 10.0}))
+    _finish(engine, sweep_id)
+    before = _counts(engine)
+    wider = plan_sweep("limits", six_boards, ["bfs", "beam"], {}, limits={"time_limit": 20.0})
+    with pytest.raises(PuzzleError, match=r"planned with limits time_limit=10.0, not time_limit=20.0.*--rerun"):
+        store_plan(engine, wider)
+    assert _counts(engine) == before
+    assert find_sweep(engine, "limits").limits == {"time_limit": 10.0}
+    assert unfinished_jobs(engine, sweep_id) == []
+
+
+def test_rerun_deletes_the_results_and_makes_the_jobs_pending(db_url, six_boards):
+    engine = engine_for(db_url)
+    plan = plan_sweep("again", six_boards, ["bfs"], {}, limits={"time_limit": 10.0})
+    sweep_id, _ = store_plan(engine, plan)
+    _finish(engine, sweep_id)
+    with Session(engine) as session, session.begin():
+        session.execute(update(Job).values(worker_host="w1"))
+    rerun = plan_sweep("again", six_boards, ["bfs"], {}, limits={"time_limit": 30.0})
+    assert store_plan(engine, rerun, rerun=True) == (sweep_id, 0)
+    assert _counts(engine) == {"boards": 3, "sweeps": 1, "jobs": 3, "results": 0}
+    with Session(engine) as session:
+        jobs = session.scalars(select(Job)).all()
+    states = {(job.status, job.attempts, job.worker_host, job.finished_at) for job in jobs}
+    assert states == {("pending", 0, None, None)}
+    assert find_sweep(engine, "again").limits == {"time_limit": 30.0}
+    assert len(unfinished_jobs(engine, sweep_id)) == 3
+
+
+def test_find_sweep_names_the_recent_sweeps(db_url, six_boards):
+    engine = engine_for(db_url)
+    with pytest.raises(PuzzleError, match="no sweep named 'x' \\(there are none yet\\)"):
+        find_sweep(engine, "x")
+    store_plan(engine, plan_sweep("first", six_boards, ["bfs"], {}))
+    store_plan(engine, plan_sweep("second", six_boards, ["bfs"], {}))
+    with pytest.raises(PuzzleError, match="no sweep named 'x' \\(recent: second, first\\)"):
+        find_sweep(engine, "x")
