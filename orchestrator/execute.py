@@ -20,7 +20,7 @@ from workers.runner import JobRunner
 from workers.store import execute
 
 MAX_CHUNK = 100  # jobs per batch, at most
-POLL_S = 0.5
+POLL_S = 0.25  # seconds between looks at the database while following a sweep
 
 
 def chunk_size(total: int) -> int:
@@ -81,7 +81,7 @@ def enqueue(engine: Engine, job_ids: list[int], size: int) -> int:
     return sent
 
 
-def watch(poll: Callable[[], bool], interval: float = 1.0) -> None:
+def watch(poll: Callable[[], bool], interval: float = POLL_S) -> None:
     """Call `poll` every `interval` seconds until it returns True."""
     while not poll():
         time.sleep(interval)
