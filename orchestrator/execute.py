@@ -17,9 +17,10 @@ from sqlalchemy.orm import Session
 
 from workers.db import Job
 from workers.runner import JobRunner
-from workers.store import execute
+from workers.store import execute, release
 
 MAX_CHUNK = 100  # jobs per batch, at most
+LOCAL_HOST = f"{socket.gethostname()}/local"  # the worker host of jobs run by the local pool
 POLL_S = 0.25  # seconds between looks at the database while following a sweep
 
 
@@ -38,7 +39,7 @@ def run_local(engine: Engine, job_ids: list[int], workers: int, size: int, on_po
     """Run the jobs in `workers` threads, each with its own job process; `on_poll` is called twice a second.
 
     Ctrl-C (KeyboardInterrupt) kills the job processes and is re-raised once the
-    threads have stored every result they had; the jobs they held stay unfinished.
+    threads have stored every result they had; the jobs they held are pending again.
     """
     work: queue.SimpleQueue[list[int]] = queue.SimpleQueue()
     for batch in chunks(job_ids, size):
@@ -57,6 +58,7 @@ def run_local(engine: Engine, job_ids: list[int], workers: int, size: int, on_po
             runner.stop()
         for thread in threads:
             thread.join()
+        release(engine, job_ids, LOCAL_HOST)
         raise
     finally:
         for runner in runners:
@@ -88,13 +90,12 @@ def watch(poll: Callable[[], bool], interval: float = POLL_S) -> None:
 
 
 def _drain(engine: Engine, work: queue.SimpleQueue, runner: JobRunner, errors: list[BaseException]) -> None:
-    host = f"{socket.gethostname()}/local"
     try:
         while not runner.stopping:
             try:
                 batch = work.get_nowait()
             except queue.Empty:
                 return
-            execute(engine, batch, runner, host)
+            execute(engine, batch, runner, LOCAL_HOST)
     except Exception as err:  # noqa: BLE001 - handed to the main thread, which re-raises it
         errors.append(err)

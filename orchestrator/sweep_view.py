@@ -43,6 +43,8 @@ def pace(status: SweepStatus) -> str:
     if not status.jobs_per_s:
         return ""
     eta = f", ETA {timedelta(seconds=round(status.eta_s))}" if status.eta_s else ""
+    if status.jobs_per_s < 1:
+        return f"{status.jobs_per_s * 60:,.1f} jobs/min{eta}"
     return f"{status.jobs_per_s:,.1f} jobs/s{eta}"
 
 

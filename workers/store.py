@@ -80,6 +80,18 @@ def record(engine: Engine, results: list[tuple[int, JobResult]]) -> None:
         )
 
 
+def release(engine: Engine, job_ids: list[int], host: str) -> None:
+    """Give back the jobs among `job_ids` that `host` holds unfinished (after Ctrl-C): pending again."""
+    jobs = Job.__table__
+    with engine.begin() as connection:
+        for start in range(0, len(job_ids), 10_000):
+            connection.execute(
+                update(jobs)
+                .where(jobs.c.id.in_(job_ids[start : start + 10_000]), jobs.c.status == "running", jobs.c.worker_host == host)
+                .values(status="pending", worker_host=None)
+            )
+
+
 def retrying(operation: Callable[[], T]) -> T:
     """`operation()`, tried again with growing pauses while the database is unreachable."""
     give_up = time.monotonic() + settings().db_retry_seconds
