@@ -235,6 +235,7 @@ WaitOption = Annotated[bool, typer.Option("--wait", help="With a broker: follow 
 ChunkOption = Annotated[
     int | None, typer.Option("--chunk", min=1, help="Jobs per batch (per message); default: 1 for small sweeps, up to 100.")
 ]
+JOB_STATUSES = ("pending", "queued", "running", "done", "failed")
 PARAMETERS = sorted({name for spec in ALGORITHMS.values() for name in spec.params})
 
 
@@ -369,6 +370,8 @@ def jobs_command(
     Example: orchestrate jobs beam-k --status failed
     """
     with user_errors():
+        if status is not None and status not in JOB_STATUSES:
+            raise PuzzleError(f"--status: unknown job status {status!r} (choose from {', '.join(JOB_STATUSES)})")
         engine = _engine(override(database_url=db).database_url)
         rows = list_jobs(engine, plan.find_sweep(engine, sweep_name), status, limit)
     _print_table(sweep_view.jobs_table(rows))

@@ -3,7 +3,12 @@
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
+from workers import migrate
+from workers.db import engine_for
+
+TABLES = ("results", "jobs", "sweeps", "boards")
 ROOT = Path(__file__).resolve().parents[1]
 # Throwaway Redis and PostgreSQL servers (or SLIDELAB_TEST_REDIS_URL / SLIDELAB_TEST_DATABASE_URL).
 pytest_plugins = ["tests.services"]
@@ -13,3 +18,24 @@ pytest_plugins = ["tests.services"]
 def boards_dir() -> Path:
     """The course Rush Hour boards, `data/boards/rushhour`."""
     return ROOT / "data" / "boards" / "rushhour"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path):
+    """An empty results database at the newest schema: a new SQLite file, or the test PostgreSQL emptied."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'results.db'}"
+        migrate.upgrade(url)
+        yield url
+        return
+    url = request.getfixturevalue("postgres_url")
+    migrate.upgrade(url)
+    truncate_tables(url)
+    yield url
+    truncate_tables(url)
+
+
+def truncate_tables(url: str) -> None:
+    """Empty the results tables of a PostgreSQL database, ids restarting at 1."""
+    with engine_for(url).begin() as connection:
+        connection.execute(text(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY CASCADE"))

@@ -3,7 +3,7 @@
 import shutil
 
 import pytest
-from sqlalchemy import func, select, text, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from orchestrator.grid import parse_values
@@ -13,13 +13,11 @@ from orchestrator.plan import (
 from puzzles.domains import load_instance
 from puzzles.errors import PuzzleError
 from puzzles.solver import SEEDS
-from workers import migrate
 from workers.db import Board, Job, Result, Sweep, engine_for
 
 FOGLEMAN = "IBBxooIooLDDJAALooJoKEEMFFKooMGGHHHM"
 COURSE = [f"Rushhour{name}.csv" for name in ("12x12_7", "6x6_1", "6x6_2", "6x6_3", "9x9_4", "9x9_5", "9x9_6")]
 SIX = ["Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv"]
-TABLES = ("results", "jobs", "sweeps", "boards")
 
 
 @pytest.fixture
@@ -189,26 +187,6 @@ def test_an_unknown_heuristic_is_refused_when_planning(six_boards):
 
 
 # --------------------------------------------------------------------------- storing plans
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request, tmp_path):
-    """An empty results database at the newest schema: a new SQLite file, or the test PostgreSQL emptied."""
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'results.db'}"
-        migrate.upgrade(url)
-        yield url
-        return
-    url = request.getfixturevalue("postgres_url")
-    migrate.upgrade(url)
-    _truncate(url)
-    yield url
-    _truncate(url)
-
-
-def _truncate(url: str) -> None:
-    with engine_for(url).begin() as connection:
-        connection.execute(text(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY CASCADE"))
 
 
 def _rows(engine, model):

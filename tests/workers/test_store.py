@@ -5,7 +5,7 @@ import threading
 import time
 
 import pytest
-from sqlalchemy import func, select, text, update
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
@@ -16,8 +16,8 @@ from workers.jobs import ERROR, JobResult
 from workers.runner import JobRunner
 from workers.settings import override
 from workers.store import claim, execute, record, retrying
+from tests.conftest import truncate_tables
 
-TABLES = ("results", "jobs", "sweeps", "boards")
 SIX = ["Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv"]
 
 
@@ -26,26 +26,6 @@ def fresh_settings():
     settings_module._current.clear()
     yield
     settings_module._current.clear()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request, tmp_path):
-    """An empty results database at the newest schema: a new SQLite file, or the test PostgreSQL emptied."""
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'results.db'}"
-        migrate.upgrade(url)
-        yield url
-        return
-    url = request.getfixturevalue("postgres_url")
-    migrate.upgrade(url)
-    _truncate(url)
-    yield url
-    _truncate(url)
-
-
-def _truncate(url: str) -> None:
-    with engine_for(url).begin() as connection:
-        connection.execute(text(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY CASCADE"))
 
 
 @pytest.fixture(scope="module")
@@ -237,7 +217,7 @@ def test_retrying_does_not_retry_an_error_that_is_not_a_disconnect(monkeypatch):
 
 def test_retrying_rides_out_a_postgresql_restart(postgres_server, postgres_url, boards):
     migrate.upgrade(postgres_url)
-    _truncate(postgres_url)
+    truncate_tables(postgres_url)
     engine = engine_for(postgres_url)
     _, ids = stored(engine, boards)
     restart = threading.Timer(1.0, postgres_server.start)
@@ -259,4 +239,4 @@ def test_retrying_rides_out_a_postgresql_restart(postgres_server, postgres_url, 
             restart.join()
         if not postgres_server.is_running():
             postgres_server.start()
-        _truncate(postgres_url)
+        truncate_tables(postgres_url)
