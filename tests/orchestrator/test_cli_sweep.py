@@ -237,6 +237,11 @@ def test_commands_on_an_unknown_sweep_name_the_known_ones(db, six_dir):
         assert_usage_error(orchestrate(*command, "--db", db), "no sweep named 'nope' (recent: only)")
 
 
+def test_jobs_refuses_an_unknown_status(db, six_dir):
+    ok(sweep(db, "--algo", "bfs", "--boards", six_dir, "--name", "only"))
+    assert_usage_error(orchestrate("jobs", "only", "--status", "bogus", "--db", db), "unknown job status 'bogus'")
+
+
 def test_status_of_an_empty_database_is_a_usage_error(db):
     assert_usage_error(orchestrate("status", "--db", db), "holds no sweeps yet")
 
