@@ -476,3 +476,123 @@ def _follow(engine: Engine, sweep: Sweep) -> None:
             return current.complete
 
         watch_until(poll)
+
+
+OutOption = Annotated[Path | None, typer.Option("--out", help="Write to this file (html, parquet: default SWEEP.html / required).")]
+
+
+@app.command("report")
+def report_command(
+    sweep_name: Annotated[str, typer.Argument(metavar="SWEEP", help="The sweep's name.")],
+    by: Annotated[
+        str | None, typer.Option(help="Group by these columns, e.g. algo,k (default: algorithm, params, board).")
+    ] = None,
+    fmt: Annotated[
+        str, typer.Option("--format", help="table, csv, markdown, json, html (one file with the plots) or parquet.")
+    ] = "table",
+    out: OutOption = None,
+    plot: Annotated[bool, typer.Option("--plot", help="Also write the plots as PNG files (next to --out, else here).")] = False,
+    db: DbOption = None,
+) -> None:
+    """Summarize a sweep: per algorithm, parameters and board, the share solved, moves, optimality gap, nodes, time, memory.
+
+    A sweep still running is reported on the jobs that are finished.
+
+    Example: orchestrate report beam-k --by algo,k --format html --out beam-k.html
+    """
+    from orchestrator import report  # pandas (and matplotlib, below) only for reports
+
+    with user_errors():
+        if fmt not in report.FORMATS:
+            raise PuzzleError(f"--format: {fmt!r} is not one of {', '.join(report.FORMATS)}")
+        engine = _engine(override(database_url=db).database_url)
+        sweep = plan.find_sweep(engine, sweep_name)
+        rows = _report_rows(engine, sweep)
+        groups = [report.ALIASES.get(c, c) for c in parse_values(by, "--by")] if by else list(report.GROUPS)
+        summary = report.summarize(rows, groups)
+        notes = _report_notes(sweep.name, rows)
+        if plot or fmt == "html":
+            from orchestrator import html_report, plots
+        if plot:
+            folder = out.parent if out else Path.cwd()
+            for path in plots.write_pngs(rows, folder, sweep.name):
+                typer.echo(f"wrote {path}", err=True)
+        if fmt == "table":
+            for note in notes:
+                typer.echo(note, err=True)
+            _print_table(sweep_view.report_table(summary, groups))
+        elif fmt == "html":
+            target = out or Path(f"{sweep.name}.html")
+            title = f"slidelab report: {sweep.name}"
+            target.write_text(html_report.html_report(title, summary, plots.figures(rows), notes))
+            typer.echo(f"wrote {target}", err=True)
+        else:
+            _emit(report.write(summary, fmt, out))
+
+
+@app.command("compare")
+def compare_command(
+    first: Annotated[str, typer.Argument(metavar="SWEEP_A", help="The first sweep.")],
+    second: Annotated[str, typer.Argument(metavar="SWEEP_B", help="The second sweep.")],
+    fmt: Annotated[str, typer.Option("--format", help="table, csv, markdown or json.")] = "table",
+    db: DbOption = None,
+) -> None:
+    """Two sweeps side by side, per algorithm, parameters and board.
+
+    Example: orchestrate compare beam-blockers beam-lb
+    """
+    from orchestrator import report
+
+    with user_errors():
+        if fmt not in ("table", "csv", "markdown", "json"):
+            raise PuzzleError(f"--format: {fmt!r} is not one of table, csv, markdown, json")
+        engine = _engine(override(database_url=db).database_url)
+        sweeps = [plan.find_sweep(engine, name) for name in (first, second)]
+        summaries = [report.summarize(_report_rows(engine, sweep)) for sweep in sweeps]
+        table = report.compare(*summaries, (first, second))
+        if fmt == "table":
+            _print_table(sweep_view.frame_table(table))
+        else:
+            _emit(report.write(table, fmt, None))
+
+
+@app.command("export")
+def export_command(
+    sweep_name: Annotated[str, typer.Argument(metavar="SWEEP", help="The sweep's name.")],
+    fmt: Annotated[str, typer.Option("--format", help="csv or parquet.")] = "csv",
+    out: OutOption = None,
+    db: DbOption = None,
+) -> None:
+    """The raw rows of a sweep (jobs joined with results and boards), one per job, for pandas.
+
+    Example: orchestrate export beam-k --format parquet --out beam-k.parquet
+    """
+    from orchestrator import report
+
+    with user_errors():
+        if fmt not in report.EXPORT_FORMATS:
+            raise PuzzleError(f"--format: {fmt!r} is not one of {', '.join(report.EXPORT_FORMATS)}")
+        engine = _engine(override(database_url=db).database_url)
+        _emit(report.write(report.load_rows(engine, plan.find_sweep(engine, sweep_name)), fmt, out))
+
+
+def _report_rows(engine: Engine, sweep: Sweep):
+    from orchestrator import report
+
+    rows = report.load_rows(engine, sweep)
+    if rows.empty:
+        raise PuzzleError(f"sweep {sweep.name!r} has no jobs")
+    return rows
+
+
+def _report_notes(name: str, rows) -> list[str]:
+    unfinished = int(rows["status"].isna().sum())
+    if not unfinished:
+        return []
+    done = len(rows) - unfinished
+    return [f"sweep {name} is still running: {done:,} of {len(rows):,} jobs finished; this report covers those"]
+
+
+def _emit(text: str | None) -> None:
+    if text is not None:
+        typer.echo(text, nl=not text.endswith("\n"))

@@ -5,6 +5,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 
+import pandas as pd
 from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -100,6 +101,59 @@ def jobs_table(rows: list[dict]) -> Table:
                   row["moves"], elapsed, row["host"], row["error"])
         table.add_row(*("" if value is None else str(value) for value in values))
     return table
+
+
+REPORT_COLUMNS = {  # summary column: (heading, format)
+    "jobs": ("jobs", "{:,.0f}"),
+    "solved_share": ("solved", "{:.0%}"),
+    "moves_mean": ("moves mean", "{:,.1f}"),
+    "moves_median": ("median", "{:,.0f}"),
+    "moves_min": ("min", "{:,.0f}"),
+    "moves_max": ("max", "{:,.0f}"),
+    "gap_mean": ("gap", "{:+.1%}"),
+    "expanded_mean": ("expanded", "{:,.0f}"),
+    "elapsed_median": ("time median", "{:.3f}s"),
+    "elapsed_p95": ("p95", "{:.3f}s"),
+    "peak_mem_mib": ("peak MiB", "{:,.0f}"),
+}
+
+
+def report_table(summary, groups: list[str]) -> Table:
+    """The summary's main columns; the parameters shown without their defaults."""
+    table = Table(box=box.SIMPLE_HEAD)
+    for column in groups:
+        table.add_column(column)
+    shown = [column for column in REPORT_COLUMNS if column in summary.columns]
+    for column in shown:
+        table.add_column(REPORT_COLUMNS[column][0], justify="right")
+    for row in summary.to_dict("records"):
+        keys = [_group_text(row, column) for column in groups]
+        values = ["–" if _cell(row[c]) == "–" else REPORT_COLUMNS[c][1].format(row[c]) for c in shown]
+        table.add_row(*keys, *values)
+    return table
+
+
+def frame_table(frame) -> Table:
+    """Any DataFrame as a table: numbers to four significant digits, missing values as –."""
+    table = Table(box=box.SIMPLE_HEAD)
+    for column in frame.columns:
+        table.add_column(str(column), justify="right" if frame[column].dtype.kind in "if" else "left")
+    for row in frame.itertuples(index=False):
+        table.add_row(*(_cell(value) for value in row))
+    return table
+
+
+def _group_text(row: dict, column: str) -> str:
+    if column == "params":
+        return " ".join(f"{name}={value}" for name, value in json.loads(row["params"]).items()) or "-"
+    return _cell(row[column])
+
+
+def _cell(value) -> str:
+    """A value for a table cell: missing as –, floats to four significant digits."""
+    if value is None or value is pd.NA or value != value:
+        return "–"
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
 def _algorithm_text(algorithm: str, params: str) -> str:

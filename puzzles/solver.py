@@ -36,6 +36,7 @@ class Algorithm:
     summary: str
     params: dict[str, Param] = field(default_factory=dict)
     randomized: bool = False
+    optimal: bool = False  # finds a shortest solution (with an admissible heuristic, if it takes one)
 
 
 _MAX_STEPS = Param(1_000_000, int, 1)
@@ -47,13 +48,13 @@ ALGORITHMS: dict[str, Algorithm] = {
         {"batches": Param(10, int, 1), "batch_size": Param(10, int, 1), "max_steps": _MAX_STEPS},
         True,
     ),
-    "iddfs": Algorithm(iddfs.search, "iterative deepening depth-first search"),
-    "bfs": Algorithm(bfs.search, "breadth-first search", {"exhaustive": Param(False, bool)}),
+    "iddfs": Algorithm(iddfs.search, "iterative deepening depth-first search", optimal=True),
+    "bfs": Algorithm(bfs.search, "breadth-first search", {"exhaustive": Param(False, bool)}, optimal=True),
     "beam": Algorithm(
         beam.search, "beam search keeping the k best boards per depth",
         {"k": Param(10, int, 1), "heuristic": Param("blockers", str)},
     ),
-    "astar": Algorithm(astar.search, "A* on g + h", {"heuristic": Param("blockers-lb", str)}),
+    "astar": Algorithm(astar.search, "A* on g + h", {"heuristic": Param("blockers-lb", str)}, optimal=True),
     "moves-freed": Algorithm(
         moves_freed.search,
         "the seed's moves-freed heuristic inside the A* loop",
