@@ -1,0 +1,137 @@
+"""Reports: aggregates checked against values computed by hand, every format written and read back."""
+
+import math
+
+import pandas as pd
+import pytest
+from sqlalchemy.orm import Session
+from typer.testing import CliRunner
+
+from orchestrator import report
+from orchestrator.cli import app
+from orchestrator.plan import find_sweep, load_boards, plan_sweep, store_plan, unfinished_jobs
+from workers import migrate
+from workers.db import Sweep, engine_for
+from workers.jobs import JobResult
+from workers.store import record
+
+# job index (in plan order) -> the result recorded by hand
+BY_HAND = {
+    0: JobResult("solved", moves=21, steps=30, expanded=100, generated=500, elapsed_s=1.0, peak_mem_bytes=100 << 20),
+    1: JobResult("solved", moves=21, steps=30, expanded=300, generated=900, elapsed_s=3.0, peak_mem_bytes=300 << 20),
+    2: JobResult("failed", expanded=5, elapsed_s=0.1, reason="beam emptied at depth 3"),
+    3: JobResult("failed", expanded=7, elapsed_s=0.3, reason="beam emptied at depth 4"),
+    4: JobResult("solved", moves=25, steps=40, expanded=10, generated=50, elapsed_s=0.5),
+    5: JobResult("solved", moves=27, steps=44, expanded=30, generated=70, elapsed_s=1.5),
+}
+
+
+@pytest.fixture
+def db(tmp_path, boards_dir) -> str:
+    """A sweep `hand`: bfs and beam k=1,2 on Rushhour6x6_1, twice each, with the results above."""
+    url = f"sqlite:///{tmp_path / 'report.db'}"
+    migrate.upgrade(url)
+    engine = engine_for(url)
+    boards = load_boards([str(boards_dir / "Rushhour6x6_1.csv")])
+    plan = plan_sweep("hand", boards, ["bfs", "beam"], {"k": [1, 2]}, repeat=2)
+    sweep_id, _ = store_plan(engine, plan)
+    ids = unfinished_jobs(engine, sweep_id)
+    order = sorted(range(6), key=lambda i: (plan.jobs[i]["algorithm"] != "bfs", plan.jobs[i]["params"], i))
+    record(engine, [(ids[job], BY_HAND[index]) for index, job in enumerate(order)])
+    return url
+
+
+def rows_of(url: str) -> pd.DataFrame:
+    engine = engine_for(url)
+    return report.load_rows(engine, find_sweep(engine, "hand"))
+
+
+def test_rows_have_parameters_as_columns_and_the_optimum_from_bfs(db):
+    rows = rows_of(db)
+    assert len(rows) == 6
+    assert rows["k"].dtype == "Int64" and sorted(rows["k"].dropna()) == [1, 1, 2, 2]
+    assert set(rows["optimum"]) == {21.0}  # no known optimum stored: the best optimal (bfs) result
+    assert rows.loc[rows["moves"] == 27, "gap"].item() == pytest.approx(27 / 21 - 1)
+    assert rows["optimal"].sum() == 2  # the bfs jobs
+
+
+def test_summary_by_algorithm_params_board_matches_the_hand_computation(db):
+    summary = report.summarize(rows_of(db)).set_index("params")
+    bfs = summary.loc['{"exhaustive":false}']
+    assert (bfs["jobs"], bfs["solved_share"], bfs["moves_mean"], bfs["moves_std"]) == (2, 1.0, 21.0, 0.0)
+    assert (bfs["expanded_mean"], bfs["generated_median"], bfs["elapsed_mean"]) == (200.0, 700.0, 2.0)
+    assert bfs["elapsed_p95"] == pytest.approx(1.0 + 0.95 * 2.0)
+    assert bfs["peak_mem_mib"] == 300.0 and bfs["gap_mean"] == 0.0
+    k1 = summary.loc['{"heuristic":"blockers","k":1}']
+    assert (k1["solved_share"], k1["n_failed"], k1["n_solved"]) == (0.0, 2, 0) and math.isnan(k1["moves_mean"])
+    k2 = summary.loc['{"heuristic":"blockers","k":2}']
+    assert (k2["moves_mean"], k2["moves_median"], k2["moves_min"], k2["moves_max"]) == (26.0, 26.0, 25.0, 27.0)
+    assert k2["moves_std"] == pytest.approx(math.sqrt(2))
+    assert k2["gap_mean"] == pytest.approx(26 / 21 - 1) and k2["steps_mean"] == 42.0
+    assert list(summary["algorithm"]) == ["beam", "beam", "bfs"]  # by algorithm, then parameter values
+
+
+def test_by_chooses_the_grouping(db):
+    summary = report.summarize(rows_of(db), ["algo"]).set_index("algorithm")
+    assert summary.loc["beam", "jobs"] == 4 and summary.loc["beam", "solved_share"] == 0.5
+    assert summary.loc["beam", "moves_mean"] == 26.0
+    by_k = report.summarize(rows_of(db), ["algorithm", "k"])
+    assert by_k["algorithm"].tolist() == ["beam", "beam", "bfs"]
+    assert by_k["k"].tolist()[:2] == [1, 2] and pd.isna(by_k["k"].tolist()[2])
+    with pytest.raises(Exception, match="no column nope"):
+        report.summarize(rows_of(db), ["nope"])
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "parquet"])
+def test_every_format_reads_back(db, tmp_path, fmt):
+    summary = report.summarize(rows_of(db))
+    path = tmp_path / f"summary.{fmt}"
+    report.write(summary, fmt, path)
+    back = report.read(path, fmt)
+    assert list(back.columns) == list(summary.columns)
+    for column in summary.columns:
+        if pd.api.types.is_numeric_dtype(summary[column]):
+            expected = summary[column].astype(float).to_numpy()
+            assert back[column].astype(float).to_numpy() == pytest.approx(expected, nan_ok=True), column
+        else:
+            assert back[column].astype(str).tolist() == summary[column].astype(str).tolist(), column
+
+
+def test_markdown_is_a_pipe_table(db):
+    text = report.write(report.summarize(rows_of(db), ["algorithm"]), "markdown", None)
+    lines = text.splitlines()
+    assert lines[0].startswith("| algorithm | jobs | solved_share |") and lines[1].startswith("|---|")
+    assert any(line.startswith("| beam | 4 | 0.5 | 26 |") for line in lines)
+
+
+def run(*args):
+    return CliRunner().invoke(app, list(map(str, args)))
+
+
+def test_cli_report_table_and_a_running_sweep_says_so(db, boards_dir):
+    result = run("report", "hand", "--db", db)
+    assert result.exit_code == 0, result.output
+    assert "heuristic=blockers k=2" in result.output and "26.0" in result.output
+    engine = engine_for(db)
+    plan = plan_sweep("hand", load_boards([str(boards_dir / "Rushhour6x6_2.csv")]), ["bfs"], {}, repeat=1)
+    store_plan(engine, plan)  # a job not run yet: the sweep is still running
+    result = run("report", "hand", "--db", db, "--by", "algo")
+    assert result.exit_code == 0
+    assert "still running: 6 of 7 jobs finished" in result.output
+
+
+def test_cli_export_compare_and_errors(db, tmp_path):
+    out = tmp_path / "rows.parquet"
+    assert run("export", "hand", "--format", "parquet", "--out", out, "--db", db).exit_code == 0
+    assert len(pd.read_parquet(out)) == 6
+    csv = run("export", "hand", "--db", db)
+    assert csv.exit_code == 0 and csv.output.count("\n") == 7
+    compared = run("compare", "hand", "hand", "--format", "csv", "--db", db)
+    assert compared.exit_code == 0 and "moves_mean (A)" in compared.output
+    assert run("report", "nope", "--db", db).exit_code == 2
+    assert run("report", "hand", "--format", "xml", "--db", db).exit_code == 2
+    assert run("report", "hand", "--format", "parquet", "--db", db).exit_code == 2
+    with Session(engine_for(db)) as session, session.begin():
+        session.add(Sweep(name="empty", spec={}, limits={}))
+    empty = run("report", "empty", "--db", db)
+    assert empty.exit_code == 2 and "has no jobs" in empty.output
