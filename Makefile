@@ -8,21 +8,13 @@ PY := $(VENV)/bin/python
 
 .PHONY: demo test bench
 
-# A real sweep on the embedded default (a local pool of processes, results in ./slidelab.db).
-DEMO_BOARDS := data/boards/rushhour/Rushhour6x6_1.csv data/boards/rushhour/Rushhour6x6_2.csv \
-	data/boards/rushhour/Rushhour6x6_3.csv data/boards/rushhour/Rushhour9x9_4.csv
-
+# A real sweep on the embedded default (a local pool of processes, results in ./slidelab.db),
+# then its report: a table here and an HTML file with the plots.
 demo: $(VENV)/.stamp-test
-	$(VENV)/bin/orchestrate sweep --name demo --algo bfs,astar,beam,moves-freed,spr \
-		--heuristic blockers-lb --k 1,5,50 --batches 5 --batch-size 10 --time-limit 60 --boards $(DEMO_BOARDS)
-	$(VENV)/bin/orchestrate jobs demo --limit 100
-
-test: $(VENV)/.stamp-test
-	$(PY) -m pytest
-
-bench: $(VENV)/.stamp-bench
-	$(PY) bench/run.py
-	$(PY) bench/runner.py
+	$(VENV)/bin/orchestrate sweep --name demo-beam --algo beam,astar --k 1..20 --heuristic blockers-lb \
+		--time-limit 120 --boards 'data/boards/rushhour/Rushhour6x6_*.csv' 'data/boards/rushhour/Rushhour9x9_*.csv'
+	$(VENV)/bin/orchestrate report demo-beam --by algorithm,k
+	$(VENV)/bin/orchestrate report demo-beam --format html --out demo-report.html
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
