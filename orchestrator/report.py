@@ -30,7 +30,6 @@ STATUSES = ("solved", "unsolvable", "failed", "limit", "error")
 RESULT_COLUMNS = ("moves", "steps", "expanded", "generated", "max_frontier", "stored", "elapsed_s", "peak_mem_bytes")
 LEADING_COLUMNS = ("job_id", "board", "board_id", "board_size", "algorithm", "params")
 TRAILING_COLUMNS = ("seed", "repeat", "job_status", "status", *RESULT_COLUMNS, "reason", "host", "known_optimum", "optimal")
-FIXED_COLUMNS = frozenset(LEADING_COLUMNS + TRAILING_COLUMNS + ("optimum", "gap"))
 
 
 def load_rows(engine: Engine, sweep: Sweep) -> pd.DataFrame:
@@ -100,8 +99,9 @@ def summarize(rows: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
 
 
 def parameter_columns(rows: pd.DataFrame) -> list[str]:
-    """The columns holding algorithm parameters (k, heuristic, batches, ...)."""
-    return [column for column in rows.columns if column not in FIXED_COLUMNS]
+    """The columns holding algorithm parameters (k, heuristic, batches, ...): the keys of the params JSON."""
+    keys = set().union(*(json.loads(text) for text in rows["params"].unique())) if "params" in rows.columns else set()
+    return [column for column in rows.columns if column in keys]
 
 
 def compare(first: pd.DataFrame, second: pd.DataFrame, names: tuple[str, str]) -> pd.DataFrame:
