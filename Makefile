@@ -16,6 +16,13 @@ demo: $(VENV)/.stamp-test
 	$(VENV)/bin/orchestrate report demo-beam --by algorithm,k
 	$(VENV)/bin/orchestrate report demo-beam --format html --out demo-report.html
 
+test: $(VENV)/.stamp-test
+	$(PY) -m pytest
+
+bench: $(VENV)/.stamp-bench
+	$(PY) bench/run.py
+	$(PY) bench/runner.py
+
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
