@@ -524,7 +524,8 @@ def report_command(
         elif fmt == "html":
             target = out or Path(f"{sweep.name}.html")
             title = f"slidelab report: {sweep.name}"
-            target.write_text(html_report.html_report(title, summary, plots.figures(rows), notes))
+            shown = summary.assign(params=summary["params"].map(sweep_view.params_text)) if "params" in summary else summary
+            target.write_text(html_report.html_report(title, shown, plots.figures(rows), notes))
             typer.echo(f"wrote {target}", err=True)
         else:
             _emit(report.write(summary, fmt, out))

@@ -37,7 +37,7 @@ figcaption { color: #555; font-size: 0.9em; margin-top: 0.3em; }
 
 
 def html_report(title: str, summary: pd.DataFrame, figures: list[tuple[str, Figure]], notes: list[str]) -> str:
-    """The report as a complete HTML document (a string); figures are embedded as base64 PNGs."""
+    """The report as a complete HTML document (a string): notes, plots (embedded as base64 PNGs), then the table."""
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -52,14 +52,14 @@ def html_report(title: str, summary: pd.DataFrame, figures: list[tuple[str, Figu
     ]
     if notes:
         parts.append('<ul class="notes">' + "".join(f"<li>{html.escape(note)}</li>" for note in notes) + "</ul>")
-    parts.append("<h2>Summary</h2>")
-    parts.append(summary_table(summary))
     if figures:
         parts.append("<h2>Plots</h2>")
     for caption, figure in figures:
         text = html.escape(caption, quote=True)
         parts.append(f'<figure><img src="data:image/png;base64,{png_base64(figure)}" alt="{text}" title="{text}">'
                      f"<figcaption>{text}</figcaption></figure>")
+    parts.append("<h2>Summary</h2>")
+    parts.append(summary_table(summary))
     parts.extend(["</body>", "</html>", ""])
     return "\n".join(parts)
 

@@ -39,6 +39,7 @@ METRICS = (
     ("expanded", "expanded", "states expanded", "states expanded"),
 )
 DPI = 100
+MAX_BARS = 8  # beside parameter plots, bar charts only when they stay readable
 PNG_METADATA = {"Software": None}  # no "Matplotlib version ..., https://matplotlib.org/" text chunk
 FIGSIZE = (8.0, 4.5)
 LOG_SPAN = 100.0  # a logarithmic metric axis when the values span more than two decades
@@ -61,9 +62,9 @@ def figures(rows: pd.DataFrame) -> list[tuple[str, Figure]]:
     """(title, figure) for every plot of the sweep; none for an empty sweep.
 
     Per numeric parameter P: P against solution length, time, states expanded and
-    share solved. With no numeric parameter, or with more than one algorithm,
-    also bar charts per board and algorithm label: mean solution length, mean
-    time and share solved. Unsolved jobs do not count towards solution length;
+    share solved. With no numeric parameter, or with a few algorithm labels
+    (at most MAX_BARS), bar charts per board and algorithm label: mean solution
+    length, mean time and share solved. Unsolved jobs do not count towards solution length;
     unfinished jobs (no result status) count towards nothing.
     """
     if rows.empty:
@@ -72,7 +73,7 @@ def figures(rows: pd.DataFrame) -> list[tuple[str, Figure]]:
     out: list[tuple[str, Figure]] = []
     for param in numeric:
         out.extend(_parameter_figures(rows, param))
-    if not numeric or rows["algorithm"].nunique() > 1:
+    if not numeric or (rows["algorithm"].nunique() > 1 and algorithm_labels(rows).nunique() <= MAX_BARS):
         out.extend(_comparison_figures(rows))
     return out
 

@@ -144,9 +144,12 @@ def frame_table(frame) -> Table:
 
 
 def _group_text(row: dict, column: str) -> str:
-    if column == "params":
-        return " ".join(f"{name}={value}" for name, value in json.loads(row["params"]).items()) or "-"
-    return _cell(row[column])
+    return params_text(row[column]) if column == "params" else _cell(row[column])
+
+
+def params_text(params: str) -> str:
+    """Canonical params JSON as `heuristic=blockers k=5` (`-` for none)."""
+    return " ".join(f"{name}={value}" for name, value in json.loads(params).items()) or "-"
 
 
 def _cell(value) -> str:
