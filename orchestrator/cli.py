@@ -235,6 +235,7 @@ WaitOption = Annotated[bool, typer.Option("--wait", help="With a broker: follow 
 ChunkOption = Annotated[
     int | None, typer.Option("--chunk", min=1, help="Jobs per batch (per message); default: 1 for small sweeps, up to 100.")
 ]
+SweepArgument = Annotated[str, typer.Argument(metavar="SWEEP", help="The sweep's name.")]
 JOB_STATUSES = ("pending", "queued", "running", "done", "failed")
 PARAMETERS = sorted({name for spec in ALGORITHMS.values() for name in spec.params})
 
@@ -305,7 +306,7 @@ def sweep_command(
 
 @app.command("resume")
 def resume_command(
-    sweep_name: Annotated[str, typer.Argument(metavar="SWEEP", help="The sweep's name.")],
+    sweep_name: SweepArgument,
     wait: WaitOption = False,
     workers: WorkersOption = os.cpu_count() or 1,
     chunk: ChunkOption = None,
@@ -358,7 +359,7 @@ def sweeps_command(db: DbOption = None) -> None:
 
 @app.command("jobs")
 def jobs_command(
-    sweep_name: Annotated[str, typer.Argument(metavar="SWEEP", help="The sweep's name.")],
+    sweep_name: SweepArgument,
     status: Annotated[
         str | None, typer.Option(help="Only jobs with this status: pending, queued, running, done, failed.")
     ] = None,
@@ -483,7 +484,7 @@ OutOption = Annotated[Path | None, typer.Option("--out", help="Write to this fil
 
 @app.command("report")
 def report_command(
-    sweep_name: Annotated[str, typer.Argument(metavar="SWEEP", help="The sweep's name.")],
+    sweep_name: SweepArgument,
     by: Annotated[
         str | None, typer.Option(help="Group by these columns, e.g. algo,k (default: algorithm, params, board).")
     ] = None,
@@ -559,7 +560,7 @@ def compare_command(
 
 @app.command("export")
 def export_command(
-    sweep_name: Annotated[str, typer.Argument(metavar="SWEEP", help="The sweep's name.")],
+    sweep_name: SweepArgument,
     fmt: Annotated[str, typer.Option("--format", help="csv or parquet.")] = "csv",
     out: OutOption = None,
     db: DbOption = None,
