@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from orchestrator.report import parameter_columns
+from puzzles.solver import ALGORITHMS
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -106,7 +107,7 @@ def slug(title: str) -> str:
 def algorithm_labels(rows: pd.DataFrame) -> pd.Series:
     """Per row, the algorithm and its parameters that vary in the sweep or differ from the default: "beam k=50"."""
     defaults = {algorithm: _defaults(algorithm) for algorithm in rows["algorithm"].dropna().unique()}
-    parsed = rows["params"].map(_params) if "params" in rows.columns else pd.Series([{}] * len(rows), index=rows.index)
+    parsed = rows["params"].map(json.loads) if "params" in rows.columns else pd.Series([{}] * len(rows), index=rows.index)
     varying: dict[str, set[str]] = {}
     for algorithm, group in parsed.groupby(rows["algorithm"]):
         seen: dict[str, set[str]] = {}
@@ -272,25 +273,9 @@ def _numeric(column: pd.Series) -> pd.Series | None:
     return converted.astype(float)
 
 
-def _params(text: Any) -> dict[str, Any]:
-    if isinstance(text, dict):
-        return text
-    if not isinstance(text, str) or not text:
-        return {}
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
 def _defaults(algorithm: str) -> dict[str, Any]:
-    try:
-        from puzzles.solver import algorithm_spec
-
-        return {name: param.default for name, param in algorithm_spec(algorithm).params.items()}
-    except Exception:  # an algorithm this checkout does not know: show every parameter
-        return {}
+    spec = ALGORITHMS.get(algorithm)  # an algorithm this checkout does not know: every parameter shown
+    return {name: param.default for name, param in spec.params.items()} if spec else {}
 
 
 def _text(value: Any) -> str:
