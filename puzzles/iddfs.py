@@ -16,9 +16,9 @@ import numba as nb
 import numpy as np
 
 from puzzles import limits
-from puzzles.kernels import expand, is_goal
+from puzzles.kernels import expand, heuristic, is_goal
 from puzzles.nodestore import same_rows
-from puzzles.problem import Problem
+from puzzles.problem import Heuristic, Problem
 from puzzles.result import Limits, Outcome
 
 
@@ -54,18 +54,21 @@ def _deep_enough(stack, rows):
 
 
 @nb.njit(cache=True)
-def _bounded(spec, stack, limit, expanded, generated, max_frontier, max_nodes, deadline):
-    """Depth-first search from the start in `stack` row 0 down to depth `limit`.
+def _bounded(spec, stack, bound, informed, code, hargs, expanded, generated, max_frontier, max_nodes, deadline):
+    """Depth-first search from the start in `stack` row 0, expanding nodes whose f stays within `bound`.
 
-    Returns (status, goal depth, expanded, generated, max frontier): SOLVED with
-    the path on the stack, a limit, FAILED if nodes at depth `limit` were left
-    unexpanded, or UNSOLVABLE if the whole tree lies above that depth.
+    f = depth + max(h, 1) for a node that is not a goal (it needs one more move
+    at least), with h the heuristic if `informed`, else 0: without a heuristic
+    the bound is a plain depth limit. Returns (status, goal depth, next bound,
+    expanded, generated, max frontier): SOLVED with the path on the stack, a
+    limit, FAILED with the least f beyond the bound, or UNSOLVABLE if nothing
+    lay beyond it.
     """
     stack.count[0] = 1
     stack.taken[0] = 0
     depth = 0
     frontier = 1
-    deeper = False
+    next_bound = np.iinfo(np.int64).max
     while depth >= 0:
         if stack.taken[depth] == stack.count[depth]:
             depth -= 1
@@ -77,13 +80,14 @@ def _bounded(spec, stack, limit, expanded, generated, max_frontier, max_nodes, d
         if depth >= 2 and same_rows(stack.children[depth - 2], stack.taken[depth - 2] - 1, stack.children[depth], row):
             continue  # the move undoes its parent's move
         if is_goal(spec, node):
-            return limits.SOLVED, depth, expanded, generated, max_frontier
-        if depth == limit:
-            deeper = True
+            return limits.SOLVED, depth, bound, expanded, generated, max_frontier
+        f = depth + max(heuristic(spec, code, hargs, node, stack.count[depth]) if informed else 0, 1)
+        if f > bound:
+            next_bound = min(next_bound, f)
             continue
         stop = limits.exceeded(expanded, max_nodes, deadline)
         if stop:
-            return stop, depth, expanded, generated, max_frontier
+            return stop, depth, bound, expanded, generated, max_frontier
         expanded += 1
         depth += 1
         stack.count[depth] = expand(spec, node, stack.children[depth], stack.moves[depth])
@@ -91,37 +95,48 @@ def _bounded(spec, stack, limit, expanded, generated, max_frontier, max_nodes, d
         generated += stack.count[depth]
         frontier += stack.count[depth]
         max_frontier = max(max_frontier, frontier)
-    return limits.FAILED if deeper else limits.UNSOLVABLE, depth, expanded, generated, max_frontier
+    found = next_bound < np.iinfo(np.int64).max
+    return limits.FAILED if found else limits.UNSOLVABLE, depth, next_bound, expanded, generated, max_frontier
 
 
 @nb.njit(cache=True)
-def iddfs(spec, start, max_branching, max_nodes, deadline):
-    """Compiled iterative deepening; returns (status, moves, expanded, generated, max frontier, depth limit)."""
+def deepening(spec, start, max_branching, informed, code, hargs, max_nodes, deadline):
+    """Compiled iterative deepening on f; returns (status, moves, expanded, generated, max frontier, last bound).
+
+    Shared by IDDFS (uninformed: the bound is the depth) and IDA* (informed).
+    """
     stack = _new_stack(16, max_branching, start.shape[0])
     expanded = generated = max_frontier = 0
-    limit = 0
+    bound = 0
     while True:
-        stack = _deep_enough(stack, limit + 1)
+        stack = _deep_enough(stack, bound + 2)
         stack.children[0, 0] = start
-        status, depth, expanded, generated, max_frontier = _bounded(
-            spec, stack, limit, expanded, generated, max_frontier, max_nodes, deadline
+        status, depth, next_bound, expanded, generated, max_frontier = _bounded(
+            spec, stack, bound, informed, code, hargs, expanded, generated, max_frontier, max_nodes, deadline
         )
         if status != limits.FAILED:
             break
-        limit += 1
+        bound = next_bound
     moves = np.empty(depth if status == limits.SOLVED else 0, dtype=np.int64)
     for d in range(moves.shape[0]):
         moves[d] = stack.moves[d + 1, stack.taken[d + 1] - 1]
-    return status, moves, expanded, generated, max_frontier, limit
+    return status, moves, expanded, generated, max_frontier, bound
+
+
+def run(problem: Problem, limits_: Limits, heuristic_: Heuristic | None) -> Outcome:
+    """Iterative deepening on depth (no heuristic) or on g + h; the Outcome with the last bound in `extra`."""
+    kernels = problem.kernels
+    max_nodes, deadline = limits.budget(limits_)
+    informed = heuristic_ is not None
+    code, hargs = (heuristic_.code, heuristic_.args) if informed else (0, np.zeros(1))
+    status_code, moves, expanded, generated, max_frontier, bound = deepening(
+        kernels.spec, problem.start_key(), kernels.max_branching, informed, code, hargs, max_nodes, deadline
+    )
+    status, reason = limits.outcome_status(status_code, limits_)
+    extra = {"bound": int(bound)}
+    return Outcome(status, [int(m) for m in moves], expanded, generated, max_frontier, 0, reason, extra)
 
 
 def search(problem: Problem, limits_: Limits) -> Outcome:
     """Iterative deepening depth-first search; optimal in moves."""
-    kernels = problem.kernels
-    max_nodes, deadline = limits.budget(limits_)
-    code, moves, expanded, generated, max_frontier, limit = iddfs(
-        kernels.spec, problem.start_key(), kernels.max_branching, max_nodes, deadline
-    )
-    status, reason = limits.outcome_status(code, limits_)
-    extra = {"depth_limit": int(limit)}
-    return Outcome(status, [int(m) for m in moves], expanded, generated, max_frontier, 0, reason, extra)
+    return run(problem, limits_, None)

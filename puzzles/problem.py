@@ -51,3 +51,6 @@ class Problem(Protocol):
 
     def check_solution(self, moves: list[int]) -> bool:
         """True if the moves, played from the start, are legal and reach the goal."""
+
+    def proven_unsolvable(self) -> bool:
+        """True if the domain proves, without searching, that the goal cannot be reached."""

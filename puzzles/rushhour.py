@@ -125,6 +125,10 @@ class RushHourProblem:
         """True if the key is a solved board."""
         return bool(rk.is_goal(self.kernels.spec, key))
 
+    def proven_unsolvable(self) -> bool:
+        """Rush Hour has no shortcut: only a search proves a board unsolvable."""
+        return False
+
     def format_move(self, move: int) -> str:
         """A move as `<vehicle><+|-><cells>`: `+` is right or down."""
         vehicle, delta = rk.unpack_move(move)

@@ -32,6 +32,7 @@ from itertools import count, product
 from pathlib import Path
 
 from puzzles.errors import PuzzleError
+from puzzles.textio import brief, is_integer, json_load, read_text
 from puzzles.rushhour import RushHourBoard, Vehicle
 
 FORMATS = ("csv", "fogleman", "grid", "json")
@@ -43,7 +44,6 @@ LETTER_RED = "A"
 EMPTY_CELLS = "o."
 WALL_CELL = "x"
 MIN_SIZE = 4
-MAX_FILE_BYTES = 1 << 20
 LITERAL_SOURCE = "<board>"
 _BOARD_CHARS = set(EMPTY_CELLS + WALL_CELL + string.ascii_uppercase + "/" + string.whitespace)
 _SIZE_IN_NAME = re.compile(r"(?<!\d)(\d+)x(\d+)(?!\d)", re.IGNORECASE)
@@ -61,7 +61,7 @@ def load_board(source: str, *, size: int | None = None) -> RushHourBoard:
     if os.path.isfile(source):
         path = Path(source)
         fmt = "json" if path.suffix.lower() == ".json" else None
-        return parse_board(_read_text(path, source), source=source, size=size, name=path.stem, fmt=fmt)
+        return parse_board(read_text(path, source), source=source, size=size, name=path.stem, fmt=fmt)
     if "\n" not in source and not source.lstrip().startswith("{") and not set(source) <= _BOARD_CHARS:
         raise PuzzleError("not a regular file" if os.path.exists(source) else "no such file", source=source)
     return parse_board(source, source=LITERAL_SOURCE, size=size)
@@ -144,21 +144,6 @@ def _check_format(fmt: str, source: str) -> None:
     """Reject a format name that is not one of `FORMATS`."""
     if fmt not in FORMATS:
         raise PuzzleError(f"unknown board format {fmt!r} (choose from {', '.join(FORMATS)})", source=source)
-
-
-def _read_text(path: Path, source: str) -> str:
-    """The text of a board file, refusing empty, oversized or non-UTF-8 files."""
-    try:
-        nbytes = path.stat().st_size
-        if nbytes > MAX_FILE_BYTES:
-            raise PuzzleError(f"file too large ({nbytes} bytes; the limit is 1 MiB)", source=source)
-        if nbytes == 0:
-            raise PuzzleError("empty file", source=source)
-        return path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise PuzzleError(f"not UTF-8 text (byte {exc.start})", source=source) from None
-    except OSError as exc:
-        raise PuzzleError(f"cannot read file: {exc.strerror}", source=source) from None
 
 
 def _check_size(size: int, source: str, line: int | None) -> None:
@@ -357,7 +342,7 @@ def _finish(
 
 def _parse_json(text: str, source: str, size: int | None, name: str) -> RushHourBoard:
     """Parse the JSON form (see the module docstring); a size given must agree with its "size"."""
-    data = _json_load(text, source)
+    data = json_load(text, source)
     if not isinstance(data, dict):
         raise PuzzleError(f"a JSON board is an object with keys {', '.join(JSON_KEYS)}", source=source)
     missing = [key for key in JSON_KEYS if key not in data]
@@ -371,40 +356,18 @@ def _parse_json(text: str, source: str, size: int | None, name: str) -> RushHour
         )
     red, board_size, entries, wall_pairs = (data[key] for key in JSON_KEYS)
     if not isinstance(red, str):
-        raise PuzzleError(f'"red" must be a vehicle label (a string), got {_brief(red)}', source=source)
-    if not _is_integer(board_size):
-        raise PuzzleError(f'"size" must be an integer, got {_brief(board_size)}', source=source)
+        raise PuzzleError(f'"red" must be a vehicle label (a string), got {brief(red)}', source=source)
+    if not is_integer(board_size):
+        raise PuzzleError(f'"size" must be an integer, got {brief(board_size)}', source=source)
     _check_size(board_size, source, None)
     _check_given_size(board_size, size, source)
     for key, value in (("vehicles", entries), ("walls", wall_pairs)):
         if not isinstance(value, list):
-            raise PuzzleError(f'"{key}" must be a list, got {_brief(value)}', source=source)
+            raise PuzzleError(f'"{key}" must be a list, got {brief(value)}', source=source)
     numbered = ((None, _json_vehicle(entry, index, source)) for index, entry in enumerate(entries, 1))
     vehicles, lines_of, occupied = _place_all(numbered, board_size, source)
     walls = _json_walls(wall_pairs, board_size, occupied, source)
     return _finish(vehicles, red, lines_of, board_size, walls, source, name)
-
-
-def _json_load(text: str, source: str) -> object:
-    """The JSON value of a text, refusing malformed JSON, NaN/Infinity and duplicate keys."""
-
-    def no_constant(constant: str) -> None:
-        raise PuzzleError(f"not valid JSON: {constant} is not a number", source=source)
-
-    def unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise PuzzleError(f"duplicate key {key!r} in JSON board", source=source)
-            seen.add(key)
-        return dict(pairs)
-
-    try:
-        return json.loads(text, object_pairs_hook=unique_keys, parse_constant=no_constant)
-    except json.JSONDecodeError as exc:
-        raise PuzzleError(f"not valid JSON: {exc.msg} (col {exc.colno})", source=source, line=exc.lineno) from None
-    except RecursionError:
-        raise PuzzleError("not valid JSON: nested too deeply", source=source) from None
 
 
 def _json_vehicle(entry: object, index: int, source: str) -> Vehicle:
@@ -413,10 +376,10 @@ def _json_vehicle(entry: object, index: int, source: str) -> Vehicle:
     if not (
         isinstance(entry, list)
         and len(entry) == len(kinds)
-        and all(_is_integer(value) if kind is int else isinstance(value, kind) for value, kind in zip(entry, kinds))
+        and all(is_integer(value) if kind is int else isinstance(value, kind) for value, kind in zip(entry, kinds))
     ):
         raise PuzzleError(
-            f"vehicle {index} must be {JSON_VEHICLE} (two strings, three integers), got {_brief(entry)}",
+            f"vehicle {index} must be {JSON_VEHICLE} (two strings, three integers), got {brief(entry)}",
             source=source,
         )
     return _vehicle(*entry, source=source, number=None)
@@ -428,8 +391,8 @@ def _json_walls(
     """The 0-based (row, col) walls of 1-based [col, row] pairs, each on the board, free and given once."""
     walls: set[tuple[int, int]] = set()
     for pair in pairs:
-        if not (isinstance(pair, list) and len(pair) == 2 and all(map(_is_integer, pair))):
-            raise PuzzleError(f"a wall must be [col, row] (two integers), got {_brief(pair)}", source=source)
+        if not (isinstance(pair, list) and len(pair) == 2 and all(map(is_integer, pair))):
+            raise PuzzleError(f"a wall must be [col, row] (two integers), got {brief(pair)}", source=source)
         col, row = pair
         cell = (row - 1, col - 1)
         if not (1 <= col <= size and 1 <= row <= size):
@@ -440,17 +403,6 @@ def _json_walls(
             raise PuzzleError(f"duplicate wall at col {col}, row {row}", source=source)
         walls.add(cell)
     return frozenset(walls)
-
-
-def _is_integer(value: object) -> bool:
-    """True for a JSON integer (not a bool, not a float)."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _brief(value: object) -> str:
-    """A JSON value as short text for an error message."""
-    text = json.dumps(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _format_json(board: RushHourBoard) -> str:

@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from puzzles import astar, beam, bfs, iddfs, moves_freed, randomwalk, spr
+from puzzles import astar, beam, bfs, idastar, iddfs, moves_freed, randomwalk, spr
 from puzzles.errors import PuzzleError
 from puzzles.problem import Problem
 from puzzles.result import Limits, Outcome, SolveResult, Status
@@ -55,6 +55,9 @@ ALGORITHMS: dict[str, Algorithm] = {
         {"k": Param(10, int, 1), "heuristic": Param("blockers", str)},
     ),
     "astar": Algorithm(astar.search, "A* on g + h", {"heuristic": Param("blockers-lb", str)}, optimal=True),
+    "idastar": Algorithm(
+        idastar.search, "IDA*: iterative deepening on g + h", {"heuristic": Param("blockers-lb", str)}, optimal=True
+    ),
     "moves-freed": Algorithm(
         moves_freed.search,
         "the seed's moves-freed heuristic inside the A* loop",
@@ -82,6 +85,9 @@ def solve(
         seed = secrets.randbelow(SEEDS) if seed is None else seed
         if not 0 <= seed < SEEDS:
             raise PuzzleError(f"a seed must be between 0 and {SEEDS - 1}, not {seed}")
+    if problem.proven_unsolvable():
+        return SolveResult(Status.UNSOLVABLE, algorithm, values, seed=seed if spec.randomized else None,
+                           reason="unsolvable by the parity of the board: nothing searched")
     arguments = _search_arguments(problem, values, seed if spec.randomized else None)
     spec.search(problem, Limits(max_nodes=0), **arguments)  # compile or load the kernels first
     _reset_peak_memory()

@@ -221,12 +221,12 @@ def test_iddfs_finds_the_optimum(text):
     problem = letters(text)
     result = iddfs.search(problem, Limits(time_limit=30.0))
     assert result.status == "solved" and problem.check_solution(result.moves)
-    assert len(result.moves) == result.extra["depth_limit"] == SHORT[text]
+    assert len(result.moves) == result.extra["bound"] == SHORT[text]
 
 
 def test_iddfs_stops_only_on_limits():
     result = iddfs.search(course("6x6_2"), Limits(max_nodes=100_000))
-    assert result.status == "limit" and 0 < result.extra["depth_limit"] < OPTIMA["6x6_2"]
+    assert result.status == "limit" and 0 < result.extra["bound"] < OPTIMA["6x6_2"]
 
 
 @pytest.mark.parametrize("seed", [-1, 2**32])

@@ -322,7 +322,7 @@ def test_iddfs_returns_a_legal_solution_on_a_walled_board():
     problem = letters("BoDDFBoooFAACoEoGCoEoGxoo")
     result = run(problem, "iddfs", time_limit=30.0)
     assert_solution(problem, result)
-    assert result.extra["depth_limit"] == result.moves == 12
+    assert result.extra["bound"] == result.moves == 12
 
 
 # --- 2. the step move model ---------------------------------------------------------------------

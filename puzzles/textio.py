@@ -1,0 +1,59 @@
+"""Reading board texts: files, JSON, and short quotes of bad values for error messages.
+
+Shared by every domain's formats; each problem is a `PuzzleError` naming the source.
+"""
+
+import json
+from pathlib import Path
+
+from puzzles.errors import PuzzleError
+
+MAX_FILE_BYTES = 1 << 20
+
+
+def read_text(path: Path, source: str) -> str:
+    """The text of a board file, refusing empty, oversized or non-UTF-8 files."""
+    try:
+        nbytes = path.stat().st_size
+        if nbytes > MAX_FILE_BYTES:
+            raise PuzzleError(f"file too large ({nbytes} bytes; the limit is 1 MiB)", source=source)
+        if nbytes == 0:
+            raise PuzzleError("empty file", source=source)
+        return path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise PuzzleError(f"not UTF-8 text (byte {exc.start})", source=source) from None
+    except OSError as exc:
+        raise PuzzleError(f"cannot read file: {exc.strerror}", source=source) from None
+
+
+def json_load(text: str, source: str) -> object:
+    """The JSON value of a text, refusing malformed JSON, NaN/Infinity and duplicate keys."""
+
+    def no_constant(constant: str) -> None:
+        raise PuzzleError(f"not valid JSON: {constant} is not a number", source=source)
+
+    def unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise PuzzleError(f"duplicate key {key!r} in JSON board", source=source)
+            seen.add(key)
+        return dict(pairs)
+
+    try:
+        return json.loads(text, object_pairs_hook=unique_keys, parse_constant=no_constant)
+    except json.JSONDecodeError as exc:
+        raise PuzzleError(f"not valid JSON: {exc.msg} (col {exc.colno})", source=source, line=exc.lineno) from None
+    except RecursionError:
+        raise PuzzleError("not valid JSON: nested too deeply", source=source) from None
+
+
+def is_integer(value: object) -> bool:
+    """True for a JSON integer (not a bool, not a float)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def brief(value: object) -> str:
+    """A JSON value as short text for an error message."""
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
