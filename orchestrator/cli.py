@@ -25,7 +25,11 @@ from orchestrator.execute import chunk_size, enqueue, run_local
 from orchestrator.execute import watch as watch_until
 from orchestrator.grid import parse_values
 from orchestrator.progress import list_jobs, list_sweeps, sweep_status
+from puzzles.domains import detect_domain
 from puzzles.errors import PuzzleError
+from puzzles.npuzzle_formats import load_npuzzle
+from puzzles.npuzzle_problem import NPuzzleProblem
+from puzzles.problem import Problem
 from puzzles.result import Limits, SolveResult
 from puzzles.rushhour import RushHourProblem
 from puzzles.rushhour_formats import load_board
@@ -83,11 +87,15 @@ def solve_board(
     *,
     size: int | None = None,
     move_model: str = "slide",
+    goal: str = "blank-last",
     limits: Limits = Limits(),
     seed: int | None = None,
-) -> tuple[RushHourProblem, SolveResult]:
-    """Load a board (file or literal string) and solve it; PuzzleError on bad input."""
-    problem = RushHourProblem(load_board(board, size=size), move_model=move_model)
+) -> tuple[Problem, SolveResult]:
+    """Load a board (file or literal string, Rush Hour or N-puzzle) and solve it; PuzzleError on bad input."""
+    if detect_domain(board) == "npuzzle":
+        problem: Problem = NPuzzleProblem(load_npuzzle(board), goal=goal)
+    else:
+        problem = RushHourProblem(load_board(board, size=size), move_model=move_model)
     return problem, solve(problem, algorithm, params, limits, seed=seed)
 
 
@@ -121,6 +129,9 @@ def solve_command(
     move_model: Annotated[
         str, typer.Option(help="slide: a move slides a vehicle any distance; step: one cell per move.")
     ] = "slide",
+    goal: Annotated[
+        str, typer.Option(help="N-puzzle goal: blank-last (1 2 3/4 5 6/7 8 0) or blank-first (Korf's).")
+    ] = "blank-last",
     time_limit: Annotated[
         float | None, typer.Option(help="Stop after this many seconds (status limit).")
     ] = None,
@@ -173,12 +184,14 @@ def solve_command(
     limits = Limits(max_nodes=max_nodes, time_limit=time_limit)
     with user_errors():
         problem, result = solve_board(
-            board, algo, params, size=size, move_model=move_model, limits=limits, seed=seed
+            board, algo, params, size=size, move_model=move_model, goal=goal, limits=limits, seed=seed
         )
         if as_json:
             typer.echo(json.dumps(result.to_dict()))
             return
         if show_frames:
+            if not isinstance(problem, RushHourProblem):
+                raise PuzzleError("--show draws Rush Hour boards only")
             show.print_frames(problem, result, Console(highlight=False))
         typer.echo(show.summary(result))
 

@@ -6,13 +6,22 @@ planned, whatever file it came from.
 """
 
 import hashlib
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 from puzzles.errors import PuzzleError
+from puzzles import npuzzle_formats
+from puzzles.npuzzle_formats import load_npuzzle, looks_like_npuzzle, parse_npuzzle
+from puzzles.npuzzle_problem import NPuzzleProblem
 from puzzles.problem import Problem
 from puzzles.rushhour import RushHourProblem
 from puzzles.rushhour_formats import canonical_text, load_board, parse_board
+from puzzles.textio import read_text
+
+
+LITERAL_NAME_CHARS = 40
 
 
 @dataclass(frozen=True)
@@ -40,19 +49,42 @@ class Domain:
 
 def _load_rushhour(source: str) -> Instance:
     board = load_board(source)
-    return Instance("rushhour", board.name, board.size, canonical_text(board))
+    return Instance("rushhour", board.name or _literal_name(source), board.size, canonical_text(board))
 
 
 def _rushhour_problem(text: str) -> Problem:
     return RushHourProblem(parse_board(text, fmt="json"))
 
 
-DOMAINS: dict[str, Domain] = {"rushhour": Domain(_load_rushhour, _rushhour_problem)}
+def _load_npuzzle(source: str) -> Instance:
+    board = load_npuzzle(source)
+    return Instance("npuzzle", board.name or _literal_name(source), board.width, npuzzle_formats.canonical_text(board))
 
 
-def load_instance(source: str, domain: str = "rushhour") -> Instance:
-    """The instance in a board file or literal string; PuzzleError if it is not a valid board."""
-    return _domain(domain).load(source)
+def _literal_name(text: str) -> str:
+    """A board given as a literal string is named by the string itself, if it is short and on one line."""
+    return text if len(text) <= LITERAL_NAME_CHARS and "\n" not in text else ""
+
+
+def _npuzzle_problem(text: str) -> Problem:
+    return NPuzzleProblem(parse_npuzzle(text, fmt="json"))
+
+
+DOMAINS: dict[str, Domain] = {
+    "rushhour": Domain(_load_rushhour, _rushhour_problem),
+    "npuzzle": Domain(_load_npuzzle, _npuzzle_problem),
+}
+
+
+def detect_domain(source: str) -> str:
+    """`npuzzle` for a file or literal made of numbers (or N-puzzle JSON), else `rushhour`."""
+    text = read_text(Path(source), source) if os.path.isfile(source) else source
+    return "npuzzle" if looks_like_npuzzle(text) else "rushhour"
+
+
+def load_instance(source: str, domain: str | None = None) -> Instance:
+    """The instance in a board file or literal string (its domain detected if not given); PuzzleError if invalid."""
+    return _domain(domain or detect_domain(source)).load(source)
 
 
 def problem_for(domain: str, text: str) -> Problem:
