@@ -5,7 +5,6 @@ the stored text with `problem_for`, so a job runs on exactly the board that was
 planned, whatever file it came from.
 """
 
-import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,7 @@ from puzzles.npuzzle_problem import NPuzzleProblem
 from puzzles.problem import Problem
 from puzzles.rushhour import RushHourProblem
 from puzzles.rushhour_formats import canonical_text, load_board, parse_board
-from puzzles.textio import read_text
+from puzzles.textio import read_text, text_id
 
 
 LITERAL_NAME_CHARS = 40
@@ -36,7 +35,7 @@ class Instance:
     @property
     def id(self) -> str:
         """The sha256 of the canonical text: equal boards share it."""
-        return hashlib.sha256(self.text.encode()).hexdigest()
+        return text_id(self.text)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,6 @@ with the input is a `PuzzleError` naming the source and, where there is one,
 the 1-based line.
 """
 
-import hashlib
 import json
 import math
 import os
@@ -169,11 +168,6 @@ def format_npuzzle(board: NPuzzleBoard, fmt: str) -> str:
 def canonical_text(board: NPuzzleBoard) -> str:
     """The board's canonical text: its compact, sorted JSON, without its name."""
     return format_npuzzle(board, "json")
-
-
-def board_id(board: NPuzzleBoard) -> str:
-    """The board's id in the results database: the sha256 hex digest of its canonical text."""
-    return hashlib.sha256(canonical_text(board).encode("utf-8")).hexdigest()
 
 
 def _check_format(fmt: str, source: str) -> None:

@@ -21,7 +21,6 @@ Every problem with the input is a `PuzzleError` naming the source and, where
 there is one, the 1-based line.
 """
 
-import hashlib
 import json
 import math
 import os
@@ -133,11 +132,6 @@ def format_board(board: RushHourBoard, fmt: str) -> str:
 def canonical_text(board: RushHourBoard) -> str:
     """The board's canonical text: its compact, sorted JSON, without its name."""
     return format_board(board, "json")
-
-
-def board_id(board: RushHourBoard) -> str:
-    """The board's id in the results database: the sha256 hex digest of its canonical text."""
-    return hashlib.sha256(canonical_text(board).encode("utf-8")).hexdigest()
 
 
 def _check_format(fmt: str, source: str) -> None:

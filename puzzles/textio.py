@@ -3,6 +3,7 @@
 Shared by every domain's formats; each problem is a `PuzzleError` naming the source.
 """
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -57,3 +58,8 @@ def brief(value: object) -> str:
     """A JSON value as short text for an error message."""
     text = json.dumps(value)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def text_id(text: str) -> str:
+    """The sha256 hex digest of a board's canonical text: its id in the results database."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
