@@ -7,7 +7,8 @@ COPY workers workers
 COPY orchestrator orchestrator
 COPY migrations migrations
 COPY data data
-RUN pip install --no-cache-dir .
+# Editable: the code stays in /app beside migrations/ and data/, which the commands read from there.
+RUN pip install --no-cache-dir -e .
 # Compiled kernels (and later pattern databases) live in ~/.cache/slidelab: a shared volume there
 # lets every container reuse them; the folder is keyed by a digest of the sources, so never stale.
 ENTRYPOINT ["orchestrate"]
