@@ -67,3 +67,10 @@ def test_worker_scales_one_job_per_container(compose):
 )
 def test_docker_compose_config_passes():
     subprocess.run(["docker", "compose", "-f", str(COMPOSE), "config", "--quiet"], check=True)
+
+
+def test_the_image_finds_its_migrations_and_shares_its_kernel_cache(compose):
+    """migrate.py reads migrations/ beside the package, so the image installs the code in place (editable)."""
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "COPY migrations migrations" in dockerfile and "pip install --no-cache-dir -e ." in dockerfile
+    assert "kernel-cache:/root/.cache/slidelab" in compose["x-slidelab"]["volumes"]
