@@ -27,6 +27,7 @@ from orchestrator.grid import parse_values
 from orchestrator.progress import list_jobs, list_sweeps, sweep_status
 from puzzles.domains import detect_domain
 from puzzles.errors import PuzzleError
+from puzzles.npuzzle import goal_tiles
 from puzzles.npuzzle_formats import load_npuzzle
 from puzzles.npuzzle_problem import NPuzzleProblem
 from puzzles.problem import Problem
@@ -589,6 +590,38 @@ def export_command(
             raise PuzzleError(f"--format: {fmt!r} is not one of {', '.join(report.EXPORT_FORMATS)}")
         engine = _engine(override(database_url=db).database_url)
         _emit(report.write(report.load_rows(engine, plan.find_sweep(engine, sweep_name)), fmt, out))
+
+
+@app.command("analyze")
+def analyze_command(
+    size: Annotated[str, typer.Argument(metavar="WxH", help="The board size, e.g. 3x3 or 2x4 (at most 9 cells).")],
+    goal: Annotated[str, typer.Option(help="blank-last or blank-first (Korf's).")] = "blank-last",
+    fmt: Annotated[str, typer.Option("--format", help="csv or parquet, for --out.")] = "csv",
+    out: Annotated[Path | None, typer.Option("--out", help="Write every board with its distance and estimates here.")] = None,
+) -> None:
+    """Every solvable N-puzzle board: its true distance and each heuristic's estimate, summarized.
+
+    Prints per heuristic the mean estimate, the mean ratio of estimate to distance, the share of
+    boards where it is exact and where it is admissible, then the number of boards per distance.
+
+    Example: orchestrate analyze 3x3 --out eight.parquet --format parquet
+    """
+    from orchestrator import analyze, report
+
+    with user_errors():
+        width, _, height = size.lower().partition("x")
+        if not (width.isdigit() and height.isdigit()):
+            raise PuzzleError(f"size {size!r} is not WxH (e.g. 3x3)")
+        if fmt not in report.EXPORT_FORMATS:
+            raise PuzzleError(f"--format: {fmt!r} is not one of {', '.join(report.EXPORT_FORMATS)}")
+        goal_tiles(int(width), int(height), goal)  # an unknown goal is refused before the search
+        rows = analyze.analyze(int(width), int(height), goal)
+        if out is not None:
+            report.write(rows, fmt, out)
+            typer.echo(f"wrote {out} ({len(rows):,} boards)", err=True)
+    typer.echo(f"{len(rows):,} solvable {size} boards, goal {goal}")
+    _print_table(sweep_view.frame_table(analyze.summary(rows)))
+    _print_table(sweep_view.frame_table(analyze.depth_histogram(rows)))
 
 
 def _report_rows(engine: Engine, sweep: Sweep):

@@ -1,8 +1,6 @@
 """N-puzzle search: the seed's cases, the whole 8-puzzle space, and optimal algorithms agreeing."""
 
 import random
-from collections import deque
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -10,6 +8,7 @@ from hypothesis import strategies as st
 
 from puzzles import npuzzle_kernels as nk
 from puzzles.npuzzle import MOVES, NPuzzleBoard, goal_tiles
+from puzzles.npuzzle_analysis import distances
 from puzzles.npuzzle_problem import NPuzzleProblem
 from puzzles.result import Status
 from puzzles.solver import solve
@@ -56,33 +55,12 @@ def test_exhaustive_bfs_from_the_goal_reaches_half_the_8_puzzle_and_depth_31():
     assert len(per_depth) == 32 and per_depth[-1] == 2  # the two hardest boards need 31 moves
 
 
-def true_distances(width: int, height: int) -> dict[tuple[int, ...], int]:
-    """Every solvable board's distance to the blank-last goal, by a plain BFS over tuples."""
-    start = goal_tiles(width, height, "blank-last")
-    distance = {start: 0}
-    queue = deque([start])
-    while queue:
-        tiles = queue.popleft()
-        blank = tiles.index(0)
-        row, col = divmod(blank, width)
-        for d_row, d_col in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-            if 0 <= row + d_row < height and 0 <= col + d_col < width:
-                target = (row + d_row) * width + col + d_col
-                moved = list(tiles)
-                moved[blank], moved[target] = moved[target], 0
-                moved = tuple(moved)
-                if moved not in distance:
-                    distance[moved] = distance[tiles] + 1
-                    queue.append(moved)
-    return distance
-
-
 @pytest.mark.slow
 def test_every_heuristic_is_admissible_on_every_8_puzzle_board():
     problem = NPuzzleProblem(board("123456780"))
     spec = problem.kernels.spec
     args = np.zeros(1)
-    for tiles, distance in true_distances(3, 3).items():
+    for tiles, distance in distances(3, 3).items():
         key = problem.encode(tiles)
         values = [int(nk.heuristic(spec, code, args, key, 0)) for code in range(len(nk.HEURISTICS))]
         misplaced, manhattan, conflict = values

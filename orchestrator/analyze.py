@@ -1,0 +1,40 @@
+"""`orchestrate analyze`: how close each N-puzzle heuristic comes to the true distance, over a whole space."""
+
+import pandas as pd
+
+from puzzles.npuzzle_analysis import distances, heuristic_values
+
+
+def analyze(width: int, height: int, goal: str) -> pd.DataFrame:
+    """One row per solvable board: its tiles, its distance to the goal, and each heuristic's estimate."""
+    found = distances(width, height, goal)
+    boards = list(found)
+    return pd.DataFrame(
+        {
+            "board": ["".join(map(str, tiles)) if width * height <= 10 else " ".join(map(str, tiles)) for tiles in boards],
+            "distance": list(found.values()),
+            **heuristic_values(width, height, boards, goal),
+        }
+    )
+
+
+def summary(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per heuristic: mean estimate, mean of estimate / distance (boards off the goal), share exact, share admissible."""
+    away = rows[rows["distance"] > 0]
+    records = []
+    for name in rows.columns.drop(["board", "distance"]):
+        records.append(
+            {
+                "heuristic": name,
+                "mean_h": rows[name].mean(),
+                "mean_h_over_distance": (away[name] / away["distance"]).mean(),
+                "exact_share": (rows[name] == rows["distance"]).mean(),
+                "admissible_share": (rows[name] <= rows["distance"]).mean(),
+            }
+        )
+    return pd.DataFrame.from_records(records)
+
+
+def depth_histogram(rows: pd.DataFrame) -> pd.DataFrame:
+    """How many boards lie at each distance from the goal."""
+    return rows.groupby("distance").size().rename("boards").reset_index()
