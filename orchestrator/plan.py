@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 from orchestrator.grid import combinations
 from puzzles.domains import Instance, load_instance, problem_for
 from puzzles.errors import PuzzleError
-from puzzles.solver import SEEDS, algorithm_spec
+from puzzles.solver import SEEDS, algorithm_spec, with_domain_heuristic
 from workers.db import Board, Job, Result, Sweep
 from workers.store import FINAL
 
@@ -106,12 +106,14 @@ def plan_sweep(
         if not 0 <= seed < SEEDS:
             raise PuzzleError(f"--seeds: a seed must be between 0 and {SEEDS - 1}, not {seed}")
     grid = combinations(algorithms, params)
-    _check_heuristics(boards, {values["heuristic"] for _, values in grid if "heuristic" in values})
+    problems = {board.id: problem_for(board.domain, board.text) for board in boards}
+    _check_heuristics(problems.values(), {values["heuristic"] for _, values in grid if "heuristic" in values}, params)
     spec = {"algorithms": algorithms, "params": params, "boards": [b.name for b in boards], "seeds": seeds, "repeat": repeat}
     plan = SweepPlan(name, spec, limits or {}, boards)
     for board in boards:
-        for algorithm, values in grid:
+        for algorithm, bound in grid:
             randomized = algorithm_spec(algorithm).randomized
+            values = with_domain_heuristic(problems[board.id], algorithm, bound, given=params)
             text = json.dumps(values, sort_keys=True, separators=(",", ":"))
             for seed, index in _runs(randomized, seeds, repeat):
                 plan.jobs.append(_job(name, board.id, algorithm, text, seed, index, randomized))
@@ -157,10 +159,11 @@ def find_sweep(engine: Engine, name: str) -> Sweep:
         return sweep
 
 
-def _check_heuristics(boards: list[Instance], names: set[str]) -> None:
-    """PuzzleError for a heuristic that a board's domain does not have."""
-    for domain, board in {board.domain: board for board in boards}.items():
-        problem = problem_for(domain, board.text)
+def _check_heuristics(problems, names: set[str], given: dict[str, list[Any]]) -> None:
+    """PuzzleError for a heuristic given for the sweep that a board's domain does not have."""
+    if "heuristic" not in given:
+        return  # the algorithms' defaults, replaced per domain where foreign to it
+    for problem in {type(problem): problem for problem in problems}.values():
         for name in sorted(names):
             problem.heuristic(name)
 

@@ -11,6 +11,9 @@ from puzzles.problem import RESERVED_BITS, Heuristic, Kernels
 class NPuzzleProblem:
     """A W x H sliding-tile board to bring to its goal (`blank-last` or Korf's `blank-first`)."""
 
+    heuristic_names = nk.HEURISTICS
+    default_heuristic = "linear-conflict"
+
     def __init__(self, board: NPuzzleBoard, goal: str = "blank-last"):
         if goal not in GOALS:
             raise PuzzleError(f"unknown goal {goal!r} (choose from {', '.join(GOALS)})")

@@ -36,6 +36,8 @@ class Problem(Protocol):
     """What a search needs from a domain."""
 
     kernels: Kernels
+    heuristic_names: tuple[str, ...]  # what `heuristic` accepts
+    default_heuristic: str  # used when an algorithm's own default is not one of them
 
     def start_key(self) -> np.ndarray:
         """The start state as a key of `kernels.key_words` words."""

@@ -85,6 +85,9 @@ class RushHourBoard:
 class RushHourProblem:
     """A Rush Hour board as a search problem under a move model (`slide` or `step`)."""
 
+    heuristic_names = rk.HEURISTICS
+    default_heuristic = "blockers-lb"
+
     def __init__(self, board: RushHourBoard, move_model: str = "slide"):
         if move_model not in MOVE_MODELS:
             raise PuzzleError(f"unknown move model {move_model!r} (choose from {', '.join(MOVE_MODELS)})")

@@ -81,6 +81,7 @@ def solve(
     """
     spec = algorithm_spec(algorithm)
     values = bind_params(algorithm, params or {})
+    values = with_domain_heuristic(problem, algorithm, values, given=params or {})
     if spec.randomized:
         seed = secrets.randbelow(SEEDS) if seed is None else seed
         if not 0 <= seed < SEEDS:
@@ -124,6 +125,17 @@ def _reset_peak_memory() -> None:
             clear_refs.write("5")
     except OSError:
         pass  # elsewhere the peak is the process's since it started
+
+
+def with_domain_heuristic(problem: Problem, algorithm: str, values: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+    """`values` with the domain's default heuristic where none was given and the algorithm's default is foreign to it.
+
+    The algorithms' defaults are Rush Hour heuristics; an N-puzzle run without
+    `heuristic` gets the N-puzzle's default instead of an error.
+    """
+    if "heuristic" in values and "heuristic" not in given and values["heuristic"] not in problem.heuristic_names:
+        return {**values, "heuristic": problem.default_heuristic}
+    return values
 
 
 def algorithm_spec(name: str) -> Algorithm:

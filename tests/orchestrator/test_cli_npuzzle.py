@@ -63,3 +63,17 @@ def test_a_sweep_of_n_puzzles_runs_locally_and_reports(tmp_path):
     table = run("report", "eight", "--by", "board", "--format", "csv", "--db", db).output.splitlines()
     moves = {line.split(",")[0]: line.split(",")[3] for line in table[1:]}
     assert moves == {"412053786": "5.0", "412763580": "10.0", "134805726": ""}
+
+
+def test_without_a_heuristic_each_domain_gets_its_own_default(tmp_path, boards_dir):
+    solved = json.loads(run("solve", "412763580", "--algo", "idastar", "--json").output)
+    assert (solved["params"]["heuristic"], solved["moves"]) == ("linear-conflict", 10)
+    db = f"sqlite:///{tmp_path / 'mixed.db'}"
+    swept = run("sweep", "--algo", "astar", "--boards", "412763580", boards_dir / "Rushhour6x6_1.csv",
+                "--name", "mixed", "--db", db)
+    assert swept.exit_code == 0, swept.output
+    rows = run("export", "mixed", "--db", db).output
+    assert '""heuristic"":""linear-conflict""' in rows and '""heuristic"":""blockers-lb""' in rows
+    foreign = run("sweep", "--algo", "astar", "--heuristic", "manhattan", "--boards", "412763580",
+                  boards_dir / "Rushhour6x6_1.csv", "--db", db)
+    assert foreign.exit_code == 2 and "unknown heuristic 'manhattan' for Rush Hour" in foreign.output
