@@ -27,7 +27,7 @@ import string
 from pathlib import Path
 
 from puzzles.errors import PuzzleError
-from puzzles.textio import brief, is_integer, json_load, read_text
+from puzzles.textio import brief, is_integer, json_object, read_text
 from puzzles.npuzzle import MAX_SIDE, MIN_SIDE, NPuzzleBoard
 
 FORMATS = ("rows", "line", "digits", "json")
@@ -313,18 +313,7 @@ def _listing(values: list[int]) -> str:
 
 def _parse_json(text: str, source: str, name: str, width: int | None, height: int | None) -> NPuzzleBoard:
     """Parse the JSON form (see the module docstring); a width or height given must agree."""
-    data = json_load(text, source)
-    if not isinstance(data, dict):
-        raise PuzzleError(f"a JSON board is an object with keys {', '.join(JSON_KEYS)}", source=source)
-    missing = [key for key in JSON_KEYS if key not in data]
-    if missing:
-        raise PuzzleError(f"JSON board lacks key {', '.join(missing)}", source=source)
-    unknown = sorted(set(data) - set(JSON_KEYS))
-    if unknown:
-        raise PuzzleError(
-            f"unknown key {', '.join(map(repr, unknown))} in JSON board (expected {', '.join(JSON_KEYS)})",
-            source=source,
-        )
+    data = json_object(text, source, JSON_KEYS)
     h, tiles, w = (data[key] for key in JSON_KEYS)
     for key, value in (("width", w), ("height", h)):
         if not is_integer(value):

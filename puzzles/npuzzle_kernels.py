@@ -121,6 +121,26 @@ def _removals(spec, count):
 
 
 @nb.njit(inline="always", cache=True)
+def _line_removals(spec, key, first, step, count, on_rows, line):
+    """Tiles to take out of one row (`on_rows`) or column so that the tiles whose goal is that line are in order.
+
+    The line's cells are `first`, `first + step`, ... (`count` of them); a tile
+    belongs if its goal row (or column) is `line`, and is ordered by its goal
+    column (or row).
+    """
+    found = 0
+    for i in range(count):
+        tile = tile_at(spec, key, first + i * step)
+        if tile == 0:
+            continue
+        home = spec.goal_row[tile] if on_rows else spec.goal_col[tile]
+        if home == line:
+            spec.line[found] = spec.goal_col[tile] if on_rows else spec.goal_row[tile]
+            found += 1
+    return _removals(spec, found)
+
+
+@nb.njit(inline="always", cache=True)
 def linear_conflict(spec, key):
     """Manhattan plus two moves per tile that must leave its goal line to let the others pass.
 
@@ -130,21 +150,9 @@ def linear_conflict(spec, key):
     """
     extra = 0
     for row in range(spec.height):
-        count = 0
-        for col in range(spec.width):
-            tile = tile_at(spec, key, row * spec.width + col)
-            if tile != 0 and spec.goal_row[tile] == row:
-                spec.line[count] = spec.goal_col[tile]
-                count += 1
-        extra += _removals(spec, count)
+        extra += _line_removals(spec, key, row * spec.width, 1, spec.width, True, row)
     for col in range(spec.width):
-        count = 0
-        for row in range(spec.height):
-            tile = tile_at(spec, key, row * spec.width + col)
-            if tile != 0 and spec.goal_col[tile] == col:
-                spec.line[count] = spec.goal_row[tile]
-                count += 1
-        extra += _removals(spec, count)
+        extra += _line_removals(spec, key, col, spec.width, spec.height, False, col)
     return manhattan(spec, key) + 2 * extra
 
 

@@ -31,7 +31,7 @@ from itertools import count, product
 from pathlib import Path
 
 from puzzles.errors import PuzzleError
-from puzzles.textio import brief, is_integer, json_load, read_text
+from puzzles.textio import brief, is_integer, json_object, read_text
 from puzzles.rushhour import RushHourBoard, Vehicle
 
 FORMATS = ("csv", "fogleman", "grid", "json")
@@ -336,18 +336,7 @@ def _finish(
 
 def _parse_json(text: str, source: str, size: int | None, name: str) -> RushHourBoard:
     """Parse the JSON form (see the module docstring); a size given must agree with its "size"."""
-    data = json_load(text, source)
-    if not isinstance(data, dict):
-        raise PuzzleError(f"a JSON board is an object with keys {', '.join(JSON_KEYS)}", source=source)
-    missing = [key for key in JSON_KEYS if key not in data]
-    if missing:
-        raise PuzzleError(f"JSON board lacks key {', '.join(missing)}", source=source)
-    unknown = sorted(set(data) - set(JSON_KEYS))
-    if unknown:
-        raise PuzzleError(
-            f"unknown key {', '.join(map(repr, unknown))} in JSON board (expected {', '.join(JSON_KEYS)})",
-            source=source,
-        )
+    data = json_object(text, source, JSON_KEYS)
     red, board_size, entries, wall_pairs = (data[key] for key in JSON_KEYS)
     if not isinstance(red, str):
         raise PuzzleError(f'"red" must be a vehicle label (a string), got {brief(red)}', source=source)

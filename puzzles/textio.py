@@ -63,3 +63,20 @@ def brief(value: object) -> str:
 def text_id(text: str) -> str:
     """The sha256 hex digest of a board's canonical text: its id in the results database."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def json_object(text: str, source: str, keys: tuple[str, ...]) -> dict[str, object]:
+    """A JSON board: an object with exactly `keys`, or a PuzzleError naming what is missing or unknown."""
+    data = json_load(text, source)
+    if not isinstance(data, dict):
+        raise PuzzleError(f"a JSON board is an object with keys {', '.join(keys)}", source=source)
+    missing = [key for key in keys if key not in data]
+    if missing:
+        raise PuzzleError(f"JSON board lacks key {', '.join(missing)}", source=source)
+    unknown = sorted(set(data) - set(keys))
+    if unknown:
+        raise PuzzleError(
+            f"unknown key {', '.join(map(repr, unknown))} in JSON board (expected {', '.join(keys)})",
+            source=source,
+        )
+    return data

@@ -20,13 +20,13 @@ from puzzles.npuzzle_formats import (
     parse_npuzzle,
 )
 from puzzles.rushhour_formats import format_board, load_board
-
 from puzzles.textio import text_id
 
 
 def board_id(board) -> str:
     """The id the results database gives a board."""
     return text_id(canonical_text(board))
+
 
 EIGHT = NPuzzleBoard(3, 3, (1, 2, 3, 4, 5, 6, 7, 8, 0))
 EIGHT_JSON = '{"height":3,"tiles":[1,2,3,4,5,6,7,8,0],"width":3}'

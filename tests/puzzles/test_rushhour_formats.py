@@ -18,13 +18,13 @@ from puzzles.rushhour_formats import (
     load_board,
     parse_board,
 )
-
 from puzzles.textio import text_id
 
 
 def board_id(board) -> str:
     """The id the results database gives a board."""
     return text_id(canonical_text(board))
+
 
 BOARDS = Path(__file__).resolve().parents[2] / "data" / "boards" / "rushhour"
 FOGLEMAN = "IBBxooIooLDDJAALooJoKEEMFFKooMGGHHHM"
