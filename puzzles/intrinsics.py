@@ -1,4 +1,4 @@
-"""Machine instructions numba does not offer: bit scans and a memory prefetch."""
+"""Machine instructions numba does not offer: bit scans, bit counts and a memory prefetch."""
 
 from llvmlite import ir
 from numba.core import cgutils, types
@@ -46,3 +46,15 @@ def prefetch(typingctx, array, index):
         return context.get_dummy_value()
 
     return types.none(array, index), codegen
+
+
+@intrinsic
+def popcount(typingctx, x):
+    """The number of set bits of a uint64."""
+    if x != types.uint64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return types.uint64(types.uint64), codegen
