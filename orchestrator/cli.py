@@ -88,13 +88,13 @@ def solve_board(
     *,
     size: int | None = None,
     move_model: str = "slide",
-    goal: str = "blank-last",
+    goal: str | None = None,
     limits: Limits = Limits(),
     seed: int | None = None,
 ) -> tuple[Problem, SolveResult]:
     """Load a board (file or literal string, Rush Hour or N-puzzle) and solve it; PuzzleError on bad input."""
     if detect_domain(board) == "npuzzle":
-        problem: Problem = NPuzzleProblem(load_npuzzle(board), goal=goal)
+        problem: Problem = NPuzzleProblem(load_npuzzle(board, goal=goal))
     else:
         problem = RushHourProblem(load_board(board, size=size), move_model=move_model)
     return problem, solve(problem, algorithm, params, limits, seed=seed)
@@ -114,7 +114,11 @@ def run_demo(boards: list[str], limits: Limits) -> list[tuple[str, str, SolveRes
 @app.command("solve")
 def solve_command(
     board: Annotated[
-        str, typer.Argument(help="A course CSV file, an ASCII grid file, or a Fogleman string.")
+        str,
+        typer.Argument(
+            help="A board file (Rush Hour or N-puzzle; FILE#ID for a row of a board list) or a literal board,"
+            " e.g. a Fogleman string or 412763580."
+        ),
     ],
     algo: Annotated[
         str, typer.Option("--algo", help="Algorithm: " + "; ".join(f"{n} ({a.summary})" for n, a in ALGORITHMS.items()))
@@ -131,8 +135,12 @@ def solve_command(
         str, typer.Option(help="slide: a move slides a vehicle any distance; step: one cell per move.")
     ] = "slide",
     goal: Annotated[
-        str, typer.Option(help="N-puzzle goal: blank-last (1 2 3/4 5 6/7 8 0) or blank-first (Korf's).")
-    ] = "blank-last",
+        str | None,
+        typer.Option(
+            help="N-puzzle goal, for a board that gives none (JSON's goal key, a board list's goal column):"
+            " blank-last (1 2 3/4 5 6/7 8 0, the default) or blank-first (Korf's)."
+        ),
+    ] = None,
     time_limit: Annotated[
         float | None, typer.Option(help="Stop after this many seconds (status limit).")
     ] = None,
@@ -188,7 +196,7 @@ def solve_command(
             board, algo, params, size=size, move_model=move_model, goal=goal, limits=limits, seed=seed
         )
         if as_json:
-            typer.echo(json.dumps(result.to_dict()))
+            typer.echo(json.dumps({**result.to_dict(), "solution": problem.json_solution(result.solution)}))
             return
         if show_frames:
             if not isinstance(problem, RushHourProblem):
@@ -271,7 +279,19 @@ def sweep_command(
     ctx: typer.Context,
     algo: Annotated[str, typer.Option("--algo", help="Algorithms, comma separated: " + ", ".join(ALGORITHMS) + ".")],
     boards: Annotated[
-        list[str] | None, typer.Option("--boards", help="Board files, directories, globs or literal boards; more may follow.")
+        list[str] | None,
+        typer.Option(
+            "--boards",
+            help="Board files, N-puzzle board lists (CSV with a tiles column; FILE#ID for one row), directories, globs"
+            " or literal boards; more may follow.",
+        ),
+    ] = None,
+    goal: Annotated[
+        str | None,
+        typer.Option(
+            help="Goal of the N-puzzle boards that give none (JSON's goal key, a board list's goal column):"
+            " blank-last (the default) or blank-first (Korf's). Rush Hour boards ignore it."
+        ),
     ] = None,
     repeat: Annotated[int, typer.Option(help="Runs per grid point (seeds derived from the job for random ones).")] = 1,
     seeds: Annotated[str | None, typer.Option(help="Seeds of the randomized algorithms, e.g. 1..10.")] = None,
@@ -300,7 +320,7 @@ def sweep_command(
         seed_values = parse_values(seeds, "--seeds") if seeds else None
         if seed_values is not None and not all(isinstance(seed, int) for seed in seed_values):
             raise PuzzleError(f"--seeds: {seeds!r} are not whole numbers")
-        instances = plan.load_boards((boards or []) + more_boards)
+        instances = plan.load_boards((boards or []) + more_boards, goal=goal)
         sweep_name = name or _default_name(algorithms, params, seed_values, repeat)
         sweep_plan = plan.plan_sweep(
             sweep_name, instances, algorithms, params, seeds=seed_values, repeat=repeat, limits=limits

@@ -1,4 +1,4 @@
-"""Planning a sweep: boards from files, globs, directories or literal strings, and the job rows.
+"""Planning a sweep: boards from files, board lists, globs, directories or literal strings, and the job rows.
 
 Everything is validated before anything is written: one bad board, unknown
 algorithm or parameter, or empty range aborts the sweep with a `PuzzleError`.
@@ -21,8 +21,9 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from orchestrator.grid import combinations
-from puzzles.domains import Instance, load_instance, problem_for
+from puzzles.domains import Instance, load_instances, problem_for
 from puzzles.errors import PuzzleError
+from puzzles.npuzzle import check_goal
 from puzzles.solver import SEEDS, algorithm_spec, with_domain_heuristic
 from workers.db import Board, Job, Result, Sweep
 from workers.store import FINAL
@@ -45,7 +46,7 @@ class SweepPlan:
 
 
 def board_sources(sources: list[str]) -> list[str]:
-    """Files, directories (their files, sorted) and globs expanded; anything else kept as a literal board."""
+    """Files, directories (their files, sorted) and globs expanded; anything else (a literal board, FILE#ID) kept."""
     expanded: list[str] = []
     for source in sources:
         if os.path.isdir(source):
@@ -63,14 +64,19 @@ def board_sources(sources: list[str]) -> list[str]:
     return expanded
 
 
-def load_boards(sources: list[str]) -> list[Instance]:
-    """Every board of the sources, validated; a board given twice is kept once."""
+def load_boards(sources: list[str], *, goal: str | None = None) -> list[Instance]:
+    """Every board of the sources (each row of a board list), validated; a board given twice is kept once.
+
+    `goal` is the goal of every N-puzzle board that does not give its own; Rush Hour boards ignore it.
+    """
     if not sources:
         raise PuzzleError("no boards given (--boards FILE|DIR|GLOB|BOARD)")
+    if goal is not None:
+        check_goal(goal)
     boards = {}
     for source in board_sources(sources):
-        instance = load_instance(source)
-        boards.setdefault(instance.id, instance)
+        for instance in load_instances(source, goal=goal):
+            boards.setdefault(instance.id, instance)
     return list(boards.values())
 
 

@@ -2,7 +2,7 @@
 
 The runner plans jobs on `Instance`s and its workers rebuild the `Problem` from
 the stored text with `problem_for`, so a job runs on exactly the board that was
-planned, whatever file it came from.
+planned, whatever file it came from. An N-puzzle's goal is part of its text.
 """
 
 import os
@@ -12,7 +12,8 @@ from typing import Callable
 
 from puzzles.errors import PuzzleError
 from puzzles import npuzzle_formats
-from puzzles.npuzzle_formats import load_npuzzle, looks_like_npuzzle, parse_npuzzle
+from puzzles.npuzzle import NPuzzleBoard
+from puzzles.npuzzle_formats import load_npuzzle, load_npuzzles, looks_like_npuzzle, parse_npuzzle, split_board_list
 from puzzles.npuzzle_problem import NPuzzleProblem
 from puzzles.problem import Problem
 from puzzles.rushhour import RushHourProblem
@@ -56,7 +57,10 @@ def _rushhour_problem(text: str) -> Problem:
 
 
 def _load_npuzzle(source: str) -> Instance:
-    board = load_npuzzle(source)
+    return _npuzzle_instance(load_npuzzle(source), source)
+
+
+def _npuzzle_instance(board: NPuzzleBoard, source: str) -> Instance:
     return Instance("npuzzle", board.name or _literal_name(source), board.width, npuzzle_formats.canonical_text(board))
 
 
@@ -76,7 +80,9 @@ DOMAINS: dict[str, Domain] = {
 
 
 def detect_domain(source: str) -> str:
-    """`npuzzle` for a file or literal made of numbers (or N-puzzle JSON), else `rushhour`."""
+    """`npuzzle` for a board list (``FILE[#ID]``), a file or literal of numbers, or N-puzzle JSON; else `rushhour`."""
+    if split_board_list(source) is not None:
+        return "npuzzle"
     text = read_text(Path(source), source) if os.path.isfile(source) else source
     return "npuzzle" if looks_like_npuzzle(text) else "rushhour"
 
@@ -84,6 +90,17 @@ def detect_domain(source: str) -> str:
 def load_instance(source: str, domain: str | None = None) -> Instance:
     """The instance in a board file or literal string (its domain detected if not given); PuzzleError if invalid."""
     return _domain(domain or detect_domain(source)).load(source)
+
+
+def load_instances(source: str, *, goal: str | None = None) -> list[Instance]:
+    """Every instance of a source: one per row of an N-puzzle board list (or the row ``FILE#ID`` picks), else one.
+
+    `goal` is the goal of the N-puzzle boards that give none of their own (a
+    JSON "goal" key, a board list's goal column); Rush Hour boards ignore it.
+    """
+    if detect_domain(source) == "npuzzle":
+        return [_npuzzle_instance(board, source) for board in load_npuzzles(source, goal=goal)]
+    return [load_instance(source, "rushhour")]
 
 
 def problem_for(domain: str, text: str) -> Problem:

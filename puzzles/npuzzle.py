@@ -1,10 +1,10 @@
 """The N-puzzle (sliding tiles): boards, goals, solvability and blank moves.
 
 A board is W x H cells holding the tiles 1..W*H-1 and the blank (0), row by
-row. The goal is not part of the board but an option of the problem: either
-``blank-last`` (1, 2, ..., W*H-1 then the blank) or Korf's ``blank-first``
-(the blank, then 1, 2, ..., W*H-1). A move names where the *blank* goes:
-``U``, ``D``, ``L`` or ``R``.
+row, and the goal it is to reach, which travels with it (into its canonical
+text and so its id): ``blank-last`` (1, 2, ..., W*H-1 then the blank) by
+default, or Korf's ``blank-first`` (the blank, then 1, 2, ..., W*H-1). A move
+names where the *blank* goes: ``U``, ``D``, ``L`` or ``R``.
 """
 
 from dataclasses import dataclass, replace
@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from puzzles.errors import PuzzleError
 
 GOALS = ("blank-last", "blank-first")
+DEFAULT_GOAL = GOALS[0]
 MOVES = "UDLR"  # the blank goes up, down, left, right
 MIN_SIDE = 2
 MAX_SIDE = 8
@@ -19,12 +20,17 @@ MAX_SIDE = 8
 
 @dataclass(frozen=True)
 class NPuzzleBoard:
-    """A validated W x H board: `tiles` row-major, 0 the blank; the name is metadata."""
+    """A validated W x H board: `tiles` row-major, 0 the blank, and its goal; the name is metadata."""
 
     width: int
     height: int
     tiles: tuple[int, ...]
     name: str = ""
+    goal: str = DEFAULT_GOAL
+
+    def __post_init__(self) -> None:
+        """Refuse an unknown goal."""
+        check_goal(self.goal)
 
     @property
     def blank(self) -> int:
@@ -36,20 +42,20 @@ class NPuzzleBoard:
         return [self.tiles[r * self.width : (r + 1) * self.width] for r in range(self.height)]
 
 
-def goal_tiles(width: int, height: int, goal: str = "blank-last") -> tuple[int, ...]:
+def goal_tiles(width: int, height: int, goal: str = DEFAULT_GOAL) -> tuple[int, ...]:
     """The goal board's tiles: 1..n-1 then 0 (``blank-last``), or 0..n-1 (``blank-first``)."""
-    _check_goal(goal)
+    check_goal(goal)
     n = width * height
     return (*range(1, n), 0) if goal == "blank-last" else tuple(range(n))
 
 
-def is_solved(board: NPuzzleBoard, goal: str = "blank-last") -> bool:
-    """True if the board is the goal."""
-    return board.tiles == goal_tiles(board.width, board.height, goal)
+def is_solved(board: NPuzzleBoard, goal: str | None = None) -> bool:
+    """True if the board is the goal (`goal`, or the board's own)."""
+    return board.tiles == goal_tiles(board.width, board.height, goal or board.goal)
 
 
-def is_solvable(board: NPuzzleBoard, goal: str = "blank-last") -> bool:
-    """True if the goal can be reached, for any W x H and either goal.
+def is_solvable(board: NPuzzleBoard, goal: str | None = None) -> bool:
+    """True if the goal (`goal`, or the board's own) can be reached, for any W x H and either goal.
 
     Every move swaps the blank with a neighbour: it flips the parity of the
     permutation of the cells and of the blank's taxicab distance to its goal
@@ -58,7 +64,7 @@ def is_solvable(board: NPuzzleBoard, goal: str = "blank-last") -> bool:
     distance; that the condition is also sufficient is the classical theorem
     (Johnson & Story, 1879; Wilson, 1974) for any board of at least 2 x 2.
     """
-    target = goal_tiles(board.width, board.height, goal)
+    target = goal_tiles(board.width, board.height, goal or board.goal)
     home = {tile: cell for cell, tile in enumerate(target)}
     sends = [home[tile] for tile in board.tiles]  # cell -> the cell its tile belongs on
     seen = [False] * len(sends)
@@ -99,7 +105,7 @@ def apply_moves(board: NPuzzleBoard, moves: str) -> NPuzzleBoard:
     return replace(board, tiles=tuple(tiles))
 
 
-def _check_goal(goal: str) -> None:
-    """Reject a goal that is not one of `GOALS`."""
+def check_goal(goal: str) -> None:
+    """Reject a goal that is not one of `GOALS` with a PuzzleError."""
     if goal not in GOALS:
         raise PuzzleError(f"unknown goal {goal!r} (choose from {', '.join(GOALS)})")

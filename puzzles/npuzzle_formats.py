@@ -10,28 +10,45 @@
   most 10 cells (``123456780`` is 3x3); the shape follows the rule of ``line``.
 - ``json``: one object with sorted keys and no spaces, the *canonical text* of
   a board, whose sha256 is its id in the results database:
-  ``{"height":3,"tiles":[1,2,3,4,5,6,7,8,0],"width":3}``. Any JSON of this
-  shape is read (spaces, key order), but `format_npuzzle` writes the one
-  canonical text. The name of a board is metadata and not part of it.
+  ``{"height":3,"tiles":[1,2,3,4,5,6,7,8,0],"width":3}``, with a ``"goal"``
+  key only for a goal other than ``blank-last`` (so blank-last boards keep the
+  ids they always had). Any JSON of this shape is read (spaces, key order),
+  but `format_npuzzle` writes the one canonical text. The name of a board is
+  metadata and not part of it.
+
+Only JSON carries a goal; a board in another format gets the goal its reader
+is given (``blank-last`` by default).
+
+A *board list* is a CSV file of many boards, one per row, under a header with
+a ``tiles`` column (the board in the ``line`` or ``digits`` format); the
+optional columns ``id``, ``name`` and ``goal`` give each row's id (default:
+its 1-based position), name (default ``<file stem>-<id>``) and goal (default:
+the reader's); other columns are kept as text, unparsed. Blank lines and lines
+starting with ``#`` are skipped. ``FILE#ID`` names the one row with that id.
 
 Tiles are 0 (the blank) to W*H-1, each once; W and H are 2 to 8. Every problem
 with the input is a `PuzzleError` naming the source and, where there is one,
 the 1-based line.
 """
 
+import csv
 import json
 import math
 import os
 import re
 import string
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from puzzles.errors import PuzzleError
-from puzzles.textio import brief, is_integer, json_object, read_text
-from puzzles.npuzzle import MAX_SIDE, MIN_SIDE, NPuzzleBoard
+from puzzles.textio import brief, is_integer, json_load, json_object, read_text
+from puzzles.npuzzle import DEFAULT_GOAL, GOALS, MAX_SIDE, MIN_SIDE, NPuzzleBoard, check_goal
 
 FORMATS = ("rows", "line", "digits", "json")
 JSON_KEYS = ("height", "tiles", "width")
+GOAL_KEY = "goal"
+TILES_COLUMN = "tiles"
+ROW_SELECTOR = "#"
 MAX_DIGITS = 10
 MAX_LISTED = 8
 LITERAL_SOURCE = "<board>"
@@ -43,24 +60,91 @@ _INTEGER = re.compile(r"[+-]?[0-9]+")
 Token = tuple[int, str]  # (1-based line, text)
 
 
-def load_npuzzle(source: str, *, width: int | None = None, height: int | None = None) -> NPuzzleBoard:
-    """Load a board from a file path, or from a literal board string if `source` is no file.
+@dataclass(frozen=True)
+class ListedBoard:
+    """A row of a board list: its board, id and 1-based line, and its columns but the tiles, as text."""
+
+    board: NPuzzleBoard
+    id: str
+    line: int
+    columns: dict[str, str]
+
+
+def load_npuzzle(
+    source: str, *, width: int | None = None, height: int | None = None, goal: str | None = None
+) -> NPuzzleBoard:
+    """Load a board from a file path, ``FILE#ID`` of a board list, or a literal board string if `source` is no file.
 
     A file's board is named after the file's stem; a ``.json`` file is read as
-    JSON, any other file in the format detected. A string that names no file is
+    JSON, a board list must hold one row (or be picked from with ``#ID``), any
+    other file is read in the format detected. A string that names no file is
     read as a board (named "") if it has a newline, starts with "{" or has only
     digits, spaces, commas, "/" and signs (before any "#" comment); otherwise it
-    is reported as a missing file.
+    is reported as a missing file. `goal` is the goal of a board whose text
+    gives none (see `parse_npuzzle`).
     """
+    if (listed := split_board_list(source)) is not None:
+        return _one_board(_listed_boards(*listed, goal), source, width, height)
     if os.path.isfile(source):
         path = Path(source)
         fmt = "json" if path.suffix.lower() == ".json" else None
         text = read_text(path, source)
-        return parse_npuzzle(text, source=source, name=path.stem, width=width, height=height, fmt=fmt)
+        return parse_npuzzle(text, source=source, name=path.stem, width=width, height=height, fmt=fmt, goal=goal)
     literal = set(source.split("#", 1)[0]) <= _LITERAL_CHARS
     if "\n" not in source and not source.lstrip().startswith("{") and not literal:
         raise PuzzleError("not a regular file" if os.path.exists(source) else "no such file", source=source)
-    return parse_npuzzle(source, source=LITERAL_SOURCE, width=width, height=height)
+    return parse_npuzzle(source, source=LITERAL_SOURCE, width=width, height=height, goal=goal)
+
+
+def load_npuzzles(source: str, *, goal: str | None = None) -> list[NPuzzleBoard]:
+    """Every board of a source: each row of a board list (or the one ``FILE#ID`` picks), else `load_npuzzle`'s one."""
+    if (listed := split_board_list(source)) is None:
+        return [load_npuzzle(source, goal=goal)]
+    return _listed_boards(*listed, goal)
+
+
+def split_board_list(source: str) -> tuple[str, str | None] | None:
+    """(file, row id or None) for a board-list file named alone or as ``FILE#ID``; None for any other source."""
+    path, selector = source, None
+    if not os.path.isfile(source) and ROW_SELECTOR in source:
+        path, _, selector = source.rpartition(ROW_SELECTOR)
+    if not os.path.isfile(path):
+        return None
+    if is_board_list(read_text(Path(path), path)):
+        return path, selector
+    if selector is not None:
+        raise PuzzleError(
+            f"{ROW_SELECTOR}{selector} picks a row of a board list, a CSV file with a {TILES_COLUMN!r} column",
+            source=path,
+        )
+    return None
+
+
+def is_board_list(text: str) -> bool:
+    """True for a board list: CSV whose header (its first line not blank or a ``#`` comment) has a tiles column."""
+    lines = _list_lines(text)
+    return bool(lines) and TILES_COLUMN in _fields(lines[0][1])
+
+
+def read_board_list(path: str, *, goal: str | None = None) -> list[ListedBoard]:
+    """Every row of a board-list file (see the module docstring), with its extra columns such as a known optimum.
+
+    `goal` is the goal of the rows without one (default ``blank-last``). A bad
+    row is a `PuzzleError` naming the file and its line.
+    """
+    if goal is not None:
+        check_goal(goal)
+    lines = _list_lines(read_text(Path(path), path))
+    if not lines:
+        raise PuzzleError("empty board list (only comments)", source=path)
+    (header_line, header), rows = lines[0], lines[1:]
+    columns = _header(_fields(header), path, header_line)
+    if not rows:
+        raise PuzzleError("the board list has a header but no rows", source=path)
+    stem = Path(path).stem
+    listed = [_listed_board(columns, line, index, path, stem, goal) for index, line in enumerate(rows, 1)]
+    _check_unique_ids(listed, path)
+    return listed
 
 
 def parse_npuzzle(
@@ -71,14 +155,19 @@ def parse_npuzzle(
     width: int | None = None,
     height: int | None = None,
     fmt: str | None = None,
+    goal: str | None = None,
 ) -> NPuzzleBoard:
     """Parse a board in any of the four formats: `fmt`, or the one detected from the text.
 
     A width or height given must agree with the board's (and fixes the shape
-    of a ``line`` or ``digits`` board that has no "/").
+    of a ``line`` or ``digits`` board that has no "/"). `goal` is the board's
+    goal unless the text gives its own (JSON's "goal" key); without either, it
+    is ``blank-last``.
     """
     if fmt is not None:
         _check_format(fmt, source)
+    if goal is not None:
+        check_goal(goal)
     for side, value in (("width", width), ("height", height)):
         if value is not None:
             _check_side(side, value, source)
@@ -86,7 +175,15 @@ def parse_npuzzle(
         raise PuzzleError("empty board", source=source)
     fmt = fmt or detect_npuzzle_format(text)
     if fmt == "json":
-        return _parse_json(text, source, name, width, height)
+        return _parse_json(text, source, name, width, height, goal)
+    board = _parse_numbers(text, fmt, source, name, width, height)
+    return board if goal is None else replace(board, goal=goal)
+
+
+def _parse_numbers(
+    text: str, fmt: str, source: str, name: str, width: int | None, height: int | None
+) -> NPuzzleBoard:
+    """A board in the ``rows``, ``line`` or ``digits`` format, with the default goal."""
     lines = _content_lines(text)
     if not lines:
         raise PuzzleError("empty board (only comments)", source=source)
@@ -144,12 +241,14 @@ def format_npuzzle(board: NPuzzleBoard, fmt: str) -> str:
 
     ``rows`` right-aligns the numbers in columns; ``line`` always separates the
     rows with "/"; ``digits`` is only for boards of at most 10 cells; JSON is the
-    board's canonical text.
+    board's canonical text, the goal in it only when it is not ``blank-last``.
     """
     source = board.name or LITERAL_SOURCE
     _check_format(fmt, source)
     if fmt == "json":
-        data = {"height": board.height, "tiles": list(board.tiles), "width": board.width}
+        data: dict[str, object] = {"height": board.height, "tiles": list(board.tiles), "width": board.width}
+        if board.goal != DEFAULT_GOAL:
+            data[GOAL_KEY] = board.goal
         return json.dumps(data, sort_keys=True, separators=(",", ":"))
     if fmt == "digits":
         if len(board.tiles) > MAX_DIGITS:
@@ -166,7 +265,7 @@ def format_npuzzle(board: NPuzzleBoard, fmt: str) -> str:
 
 
 def canonical_text(board: NPuzzleBoard) -> str:
-    """The board's canonical text: its compact, sorted JSON, without its name."""
+    """The board's canonical text: its compact, sorted JSON, with its goal but without its name."""
     return format_npuzzle(board, "json")
 
 
@@ -311,10 +410,18 @@ def _listing(values: list[int]) -> str:
     return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
 
 
-def _parse_json(text: str, source: str, name: str, width: int | None, height: int | None) -> NPuzzleBoard:
+def _parse_json(
+    text: str, source: str, name: str, width: int | None, height: int | None, goal: str | None
+) -> NPuzzleBoard:
     """Parse the JSON form (see the module docstring); a width or height given must agree."""
-    data = json_object(text, source, JSON_KEYS)
+    loaded = json_load(text, source)
+    has_goal = isinstance(loaded, dict) and GOAL_KEY in loaded
+    data = json_object(text, source, (GOAL_KEY, *JSON_KEYS) if has_goal else JSON_KEYS)
     h, tiles, w = (data[key] for key in JSON_KEYS)
+    goal = data[GOAL_KEY] if has_goal else (goal or DEFAULT_GOAL)
+    if goal not in GOALS:
+        choices = " or ".join(map(json.dumps, GOALS))
+        raise PuzzleError(f'"{GOAL_KEY}" must be {choices}, got {brief(goal)}', source=source)
     for key, value in (("width", w), ("height", h)):
         if not is_integer(value):
             raise PuzzleError(f'"{key}" must be an integer, got {brief(value)}', source=source)
@@ -325,4 +432,79 @@ def _parse_json(text: str, source: str, name: str, width: int | None, height: in
     if len(tiles) != w * h:
         raise PuzzleError(f"a {w}x{h} board has {w * h} tiles, got {len(tiles)}", source=source)
     _check_tiles(tiles, [None] * len(tiles), w, h, source)
-    return NPuzzleBoard(w, h, tuple(tiles), name)
+    return NPuzzleBoard(w, h, tuple(tiles), name, goal)
+
+
+def _list_lines(text: str) -> list[tuple[int, str]]:
+    """The lines of a board list with their 1-based numbers, blank lines and ``#`` comment lines left out."""
+    lines = enumerate(text.splitlines(), 1)
+    return [(number, line) for number, line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
+def _fields(line: str) -> list[str]:
+    """The fields of one CSV line, stripped."""
+    return [field.strip() for field in next(csv.reader([line]))]
+
+
+def _header(columns: list[str], path: str, line: int) -> list[str]:
+    """A board list's column names, once the tiles column is there and no name repeats."""
+    if TILES_COLUMN not in columns:
+        raise PuzzleError(f"the header names no {TILES_COLUMN!r} column", source=path, line=line)
+    repeated = sorted({column for column in columns if columns.count(column) > 1})
+    if repeated:
+        raise PuzzleError(f"the header repeats the column {', '.join(map(repr, repeated))}", source=path, line=line)
+    return columns
+
+
+def _listed_board(
+    columns: list[str], line: tuple[int, str], index: int, path: str, stem: str, goal: str | None
+) -> ListedBoard:
+    """The board of the `index`-th row of a board list, on line number `line[0]`."""
+    number, text = line
+    fields = _fields(text)
+    if len(fields) != len(columns):
+        raise PuzzleError(
+            f"the row has {len(fields)} fields but the header has {len(columns)}", source=path, line=number
+        )
+    values = dict(zip(columns, fields))
+    row_id = values.get("id", str(index))
+    if not row_id:
+        raise PuzzleError("the row has an empty id", source=path, line=number)
+    name = values.get("name") or f"{stem}-{row_id}"
+    try:
+        board = parse_npuzzle(values[TILES_COLUMN], source=path, name=name, goal=values.get(GOAL_KEY) or goal)
+    except PuzzleError as err:  # a bad goal or bad tiles: named by the file's line, not the field's
+        raise PuzzleError(err.message, source=path, line=number) from None
+    columns_but_tiles = {column: value for column, value in values.items() if column != TILES_COLUMN}
+    return ListedBoard(board, row_id, number, columns_but_tiles)
+
+
+def _check_unique_ids(rows: list[ListedBoard], path: str) -> None:
+    """Reject a board list in which two rows have the same id."""
+    first: dict[str, int] = {}
+    for row in rows:
+        if row.id in first:
+            raise PuzzleError(f"id {row.id!r} is also on line {first[row.id]}", source=path, line=row.line)
+        first[row.id] = row.line
+
+
+def _listed_boards(path: str, selector: str | None, goal: str | None) -> list[NPuzzleBoard]:
+    """The boards of a board list's rows, or of the one row whose id is `selector`."""
+    rows = read_board_list(path, goal=goal)
+    picked = [row.board for row in rows if selector in (None, row.id)]
+    if not picked:
+        raise PuzzleError(
+            f"no row has the id {selector!r} (the {len(rows)} rows run from {rows[0].id!r} to {rows[-1].id!r})",
+            source=path,
+        )
+    return picked
+
+
+def _one_board(boards: list[NPuzzleBoard], source: str, width: int | None, height: int | None) -> NPuzzleBoard:
+    """The one board picked from a board list, its shape agreeing with a width or height given."""
+    if len(boards) != 1:
+        raise PuzzleError(
+            f"the board list holds {len(boards)} boards: pick one as {source}{ROW_SELECTOR}ID", source=source
+        )
+    _check_given(boards[0].width, boards[0].height, width, height, source)
+    return boards[0]

@@ -1,10 +1,12 @@
 """The N-puzzle as a search problem: a board, its goal convention, and its compiled kernels."""
 
+from dataclasses import replace
+
 import numpy as np
 
 from puzzles import npuzzle_kernels as nk
 from puzzles.errors import PuzzleError
-from puzzles.npuzzle import GOALS, MOVES, NPuzzleBoard, goal_tiles, is_solvable
+from puzzles.npuzzle import MOVES, NPuzzleBoard, goal_tiles, is_solvable
 from puzzles.problem import RESERVED_BITS, Heuristic, Kernels
 
 
@@ -14,12 +16,11 @@ class NPuzzleProblem:
     heuristic_names = nk.HEURISTICS
     default_heuristic = "linear-conflict"
 
-    def __init__(self, board: NPuzzleBoard, goal: str = "blank-last"):
-        if goal not in GOALS:
-            raise PuzzleError(f"unknown goal {goal!r} (choose from {', '.join(GOALS)})")
-        self.board = board
-        self.goal = goal
-        self.kernels = _compile_spec(board, goal)
+    def __init__(self, board: NPuzzleBoard, goal: str | None = None):
+        """The problem of reaching the board's goal, or `goal` instead (the board then carries it)."""
+        self.board = board if goal is None else replace(board, goal=goal)
+        self.goal = self.board.goal
+        self.kernels = _compile_spec(self.board, self.goal)
 
     def start_key(self) -> np.ndarray:
         """The start board as a key."""
@@ -59,6 +60,10 @@ class NPuzzleProblem:
     def move_steps(self, move: int) -> int:
         """Every move slides one tile one cell."""
         return 1
+
+    def json_solution(self, solution: list[str]) -> str:
+        """The solution as one string of blank moves, such as ``ULDR``: its length is the moves."""
+        return "".join(solution)
 
     def check_solution(self, moves: list[int]) -> bool:
         """True if the moves are legal from the start and end on the goal."""

@@ -51,6 +51,9 @@ class Problem(Protocol):
     def move_steps(self, move: int) -> int:
         """The cost of a move in steps (cells moved for Rush Hour)."""
 
+    def json_solution(self, solution: list[str]) -> str | list[str]:
+        """The solution (moves in the domain's notation) as JSON output writes it: a list, or one string."""
+
     def check_solution(self, moves: list[int]) -> bool:
         """True if the moves, played from the start, are legal and reach the goal."""
 

@@ -141,6 +141,10 @@ class RushHourProblem:
         """The number of cells a move slides its vehicle."""
         return abs(rk.unpack_move(move)[1])
 
+    def json_solution(self, solution: list[str]) -> list[str]:
+        """The solution as a list of moves such as ``X+3``, whose labels may be longer than a letter."""
+        return list(solution)
+
     def play(self, moves: list[int]) -> list[np.ndarray]:
         """The keys along a sequence of moves, the start included; PuzzleError on an illegal move."""
         keys = [self.start_key()]

@@ -1,6 +1,7 @@
 """Planning sweeps: board sources, grids, seeds, job keys, and storing plans on SQLite and PostgreSQL."""
 
 import shutil
+from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select, update
@@ -10,7 +11,7 @@ from orchestrator.grid import parse_values
 from orchestrator.plan import (
     board_sources, find_sweep, load_boards, parse_size, plan_sweep, store_plan, unfinished_jobs,
 )
-from puzzles.domains import load_instance
+from puzzles.domains import load_instance, problem_for
 from puzzles.errors import PuzzleError
 from puzzles.solver import SEEDS
 from workers.db import Board, Job, Result, Sweep, engine_for
@@ -18,6 +19,7 @@ from workers.db import Board, Job, Result, Sweep, engine_for
 FOGLEMAN = "IBBxooIooLDDJAALooJoKEEMFFKooMGGHHHM"
 COURSE = [f"Rushhour{name}.csv" for name in ("12x12_7", "6x6_1", "6x6_2", "6x6_3", "9x9_4", "9x9_5", "9x9_6")]
 SIX = ["Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv"]
+KORF100 = Path(__file__).resolve().parents[2] / "data" / "boards" / "npuzzle" / "korf100.csv"
 
 
 @pytest.fixture
@@ -81,6 +83,31 @@ def test_a_malformed_board_file_aborts_with_one_line_naming_it(boards_dir, tmp_p
 def test_a_missing_file_is_an_error(tmp_path):
     with pytest.raises(PuzzleError, match="no such file"):
         load_boards([str(tmp_path / "Rushhour6x6_1.csv")])
+
+
+def test_a_board_list_gives_one_board_per_row_and_a_selector_one_row():
+    assert board_sources([str(KORF100.parent)]) == [str(KORF100)]
+    boards = load_boards([str(KORF100.parent)])
+    assert [b.name for b in boards] == [f"korf100-{n}" for n in range(1, 101)]
+    assert {(b.domain, b.size) for b in boards} == {("npuzzle", 4)}
+    assert all('"goal":"blank-first"' in b.text for b in boards)
+    (picked,) = load_boards([f"{KORF100}#17"])
+    assert picked == boards[16] and board_sources([f"{KORF100}#17"]) == [f"{KORF100}#17"]
+
+
+def test_goal_applies_to_n_puzzle_boards_without_their_own_and_changes_their_job_keys(boards_dir):
+    last = load_boards(["412763580", str(boards_dir / "Rushhour6x6_1.csv")])
+    first = load_boards(["412763580", str(boards_dir / "Rushhour6x6_1.csv")], goal="blank-first")
+    assert first[1] == last[1]  # Rush Hour ignores it
+    assert first[0].name == last[0].name == "412763580" and first[0].id != last[0].id
+    assert problem_for(first[0].domain, first[0].text).goal == "blank-first"
+    assert problem_for(last[0].domain, last[0].text).goal == "blank-last"
+    keys = [{job["job_key"] for job in plan_sweep("goals", boards[:1], ["bfs"], {}).jobs} for boards in (first, last)]
+    assert len(keys[0] | keys[1]) == 2
+    korf = load_boards([f"{KORF100}#1"], goal="blank-last")  # a row's own goal wins
+    assert problem_for("npuzzle", korf[0].text).goal == "blank-first"
+    with pytest.raises(PuzzleError, match="unknown goal 'korf'"):
+        load_boards([str(boards_dir / "Rushhour6x6_1.csv")], goal="korf")
 
 
 # --------------------------------------------------------------------------- sizes

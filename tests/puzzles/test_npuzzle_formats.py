@@ -1,8 +1,10 @@
-"""Reading and writing N-puzzle boards: rows, one line, digit strings, canonical JSON; solvability of the seeds."""
+"""Reading and writing N-puzzle boards: rows, one line, digit strings, canonical JSON with the goal, board lists;
+solvability of the seeds."""
 
 import hashlib
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -15,9 +17,12 @@ from puzzles.npuzzle_formats import (
     canonical_text,
     detect_npuzzle_format,
     format_npuzzle,
+    is_board_list,
     load_npuzzle,
+    load_npuzzles,
     looks_like_npuzzle,
     parse_npuzzle,
+    read_board_list,
 )
 from puzzles.rushhour_formats import format_board, load_board
 from puzzles.textio import text_id
@@ -28,6 +33,7 @@ def board_id(board) -> str:
     return text_id(canonical_text(board))
 
 
+KORF100 = Path(__file__).resolve().parents[2] / "data" / "boards" / "npuzzle" / "korf100.csv"
 EIGHT = NPuzzleBoard(3, 3, (1, 2, 3, 4, 5, 6, 7, 8, 0))
 EIGHT_JSON = '{"height":3,"tiles":[1,2,3,4,5,6,7,8,0],"width":3}'
 SHAPES = [(2, 2), (3, 3), (4, 4), (5, 5), (2, 3), (3, 2), (2, 4), (4, 2), (3, 5), (5, 3)]
@@ -407,3 +413,136 @@ def test_bad_json_rejected(tmp_path, text, line, message):
     assert (error.source, error.line) == (str(path), line)
     literal = error_of(parse_npuzzle, text, fmt="json")
     assert (literal.message, literal.source, literal.line) == (error.message, "<board>", line)
+
+
+# --- the goal in the canonical text ---------------------------------------------------------------
+
+
+def test_blank_last_boards_keep_the_ids_they_had_before_the_goal_was_part_of_the_board():
+    # ids computed before the goal joined the board's text
+    assert board_id(EIGHT) == "86366e4319a2f20a6838d3eaca6fd7f28b8527e8537336b8475af4149bb885b1"
+    assert board_id(load_npuzzle("412763580")) == "89d44c89715baa528873b594a0ad0ff43c3aa8fd8a092cb28c662d7acf400061"
+    korf1 = load_npuzzle("14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3")
+    assert board_id(korf1) == "a5b81487afce24983b4acaf8c7711319551b709c4ba99ae56ba746dc910f5417"
+    assert board_id(replace(korf1, goal="blank-first")) != board_id(korf1)
+
+
+def test_the_goal_is_written_only_when_it_is_not_blank_last():
+    assert canonical_text(EIGHT) == EIGHT_JSON
+    first = replace(EIGHT, goal="blank-first")
+    assert canonical_text(first) == '{"goal":"blank-first",' + EIGHT_JSON[1:]
+    assert parse_npuzzle(canonical_text(first)) == first
+    assert canonical_text(parse_npuzzle(json_board(goal="blank-last"))) == EIGHT_JSON
+
+
+@settings(max_examples=100, deadline=None)
+@given(boards(), st.sampled_from(GOALS), st.sampled_from(GOALS))
+def test_the_goal_round_trips_and_json_keeps_its_own(board, goal, other):
+    board = replace(board, goal=goal)
+    text = canonical_text(board)
+    assert ('"goal"' in text) == (goal != "blank-last")
+    assert parse_npuzzle(text) == board
+    assert parse_npuzzle(text, goal=other) == (board if '"goal"' in text else replace(board, goal=other))
+    for fmt in ("rows", "line"):
+        assert parse_npuzzle(format_npuzzle(board, fmt), goal=goal) == board
+
+
+def test_a_board_checks_its_goal_against_its_own_goal_by_default():
+    korf1 = load_npuzzle("14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3", goal="blank-first")
+    assert korf1.goal == "blank-first" and is_solvable(korf1) and not is_solvable(korf1, "blank-last")
+    assert is_solved(NPuzzleBoard(3, 3, goal_tiles(3, 3, "blank-first"), goal="blank-first"))
+    assert apply_moves(korf1, "U").goal == "blank-first"
+
+
+def test_bad_goals_are_refused():
+    assert "unknown goal 'korf'" in str(error_of(NPuzzleBoard, 3, 3, EIGHT.tiles, goal="korf"))
+    assert "unknown goal 'korf'" in str(error_of(parse_npuzzle, "123456780", goal="korf"))
+    assert str(error_of(parse_npuzzle, json_board(goal="korf"))) == (
+        '<board>: "goal" must be "blank-last" or "blank-first", got "korf"'
+    )
+    assert '"goal" must be "blank-last" or "blank-first", got 1' in str(error_of(parse_npuzzle, json_board(goal=1)))
+
+
+# --- board lists ------------------------------------------------------------------------------------
+
+
+def test_korf_100_lists_the_published_instances():
+    rows = read_board_list(str(KORF100))
+    assert [row.id for row in rows] == [str(n) for n in range(1, 101)]
+    assert [row.board.name for row in rows] == [f"korf100-{n}" for n in range(1, 101)]
+    assert {row.board.goal for row in rows} == {"blank-first"}
+    assert all(is_solvable(row.board) and row.board.width == row.board.height == 4 for row in rows)
+    # Korf (1985): the optimal solutions average 53.05 moves; instance 1 is the README's, 57 moves
+    assert sum(int(row.columns["optimal"]) for row in rows) == 5305
+    assert rows[0].columns == {"id": "1", "optimal": "57", "korf_generated": "276361933", "goal": "blank-first"}
+    assert rows[0].board.tiles == load_npuzzle("14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3").tiles
+    assert rows[0].line == 5
+
+
+def test_a_row_is_picked_by_its_id():
+    (board,) = load_npuzzles(f"{KORF100}#17")
+    assert (board.name, board.goal) == ("korf100-17", "blank-first")
+    assert load_npuzzle(f"{KORF100}#17") == board
+    assert len(load_npuzzles(str(KORF100))) == 100
+    assert str(error_of(load_npuzzle, str(KORF100))) == (
+        f"{KORF100}: the board list holds 100 boards: pick one as {KORF100}#ID"
+    )
+    assert str(error_of(load_npuzzles, f"{KORF100}#101")) == (
+        f"{KORF100}: no row has the id '101' (the 100 rows run from '1' to '100')"
+    )
+
+
+def test_only_csv_under_a_tiles_header_is_a_board_list(tmp_path):
+    assert is_board_list(KORF100.read_text())
+    assert is_board_list("# boards\n\nname, tiles\n")
+    assert not is_board_list("car,orientation,col,row,length\nX,H,1,3,2\n")
+    assert not is_board_list("1 2 3\n4 5 6\n7 8 0\n")
+    course = Path(__file__).resolve().parents[2] / "data" / "boards" / "rushhour" / "Rushhour6x6_1.csv"
+    assert str(error_of(load_npuzzles, f"{course}#3")) == (
+        f"{course}: #3 picks a row of a board list, a CSV file with a 'tiles' column"
+    )
+
+
+def test_rows_take_the_goal_given_unless_they_have_their_own(tmp_path):
+    path = tmp_path / "mine.csv"
+    path.write_text('name,goal,tiles,note\n,,123456780,x\nfive,blank-first,"1,2,3/4,5,6/7,8,0",\n')
+    first, second = read_board_list(str(path), goal="blank-first")
+    assert (first.id, first.board.name, first.board.goal, first.columns["note"]) == ("1", "mine-1", "blank-first", "x")
+    assert (second.id, second.board.name, second.board.goal, second.line) == ("2", "five", "blank-first", 3)
+    assert [row.board.goal for row in read_board_list(str(path))] == ["blank-last", "blank-first"]
+    assert first.board.tiles == second.board.tiles == EIGHT.tiles
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(boards(), st.sampled_from(GOALS)), min_size=1, max_size=6, unique_by=lambda b: b[0].tiles))
+def test_board_lists_round_trip(tmp_path_factory, entries):
+    path = tmp_path_factory.mktemp("lists") / "set.csv"
+    lines = [f"{10 * n},{goal},{format_npuzzle(board, 'line')},{n}" for n, (board, goal) in enumerate(entries)]
+    path.write_text("# a comment\nid,goal,tiles,rank\n" + "\n".join(lines) + "\n")
+    rows = read_board_list(str(path))
+    assert [row.board for row in rows] == [replace(b, name=f"set-{10 * n}", goal=g) for n, (b, g) in enumerate(entries)]
+    assert [row.columns["rank"] for row in rows] == [str(n) for n in range(len(entries))]
+    assert load_npuzzles(f"{path}#0") == [rows[0].board]
+
+
+BOARD_LIST_ERRORS = [
+    ("id,tiles\n1,123456780\n2,1 2 3 4 5 6 7 8\n", 3, "8 tiles do not make a square board"),
+    ("id,tiles\n1,1 2 3 4 5 6 7 8 8\n", 2, "a 3x3 board holds the tiles 0 to 8 once each, but 8 is"),
+    ("id,tiles\n1,\n", 2, "empty board"),
+    ("# c\n\nid,goal,tiles\n1,sideways,123456780\n", 4, "unknown goal 'sideways' (choose from"),
+    ("id,tiles\n1,123456780,9\n", 2, "the row has 3 fields but the header has 2"),
+    ("id,tiles\n,123456780\n", 2, "the row has an empty id"),
+    ("id,tiles\n7,123456780\n7,123456708\n", 3, "id '7' is also on line 2"),
+    ("tiles,tiles\n1,2\n", 1, "the header repeats the column 'tiles'"),
+    ("id,tiles\n", None, "the board list has a header but no rows"),
+]
+
+
+@pytest.mark.parametrize("text, line, message", BOARD_LIST_ERRORS)
+def test_bad_board_lists_are_refused_naming_the_file_and_line(tmp_path, text, line, message):
+    path = tmp_path / "bad.csv"
+    path.write_text(text)
+    error = error_of(read_board_list, str(path))
+    assert message in error.message and "\n" not in str(error)
+    assert (error.source, error.line) == (str(path), line)
+    assert str(error_of(load_npuzzles, str(path))) == str(error)
