@@ -5,15 +5,18 @@ import pandas as pd
 from puzzles.npuzzle_analysis import distances, heuristic_values
 
 
-def analyze(width: int, height: int, goal: str) -> pd.DataFrame:
-    """One row per solvable board: its tiles, its distance to the goal, and each heuristic's estimate."""
+def analyze(width: int, height: int, goal: str, partitions: list[str] | None = None) -> pd.DataFrame:
+    """One row per solvable board: its tiles, its distance to the goal, and each heuristic's estimate.
+
+    The pattern databases are those of `partitions` (default: the size's own).
+    """
     found = distances(width, height, goal)
     boards = list(found)
     return pd.DataFrame(
         {
             "board": ["".join(map(str, tiles)) if width * height <= 10 else " ".join(map(str, tiles)) for tiles in boards],
             "distance": list(found.values()),
-            **heuristic_values(width, height, boards, goal),
+            **heuristic_values(width, height, boards, goal, partitions),
         }
     )
 

@@ -8,6 +8,7 @@ status 2; a search that ends unsolved is data, not an error, and exits 0.
 import hashlib
 import json
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,6 +27,7 @@ from orchestrator.execute import watch as watch_until
 from orchestrator.grid import parse_values
 from orchestrator.progress import list_jobs, list_sweeps, sweep_status
 from puzzles.domains import detect_domain
+from puzzles import pdb as pattern_databases
 from puzzles.errors import PuzzleError
 from puzzles.npuzzle import goal_tiles
 from puzzles.npuzzle_formats import load_npuzzle
@@ -124,7 +126,15 @@ def solve_command(
         str, typer.Option("--algo", help="Algorithm: " + "; ".join(f"{n} ({a.summary})" for n, a in ALGORITHMS.items()))
     ],
     heuristic: Annotated[
-        str | None, typer.Option(help="Heuristic for beam/astar: blockers, blockers-lb, moves-freed.")
+        str | None,
+        typer.Option(
+            help="Heuristic for beam/astar/idastar. Rush Hour: blockers, blockers-lb, moves-freed;"
+            " N-puzzle: misplaced, manhattan, linear-conflict, pdb, pdb-max."
+        ),
+    ] = None,
+    pdb: Annotated[
+        str | None,
+        typer.Option(help="N-puzzle pattern databases for pdb/pdb-max: group sizes (6-6-3) or tile groups (1 2 3/4 5 6 7 8)."),
     ] = None,
     k: Annotated[int | None, typer.Option("--k", help="Beam width (beam).")] = None,
     batches: Annotated[int | None, typer.Option(help="Number of batches of random runs (spr).")] = None,
@@ -180,6 +190,7 @@ def solve_command(
         raise typer.Exit(2)
     options = {
         "heuristic": heuristic,
+        "pdb": pdb,
         "k": k,
         "batches": batches,
         "batch_size": batch_size,
@@ -242,6 +253,69 @@ def db_upgrade_command(
     with user_errors():
         migrate.upgrade(url)
     typer.echo(f"{masked(url)}: schema at the newest revision")
+
+
+pdb_app = typer.Typer(
+    no_args_is_help=True,
+    help="N-puzzle pattern databases in the cache directory.\n\nExample: orchestrate pdb build 4x4 --pdb 6-6-3",
+)
+app.add_typer(pdb_app, name="pdb")
+
+
+@app.callback()
+def use_settings() -> None:
+    """slidelab: run and compare sliding-puzzle search algorithms."""
+    pattern_databases.use_directory(settings().cache_dir / "pdb")
+
+
+@pdb_app.command("build")
+def pdb_build_command(
+    size: Annotated[str, typer.Argument(metavar="WxH", help="The board size, e.g. 4x4.")],
+    partition: Annotated[
+        str | None, typer.Option("--pdb", help="Group sizes (6-6-3) or tile groups (1 2 3/4 5 6 7 8); default: the size's own.")
+    ] = None,
+    goal: Annotated[str, typer.Option(help="blank-last or blank-first (Korf's).")] = "blank-last",
+    force: Annotated[bool, typer.Option("--force", help="Build again even if a verified file exists.")] = False,
+) -> None:
+    """Build (or verify) the pattern databases of a partition, so that jobs only load them.
+
+    Example: orchestrate pdb build 4x4 --pdb 6-6-3 --goal blank-first
+    """
+    with user_errors():
+        width, height = _board_size(size)
+        goal_tiles(width, height, goal)  # an unknown goal is refused before building
+        groups = pattern_databases.parse_partition(partition or pattern_databases.default_partition(width, height), width, height)
+        for group in groups:
+            started = time.perf_counter()
+            with sweep_view.build_bar(Console(stderr=True), f"tiles {' '.join(map(str, group))}") as progress:
+                values = pattern_databases.table(width, height, goal, group, progress, rebuild=force)
+            path = pattern_databases.path_for(width, height, goal, group)
+            typer.echo(
+                f"{path}: {len(values):,} entries, at most {int(values[values != pattern_databases.UNREACHED].max())}"
+                f" moves, {path.stat().st_size / 2**20:,.1f} MiB, ready in {time.perf_counter() - started:.1f} s"
+            )
+
+
+@pdb_app.command("list")
+def pdb_list_command() -> None:
+    """The database files in the cache directory.
+
+    Example: orchestrate pdb list
+    """
+    files = sorted(pattern_databases.directory().glob("*.pdb"))
+    if not files:
+        typer.echo(f"no pattern databases in {pattern_databases.directory()} (build one with: orchestrate pdb build 4x4)")
+        return
+    for path in files:
+        typer.echo(f"{path.name}  {path.stat().st_size / 2**20:,.1f} MiB")
+
+
+def _board_size(size: str) -> tuple[int, int]:
+    """(width, height) of `WxH`; PuzzleError otherwise."""
+    width, _, height = size.lower().partition("x")
+    if not (width.isdigit() and height.isdigit()):
+        raise PuzzleError(f"size {size!r} is not WxH (e.g. 3x3)")
+    return int(width), int(height)
 
 
 DbOption = Annotated[
@@ -618,6 +692,9 @@ def analyze_command(
     goal: Annotated[str, typer.Option(help="blank-last or blank-first (Korf's).")] = "blank-last",
     fmt: Annotated[str, typer.Option("--format", help="csv or parquet, for --out.")] = "csv",
     out: Annotated[Path | None, typer.Option("--out", help="Write every board with its distance and estimates here.")] = None,
+    pdb: Annotated[
+        str | None, typer.Option("--pdb", help="Pattern-database partitions to score, comma-separated (e.g. 4-4,6-2).")
+    ] = None,
 ) -> None:
     """Every solvable N-puzzle board: its true distance and each heuristic's estimate, summarized.
 
@@ -629,13 +706,12 @@ def analyze_command(
     from orchestrator import analyze, report
 
     with user_errors():
-        width, _, height = size.lower().partition("x")
-        if not (width.isdigit() and height.isdigit()):
-            raise PuzzleError(f"size {size!r} is not WxH (e.g. 3x3)")
+        width, height = _board_size(size)
         if fmt not in report.EXPORT_FORMATS:
             raise PuzzleError(f"--format: {fmt!r} is not one of {', '.join(report.EXPORT_FORMATS)}")
-        goal_tiles(int(width), int(height), goal)  # an unknown goal is refused before the search
-        rows = analyze.analyze(int(width), int(height), goal)
+        goal_tiles(width, height, goal)  # an unknown goal is refused before the search
+        partitions = [part.strip() for part in pdb.split(",")] if pdb else None
+        rows = analyze.analyze(width, height, goal, partitions)
         if out is not None:
             report.write(rows, fmt, out)
             typer.echo(f"wrote {out} ({len(rows):,} boards)", err=True)

@@ -10,7 +10,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from puzzles.errors import PuzzleError
-from puzzles.solver import algorithm_spec, bind_params
+from puzzles.solver import HEURISTIC_OPTIONS, algorithm_spec, bind_params, without_foreign_options
 
 MAX_VALUES = 100_000  # per option: a typo such as 1..10000000 is refused, not expanded
 
@@ -35,18 +35,26 @@ def combinations(algorithms: list[str], params: dict[str, list[Any]]) -> list[tu
     """Each algorithm with every combination of the given values of the parameters it takes.
 
     A parameter that none of the algorithms takes, or an unknown algorithm, is a
-    PuzzleError; so is a value its algorithm refuses.
+    PuzzleError; so is a value its algorithm refuses. A heuristic option (`pdb`)
+    goes only with the heuristics that take it; the points it would duplicate are
+    kept once.
     """
     specs = {name: algorithm_spec(name) for name in algorithms}
     taken = {param for spec in specs.values() for param in spec.params}
     unused = sorted(set(params) - taken)
     if unused:
         raise PuzzleError(f"no algorithm among {', '.join(algorithms)} takes {', '.join(unused)}")
-    grid = []
+    grid, seen = [], set()
     for name, spec in specs.items():
         own = [param for param in params if param in spec.params]
         for values in itertools.product(*(params[param] for param in own)):
-            grid.append((name, bind_params(name, dict(zip(own, values)))))
+            bound = without_foreign_options(bind_params(name, dict(zip(own, values))))
+            if (name, *sorted(bound.items())) not in seen:
+                seen.add((name, *sorted(bound.items())))
+                grid.append((name, bound))
+    for option in sorted(set(params) & set(HEURISTIC_OPTIONS)):
+        if not any(option in values for _, values in grid):
+            raise PuzzleError(f"--{option} is for the heuristics {', '.join(HEURISTIC_OPTIONS[option])}: give one with --heuristic")
     return grid
 
 

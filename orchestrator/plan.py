@@ -24,7 +24,7 @@ from orchestrator.grid import combinations
 from puzzles.domains import Instance, load_instances, problem_for
 from puzzles.errors import PuzzleError
 from puzzles.npuzzle import check_goal
-from puzzles.solver import SEEDS, algorithm_spec, with_domain_heuristic
+from puzzles.solver import SEEDS, algorithm_spec, heuristic_options, with_domain_heuristic
 from workers.db import Board, Job, Result, Sweep
 from workers.store import FINAL
 
@@ -113,13 +113,14 @@ def plan_sweep(
             raise PuzzleError(f"--seeds: a seed must be between 0 and {SEEDS - 1}, not {seed}")
     grid = combinations(algorithms, params)
     problems = {board.id: problem_for(board.domain, board.text) for board in boards}
-    _check_heuristics(problems.values(), {values["heuristic"] for _, values in grid if "heuristic" in values}, params)
     spec = {"algorithms": algorithms, "params": params, "boards": [b.name for b in boards], "seeds": seeds, "repeat": repeat}
     plan = SweepPlan(name, spec, limits or {}, boards)
+    checked: set[tuple] = set()
     for board in boards:
         for algorithm, bound in grid:
             randomized = algorithm_spec(algorithm).randomized
             values = with_domain_heuristic(problems[board.id], algorithm, bound, given=params)
+            _check_heuristic(board, problems[board.id], values, checked)
             text = json.dumps(values, sort_keys=True, separators=(",", ":"))
             for seed, index in _runs(randomized, seeds, repeat):
                 plan.jobs.append(_job(name, board.id, algorithm, text, seed, index, randomized))
@@ -165,13 +166,18 @@ def find_sweep(engine: Engine, name: str) -> Sweep:
         return sweep
 
 
-def _check_heuristics(problems, names: set[str], given: dict[str, list[Any]]) -> None:
-    """PuzzleError for a heuristic given for the sweep that a board's domain does not have."""
-    if "heuristic" not in given:
-        return  # the algorithms' defaults, replaced per domain where foreign to it
-    for problem in {type(problem): problem for problem in problems}.values():
-        for name in sorted(names):
-            problem.heuristic(name)
+def _check_heuristic(board: Instance, problem, values: dict[str, Any], checked: set[tuple]) -> None:
+    """PuzzleError if the board's domain lacks the job's heuristic or refuses its options (checked once per board and choice)."""
+    if "heuristic" not in values:
+        return
+    options = heuristic_options(values)
+    choice = (board.id, values["heuristic"], *sorted(options.items()))
+    if choice not in checked:
+        try:
+            problem.check_heuristic(values["heuristic"], **options)
+        except PuzzleError as err:
+            raise PuzzleError(f"board {board.name}: {err}") from None
+        checked.add(choice)
 
 
 def _runs(randomized: bool, seeds: list[int] | None, repeat: int) -> list[tuple[int | None, int]]:

@@ -39,6 +39,15 @@ def live_bar(console: Console, name: str, total: int) -> Iterator[callable]:
         yield update
 
 
+@contextmanager
+def build_bar(console: Console, name: str) -> Iterator[callable]:
+    """A progress bar for a pattern database; yields `update(reached, total)` (placements)."""
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=False) as progress:
+        task = progress.add_task(name, total=None)
+        yield lambda reached, total: progress.update(task, completed=reached, total=total)
+
+
 def pace(status: SweepStatus) -> str:
     """`12.3 jobs/s, ETA 0:01:05`, or nothing before the first result."""
     if not status.jobs_per_s:

@@ -14,16 +14,47 @@ Signatures:
 - ``heuristic(spec, code, args, key, parent_branching) -> int``: the estimate of
   heuristic number `code` (the domain's numbering), with parameters `args`
   (float64 array) and the number of successors the parent had.
+
+A domain whose states are cheap to change in place may also register the
+make/undo entry points depth-first searches prefer (`register_in_place`):
+
+- ``place(spec, code, key) -> (board, h)``: a mutable board of the key (of
+  the domain's board class) and heuristic `code`'s value on it;
+- ``branches(board, out_moves) -> int``: the legal moves;
+- ``make(board, code, move, limit) -> int``: heuristic `code`'s value after
+  the move, the move played in place only if that value is at most `limit`
+  (so a domain may foresee the value and not move at all);
+  ``inverse(board, move)`` is the move that undoes it.
+  The domain gives one make per heuristic code (`makes`), and `code` must be
+  a compile-time constant (``numba.literally``): each heuristic's search is
+  compiled with its own make and nothing of the others';
+- ``solved(board) -> bool``.
+
+The board carries what these need, so the hot loop passes one small object.
 """
 
+from numba.core import types
+from numba.core.errors import TypingError
 from numba.extending import overload
 
 _DOMAINS: dict[type, tuple] = {}
+_IN_PLACE: dict[type, tuple] = {}
 
 
 def register(spec_class: type, *, expand, is_goal, heuristic) -> None:
     """Make a domain's compiled functions the ones called for specs of `spec_class`."""
     _DOMAINS[spec_class] = (expand, is_goal, heuristic)
+
+
+def register_in_place(spec_class: type, board_class: type, *, place, branches, makes, inverse, solved) -> None:
+    """Make a domain's in-place entry points (see the module docstring) the ones called for its spec and board."""
+    _IN_PLACE[spec_class] = (place,)
+    _IN_PLACE[board_class] = (branches, makes, inverse, solved)
+
+
+def has_in_place(spec) -> bool:
+    """True if the spec's domain registered in-place entry points."""
+    return type(spec) in _IN_PLACE
 
 
 def _functions(spec_type):
@@ -61,3 +92,64 @@ def _is_goal(spec, key):
 def _heuristic(spec, code, args, key, parent_branching):
     function = _functions(spec)[2]
     return lambda spec, code, args, key, parent_branching: function(spec, code, args, key, parent_branching)
+
+
+def place(spec, code, key):
+    """A mutable board of `key` and heuristic `code`'s value on it."""
+    return _IN_PLACE[type(spec)][0](spec, code, key)
+
+
+def branches(board, out_moves):
+    """Write the legal moves of `board`; returns their number."""
+    return _IN_PLACE[type(board)][0](board, out_moves)
+
+
+def make(board, code, move, limit):
+    """Heuristic `code` after `move`, played on `board` in place if that is at most `limit`."""
+    return _IN_PLACE[type(board)][1][code](board, move, limit)
+
+
+def inverse(board, move):
+    """The move that undoes `move`."""
+    return _IN_PLACE[type(board)][2](board, move)
+
+
+def solved(board):
+    """True if `board` is a goal state."""
+    return _IN_PLACE[type(board)][3](board)
+
+
+def _in_place(numba_type):
+    return _IN_PLACE[numba_type.instance_class]
+
+
+@overload(place)
+def _place(spec, code, key):
+    function = _in_place(spec)[0]
+    return lambda spec, code, key: function(spec, code, key)
+
+
+@overload(branches)
+def _branches(board, out_moves):
+    function = _in_place(board)[0]
+    return lambda board, out_moves: function(board, out_moves)
+
+
+@overload(make, prefer_literal=True)
+def _make(board, code, move, limit):
+    if not isinstance(code, types.IntegerLiteral):
+        raise TypingError("make needs the heuristic code as a constant: call numba.literally(code) first")
+    function = _in_place(board)[1][code.literal_value]
+    return lambda board, code, move, limit: function(board, move, limit)
+
+
+@overload(inverse)
+def _inverse(board, move):
+    function = _in_place(board)[2]
+    return lambda board, move: function(board, move)
+
+
+@overload(solved)
+def _solved(board):
+    function = _in_place(board)[3]
+    return lambda board: function(board)

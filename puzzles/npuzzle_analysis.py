@@ -14,6 +14,8 @@ from puzzles import npuzzle_kernels as nk
 from puzzles.errors import PuzzleError
 from puzzles.npuzzle import NPuzzleBoard, goal_tiles
 from puzzles.npuzzle_problem import NPuzzleProblem
+from puzzles.pdb import default_partition
+from puzzles.problem import Heuristic
 
 MAX_CELLS = 9  # 9! / 2 boards at most
 
@@ -41,12 +43,26 @@ def distances(width: int, height: int, goal: str = "blank-last") -> dict[tuple[i
     return found
 
 
-def heuristic_values(width: int, height: int, boards: list[tuple[int, ...]], goal: str = "blank-last") -> dict[str, np.ndarray]:
-    """Each heuristic's estimate for each board, by name."""
+def heuristic_values(
+    width: int, height: int, boards: list[tuple[int, ...]], goal: str = "blank-last", partitions: list[str] | None = None
+) -> dict[str, np.ndarray]:
+    """Each heuristic's estimate for each board, by name; the databases once per partition (`pdb 4-4`, `pdb-max 4-4`).
+
+    The partitions default to the board size's (`pdb.default_partition`);
+    `pdb-max` is left out on boards that are not square.
+    """
     problem = NPuzzleProblem(NPuzzleBoard(width, height, goal_tiles(width, height, goal)), goal)
-    spec, args = problem.kernels.spec, np.zeros(1)
     keys = [problem.encode(tiles) for tiles in boards]
-    return {
-        name: np.array([nk.heuristic(spec, code, args, key, 0) for key in keys], dtype=np.int64)
-        for code, name in enumerate(nk.HEURISTICS)
-    }
+    columns = {}
+    for name in nk.HEURISTICS:
+        if not name.startswith("pdb"):
+            columns[name] = _estimates(problem, problem.heuristic(name), keys)
+        elif name == "pdb" or width == height:
+            for partition in partitions or [default_partition(width, height)]:
+                columns[f"{name} {partition}"] = _estimates(problem, problem.heuristic(name, pdb=partition), keys)
+    return columns
+
+
+def _estimates(problem: NPuzzleProblem, heuristic: Heuristic, keys: list[np.ndarray]) -> np.ndarray:
+    spec, args = problem.kernels.spec, heuristic.args
+    return np.array([nk.heuristic(spec, heuristic.code, args, key, 0) for key in keys], dtype=np.int64)

@@ -45,7 +45,7 @@ UNREACHED = 255
 Progress = Callable[[int, int], None]  # (placements reached, placements in all)
 
 _directory: Path | None = None
-_loaded: dict[Path, np.ndarray] = {}
+_loaded: dict[tuple, np.ndarray] = {}
 
 
 def use_directory(path: Path) -> None:
@@ -110,14 +110,17 @@ def multipliers(cells: int, k: int) -> np.ndarray:
 
 
 @nb.njit(inline="always", cache=True)
-def rank(cell_of, tiles, count, mult):
-    """The rank of the placement putting tile `tiles[i]` on `cell_of[tiles[i]]`, for i < count."""
+def rank(cell_of, start, table, tiles, mult, count):
+    """The rank of the placement of `count` tiles: tile i is `table[tiles + i]`, on cell `cell_of[start + tile]`.
+
+    Its digit weight is `table[mult + i]` (`multipliers`).
+    """
     used = np.uint64(0)
     total = 0
     for i in range(count):
-        cell = np.uint64(cell_of[tiles[i]])
+        cell = np.uint64(cell_of[start + table[tiles + i]])
         below = popcount(used & ((np.uint64(1) << cell) - np.uint64(1)))
-        total += (np.int64(cell) - np.int64(below)) * mult[i]
+        total += (np.int64(cell) - np.int64(below)) * table[mult + i]
         used |= np.uint64(1) << cell
     return total
 
@@ -164,7 +167,7 @@ def _layer(width, height, count, mult, frontier, following, seen, table, depth):
             inner_left |= np.uint64(1) << np.uint64(cell)
         if cell % width != width - 1:
             inner_right |= np.uint64(1) << np.uint64(cell)
-    identity = np.arange(count)
+    ranking = np.concatenate((np.arange(count), mult))  # tile i is i, then the multipliers
     cell_of = np.empty(count, dtype=np.int64)
     reached = 0
     more = False
@@ -193,7 +196,7 @@ def _layer(width, height, count, mult, frontier, following, seen, table, depth):
                 if not new & (np.uint64(1) << np.uint64(target)):
                     continue
                 cell_of[i] = target
-                moved = rank(cell_of, identity, count, mult)
+                moved = rank(cell_of, 0, ranking, 0, count, count)
                 cell_of[i] = cell
                 blank = np.uint64(1) << np.uint64(cell)
                 if not np.uint64(seen[moved]) & blank:
@@ -216,7 +219,7 @@ def build(width: int, height: int, goal: str, tiles: tuple[int, ...], progress: 
     masks = _mask_type(cells)
     seen, frontier, following = (np.zeros(size, dtype=masks) for _ in range(3))
     table = np.full(size, UNREACHED, dtype=np.uint8)
-    frontier[rank(cell_of, np.arange(len(tiles)), len(tiles), mult)] = 1 << home.index(0)
+    frontier[rank(cell_of, 0, np.concatenate((np.arange(len(tiles)), mult)), 0, len(tiles), len(tiles))] = 1 << home.index(0)
     reached, depth, more = 0, 0, True
     while more:
         if depth >= UNREACHED:
@@ -267,16 +270,26 @@ def read(path: Path, width: int, height: int, goal: str, tiles: tuple[int, ...])
     return table if hashlib.sha256(table.data).hexdigest() == header.get("sha256") else None
 
 
-def table(width: int, height: int, goal: str, tiles: tuple[int, ...], progress: Progress | None = None) -> np.ndarray:
-    """One group's database: held in memory, else read and verified from its file, else built and saved."""
+def table(
+    width: int, height: int, goal: str, tiles: tuple[int, ...], progress: Progress | None = None, rebuild: bool = False
+) -> np.ndarray:
+    """One group's database: read and verified from its file, else (or if `rebuild`) built and saved."""
     path = path_for(width, height, goal, tiles)
-    if path not in _loaded:
-        values = read(path, width, height, goal, tiles)
-        if values is None:
-            values = build(width, height, goal, tiles, progress)
-            save(path, width, height, goal, tiles, values)
-        _loaded[path] = values
-    return _loaded[path]
+    values = None if rebuild else read(path, width, height, goal, tiles)
+    if values is None:
+        values = build(width, height, goal, tiles, progress)
+        save(path, width, height, goal, tiles, values)
+    elif progress:
+        progress(len(values), len(values))
+    return values
+
+
+def tables(width: int, height: int, goal: str, groups: tuple[tuple[int, ...], ...]) -> np.ndarray:
+    """The groups' databases one after the other, held in memory once per process."""
+    held = (width, height, goal, groups)
+    if held not in _loaded:
+        _loaded[held] = np.concatenate([table(width, height, goal, group) for group in groups])
+    return _loaded[held]
 
 
 def forget() -> None:

@@ -42,8 +42,14 @@ class Problem(Protocol):
     def start_key(self) -> np.ndarray:
         """The start state as a key of `kernels.key_words` words."""
 
+    def heuristic_defaults(self, name: str) -> dict[str, Any]:
+        """The options heuristic `name` takes on this board, with their default values (often none)."""
+
+    def check_heuristic(self, name: str, **params: Any) -> None:
+        """PuzzleError unless the domain has the heuristic and takes its parameters; builds nothing."""
+
     def heuristic(self, name: str, **params: Any) -> Heuristic:
-        """The named heuristic, compiled; raises PuzzleError for an unknown name."""
+        """The named heuristic, compiled (its tables loaded); raises PuzzleError for an unknown name."""
 
     def format_move(self, move: int) -> str:
         """A move code in the domain's notation."""

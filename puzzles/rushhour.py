@@ -8,6 +8,7 @@ fixed number of bits into 64-bit words.
 """
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -16,6 +17,7 @@ from puzzles.errors import PuzzleError
 from puzzles.problem import RESERVED_BITS, Heuristic, Kernels
 
 MOVE_MODELS = ("slide", "step")
+MOVES_FREED_WEIGHTS = {"w_exit": 3.0, "w_blockers": 3.0, "w_freed": -14.0}  # the seed's weights
 
 
 @dataclass(frozen=True)
@@ -162,11 +164,22 @@ class RushHourProblem:
         except PuzzleError:
             return False
 
-    def heuristic(self, name: str, **params: float) -> Heuristic:
-        """One of `blockers`, `blockers-lb`, `moves-freed` (weights w_exit, w_blockers, w_freed)."""
+    def heuristic_defaults(self, name: str) -> dict[str, Any]:
+        """None: moves-freed's weights are the algorithm's parameters."""
+        return {}
+
+    def check_heuristic(self, name: str, **params: float) -> None:
+        """PuzzleError unless `name` is a Rush Hour heuristic and `params` are moves-freed's weights."""
         if name not in rk.HEURISTICS:
             raise PuzzleError(f"unknown heuristic {name!r} for Rush Hour (choose from {', '.join(rk.HEURISTICS)})")
-        weights = [params.get("w_exit", 3.0), params.get("w_blockers", 3.0), params.get("w_freed", -14.0)]
+        foreign = sorted(set(params) - set(MOVES_FREED_WEIGHTS))
+        if foreign:
+            raise PuzzleError(f"Rush Hour's heuristics take no {', '.join(foreign)} (an N-puzzle option)")
+
+    def heuristic(self, name: str, **params: float) -> Heuristic:
+        """One of `blockers`, `blockers-lb`, `moves-freed` (weights w_exit, w_blockers, w_freed)."""
+        self.check_heuristic(name, **params)
+        weights = [params.get(weight, default) for weight, default in MOVES_FREED_WEIGHTS.items()]
         return Heuristic(name, rk.HEURISTICS.index(name), np.array(weights, dtype=np.float64), name != "moves-freed")
 
 

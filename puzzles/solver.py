@@ -16,12 +16,17 @@ from puzzles.problem import Problem
 from puzzles.result import Limits, Outcome, SolveResult, Status
 
 WEIGHTS = ("w_exit", "w_blockers", "w_freed")
+HEURISTIC_OPTIONS = {"pdb": ("pdb", "pdb-max")}  # options passed to the domain's `heuristic`, and who takes them
 SEEDS = 2**32  # numba's generator takes 32-bit seeds
 
 
 @dataclass(frozen=True)
 class Param:
-    """A parameter's default, its type, and its least value for numbers."""
+    """A parameter's default, its type, and its least value for numbers.
+
+    A parameter whose default is None is optional: it is left out of the bound
+    values unless given, so adding one does not change existing jobs' keys.
+    """
 
     default: Any
     kind: type
@@ -40,6 +45,7 @@ class Algorithm:
 
 
 _MAX_STEPS = Param(1_000_000, int, 1)
+_PDB = Param(None, str)  # the N-puzzle's pattern-database partition, e.g. 6-6-3 (default: per board size)
 ALGORITHMS: dict[str, Algorithm] = {
     "random": Algorithm(randomwalk.search, "uniformly random legal moves until solved", {"max_steps": _MAX_STEPS}, True),
     "spr": Algorithm(
@@ -52,11 +58,12 @@ ALGORITHMS: dict[str, Algorithm] = {
     "bfs": Algorithm(bfs.search, "breadth-first search", {"exhaustive": Param(False, bool)}, optimal=True),
     "beam": Algorithm(
         beam.search, "beam search keeping the k best boards per depth",
-        {"k": Param(10, int, 1), "heuristic": Param("blockers", str)},
+        {"k": Param(10, int, 1), "heuristic": Param("blockers", str), "pdb": _PDB},
     ),
-    "astar": Algorithm(astar.search, "A* on g + h", {"heuristic": Param("blockers-lb", str)}, optimal=True),
+    "astar": Algorithm(astar.search, "A* on g + h", {"heuristic": Param("blockers-lb", str), "pdb": _PDB}, optimal=True),
     "idastar": Algorithm(
-        idastar.search, "IDA*: iterative deepening on g + h", {"heuristic": Param("blockers-lb", str)}, optimal=True
+        idastar.search, "IDA*: iterative deepening on g + h", {"heuristic": Param("blockers-lb", str), "pdb": _PDB},
+        optimal=True,
     ),
     "moves-freed": Algorithm(
         moves_freed.search,
@@ -131,11 +138,15 @@ def with_domain_heuristic(problem: Problem, algorithm: str, values: dict[str, An
     """`values` with the domain's default heuristic where none was given and the algorithm's default is foreign to it.
 
     The algorithms' defaults are Rush Hour heuristics; an N-puzzle run without
-    `heuristic` gets the N-puzzle's default instead of an error.
+    `heuristic` gets the N-puzzle's default instead of an error. The heuristic's
+    options left out are filled with the domain's defaults for the board (the
+    pattern databases of its size), so that a result names what it used.
     """
-    if "heuristic" in values and "heuristic" not in given and values["heuristic"] not in problem.heuristic_names:
-        return {**values, "heuristic": problem.default_heuristic}
-    return values
+    if "heuristic" not in values:
+        return values
+    if "heuristic" not in given and values["heuristic"] not in problem.heuristic_names:
+        values = {**values, "heuristic": problem.default_heuristic}
+    return {**problem.heuristic_defaults(values["heuristic"]), **values}
 
 
 def algorithm_spec(name: str) -> Algorithm:
@@ -152,7 +163,11 @@ def bind_params(algorithm: str, params: dict[str, Any]) -> dict[str, Any]:
     if unknown:
         takes = ", ".join(table) or "no parameters"
         raise PuzzleError(f"{algorithm} does not take {', '.join(unknown)} (it takes {takes})")
-    return {name: _converted(algorithm, name, param, params.get(name, param.default)) for name, param in table.items()}
+    return {
+        name: _converted(algorithm, name, param, params.get(name, param.default))
+        for name, param in table.items()
+        if name in params or param.default is not None
+    }
 
 
 def _converted(algorithm: str, name: str, param: Param, value: Any) -> Any:
@@ -172,11 +187,25 @@ def _converted(algorithm: str, name: str, param: Param, value: Any) -> Any:
     return converted
 
 
+def heuristic_options(values: dict[str, Any]) -> dict[str, Any]:
+    """The bound values that parameterize the heuristic itself (the N-puzzle's `pdb` partition)."""
+    return {name: values[name] for name in HEURISTIC_OPTIONS if name in values}
+
+
+def without_foreign_options(values: dict[str, Any]) -> dict[str, Any]:
+    """`values` less the heuristic options its heuristic does not take (a sweep's `--pdb` beside `manhattan`)."""
+    return {
+        name: value
+        for name, value in values.items()
+        if name not in HEURISTIC_OPTIONS or values.get("heuristic") in HEURISTIC_OPTIONS[name]
+    }
+
+
 def _search_arguments(problem: Problem, values: dict[str, Any], seed: int | None) -> dict[str, Any]:
     """The keyword arguments of a module's `search`: heuristics compiled, weights folded in."""
-    arguments = {name: value for name, value in values.items() if name not in WEIGHTS}
+    arguments = {name: value for name, value in values.items() if name not in (*WEIGHTS, *HEURISTIC_OPTIONS)}
     if "heuristic" in values:
-        arguments["heuristic"] = problem.heuristic(values["heuristic"])
+        arguments["heuristic"] = problem.heuristic(values["heuristic"], **heuristic_options(values))
     if any(name in values for name in WEIGHTS):
         arguments["heuristic"] = problem.heuristic("moves-freed", **{w: values[w] for w in WEIGHTS})
     if seed is not None:

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+from puzzles import pdb
 from workers import migrate
 from workers.db import engine_for
 
@@ -12,6 +13,17 @@ TABLES = ("results", "jobs", "sweeps", "boards")
 ROOT = Path(__file__).resolve().parents[1]
 # Throwaway Redis and PostgreSQL servers (or SLIDELAB_TEST_REDIS_URL / SLIDELAB_TEST_DATABASE_URL).
 pytest_plugins = ["tests.services"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def pattern_database_dir(tmp_path_factory) -> Path:
+    """Pattern databases built by the tests go to a fresh cache directory, for this process and its job processes."""
+    cache = tmp_path_factory.mktemp("cache")
+    patch = pytest.MonkeyPatch()
+    patch.setenv("SLIDELAB_CACHE_DIR", str(cache))
+    pdb.use_directory(cache / "pdb")
+    yield cache / "pdb"
+    patch.undo()
 
 
 @pytest.fixture(scope="session")

@@ -17,7 +17,9 @@ import signal
 from collections.abc import Iterator
 from multiprocessing.connection import Connection
 
+from puzzles import pdb as pattern_databases
 from workers.jobs import JobResult, JobSpec, run_job
+from workers.settings import settings
 
 COMPILE_ALLOWANCE_S = 600.0  # the first job of an algorithm in a child may compile its kernels
 _PR_SET_PDEATHSIG = 1
@@ -125,6 +127,7 @@ def _serve(conn: Connection, parent_pid: int) -> None:
     """The child: run each batch it is sent, sending back each job's result."""
     _die_with_parent(parent_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    pattern_databases.use_directory(settings().cache_dir / "pdb")
     while True:
         try:
             specs = conn.recv()

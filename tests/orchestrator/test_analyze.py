@@ -14,13 +14,19 @@ EIGHT_PUZZLE_DEPTHS = [
 
 
 def test_the_8_puzzle_space_has_the_known_depth_counts_and_admissible_heuristics():
-    rows = analyze.analyze(3, 3, "blank-last")
+    rows = analyze.analyze(3, 3, "blank-last", ["4-4", "8"])
     assert len(rows) == 181_440
     assert analyze.depth_histogram(rows)["boards"].tolist() == EIGHT_PUZZLE_DEPTHS
     summary = analyze.summary(rows).set_index("heuristic")
-    assert summary["admissible_share"].tolist() == [1.0, 1.0, 1.0]
+    assert summary.index.tolist() == [
+        "misplaced", "manhattan", "linear-conflict", "pdb 4-4", "pdb 8", "pdb-max 4-4", "pdb-max 8"
+    ]
+    assert summary["admissible_share"].tolist() == [1.0] * 7
     assert summary.loc["manhattan", "mean_h"] < summary.loc["linear-conflict", "mean_h"] < rows["distance"].mean()
     assert summary.loc["misplaced", "exact_share"] < summary.loc["linear-conflict", "exact_share"]
+    assert summary.loc["pdb 4-4", "mean_h"] < summary.loc["pdb-max 4-4", "mean_h"] < rows["distance"].mean()
+    # One database of all eight tiles is the distance itself.
+    assert summary.loc["pdb 8", "exact_share"] == 1.0 and (rows["pdb 8"] == rows["distance"]).all()
 
 
 def test_cli_writes_every_board_and_refuses_large_boards(tmp_path):
