@@ -97,14 +97,33 @@ def deepening_in_place(spec, code, start, max_branching, max_nodes, deadline):
         bound = next_bound
 
 
+def _entry(code: int):
+    """`deepening_in_place` for heuristic `code`, compiled with the code as a constant.
+
+    Called from Python with a plain int, `numba.literally` would make numba
+    try and fail a compilation on every call (about 40 ms); these entries are
+    compiled (or loaded from the cache) once each.
+    """
+
+    @nb.njit(cache=True)
+    def entry(spec, start, max_branching, max_nodes, deadline):
+        return deepening_in_place(spec, code, start, max_branching, max_nodes, deadline)
+
+    return entry
+
+
+_ENTRIES: dict[int, object] = {}
+
+
 def search(problem: Problem, limits_: Limits, heuristic: Heuristic) -> Outcome:
     """IDA* with `heuristic`; optimal in moves when it is admissible. The last bound is in `extra`."""
     kernels = problem.kernels
     if not has_in_place(kernels.spec):
         return iddfs.run(problem, limits_, heuristic)
+    entry = _ENTRIES.setdefault(heuristic.code, _entry(heuristic.code))
     max_nodes, deadline = limits.budget(limits_)
-    status_code, moves, expanded, generated, max_frontier, bound = deepening_in_place(
-        kernels.spec, heuristic.code, problem.start_key(), kernels.max_branching, max_nodes, deadline
+    status_code, moves, expanded, generated, max_frontier, bound = entry(
+        kernels.spec, problem.start_key(), kernels.max_branching, max_nodes, deadline
     )
     status, reason = limits.outcome_status(status_code, limits_)
     return Outcome(status, [int(m) for m in moves], int(expanded), int(generated), int(max_frontier), 0, reason, {"bound": int(bound)})

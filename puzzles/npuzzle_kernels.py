@@ -117,14 +117,19 @@ def is_goal(spec, key):
 
 @nb.njit(inline="always", cache=True)
 def _unpack(spec, key):
-    """Spread a key over the scratch rows: the tile on each cell, the cell of each tile, the mirrored cells."""
-    cells, table, scratch = spec.cells, spec.table, spec.scratch
+    """Spread a key over the scratch rows: the tile on each cell, the cell of each tile."""
+    cells, scratch = spec.cells, spec.scratch
     for cell in range(cells):
         tile = tile_at(spec, key, cell)
         scratch[cell] = tile
         scratch[cells + tile] = cell
+
+
+@nb.njit(inline="always", cache=True)
+def _mirror(table, cells, board):
+    """Fill a board's third row: the cell of each tile on the board mirrored about its main diagonal."""
     for tile in range(cells):
-        scratch[2 * cells + table[at(cells, MIRROR_TILE) + tile]] = table[at(cells, MIRROR_CELL) + scratch[cells + tile]]
+        board[2 * cells + table[at(cells, MIRROR_TILE) + tile]] = table[at(cells, MIRROR_CELL) + board[cells + tile]]
 
 
 @nb.njit(inline="always", cache=True)
@@ -220,6 +225,7 @@ def heuristic(spec, code, hargs, key, parent_branching):
         return np.int64(_manhattan(table, cells, tiles) + _conflicts(table, spec.width, spec.height, tiles))
     h = _pattern_sum(table, spec.pdb_values, cells, tiles, cells)
     if code == PDB_MAX:
+        _mirror(table, cells, tiles)
         h = max(h, _pattern_sum(table, spec.pdb_values, cells, tiles, 2 * cells))
     return h
 
@@ -270,7 +276,8 @@ def place(spec, code, key):
     groups = table[at(cells, GROUPS)]
     board = Board(spec.width, spec.height, cells, np.zeros(3 * cells + 4 + spec.width + spec.height + 2 * groups, dtype=np.int64), table, spec.pdb_values)
     state, counts, values = board.state, _counts(board), _values(board)
-    state[: 3 * cells] = spec.scratch
+    state[: 2 * cells] = spec.scratch[: 2 * cells]
+    _mirror(table, cells, state)
     state[counts + MANHATTAN_SUM] = _manhattan(table, cells, state)
     state[counts + MISPLACED_COUNT] = _misplaced(table, cells, state)
     for line in range(spec.height + spec.width):
