@@ -400,39 +400,35 @@ def _make_linear_conflict(board, move, limit):
 
 
 @nb.njit(inline="always", cache=True)
-def _pdb_after(board, move):
+def _pattern_after(board, move, code):
+    """Slide and look up again the moved tile's group (and, for PDB_MAX, its mirror image's)."""
     tile, source, destination = _slide(board.state, board.table, board.cells, move)
-    _update_group(board, board.cells, PATTERN_SUM, 0, tile)
-    return _estimate(board, PDB)
+    table, cells = board.table, board.cells
+    _update_group(board, cells, PATTERN_SUM, 0, tile)
+    if code == PDB_MAX:
+        mirrored = table[at(cells, MIRROR_TILE) + tile]
+        board.state[2 * cells + mirrored] = table[at(cells, MIRROR_CELL) + destination]
+        _update_group(board, 2 * cells, MIRROR_SUM, table[at(cells, GROUPS)], mirrored)
+    return _estimate(board, code)
+
+
+@nb.njit(inline="always", cache=True)
+def _make_pattern(board, move, limit, code):
+    h = _pattern_after(board, move, code)
+    if h <= limit:
+        return h
+    _pattern_after(board, move ^ 1, code)
+    return h
 
 
 @nb.njit(cache=True)
 def _make_pdb(board, move, limit):
-    h = _pdb_after(board, move)
-    if h <= limit:
-        return h
-    _pdb_after(board, move ^ 1)
-    return h
-
-
-@nb.njit(inline="always", cache=True)
-def _pdb_max_after(board, move):
-    tile, source, destination = _slide(board.state, board.table, board.cells, move)
-    table, cells = board.table, board.cells
-    _update_group(board, cells, PATTERN_SUM, 0, tile)
-    mirrored = table[at(cells, MIRROR_TILE) + tile]
-    board.state[2 * cells + mirrored] = table[at(cells, MIRROR_CELL) + destination]
-    _update_group(board, 2 * cells, MIRROR_SUM, table[at(cells, GROUPS)], mirrored)
-    return _estimate(board, PDB_MAX)
+    return _make_pattern(board, move, limit, PDB)
 
 
 @nb.njit(cache=True)
 def _make_pdb_max(board, move, limit):
-    h = _pdb_max_after(board, move)
-    if h <= limit:
-        return h
-    _pdb_max_after(board, move ^ 1)
-    return h
+    return _make_pattern(board, move, limit, PDB_MAX)
 
 
 # Per heuristic code, the move that also updates that heuristic (the `make` of
