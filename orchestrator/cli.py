@@ -21,12 +21,12 @@ from kombu.exceptions import OperationalError as KombuOperationalError
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
-from orchestrator import plan, show, sweep_view
+from orchestrator import boards_view, boardsets, optima, plan, show, sweep_view
 from orchestrator.execute import chunk_size, enqueue, run_local
 from orchestrator.execute import watch as watch_until
 from orchestrator.grid import parse_values
 from orchestrator.progress import list_jobs, list_sweeps, sweep_status
-from puzzles.domains import detect_domain
+from puzzles.domains import Instance, detect_domain
 from puzzles import pdb as pattern_databases
 from puzzles.errors import PuzzleError
 from puzzles.npuzzle import goal_tiles
@@ -332,6 +332,11 @@ ChunkOption = Annotated[
     int | None, typer.Option("--chunk", min=1, help="Jobs per batch (per message); default: 1 for small sweeps, up to 100.")
 ]
 SweepArgument = Annotated[str, typer.Argument(metavar="SWEEP", help="The sweep's name.")]
+TimeLimitOption = Annotated[float | None, typer.Option(min=0, help="Seconds per job (status limit).")]
+MemoryLimitOption = Annotated[
+    str | None, typer.Option(help="Memory a job may use on top of its process's ~0.4 GB runtime, e.g. 2G.")
+]
+MaxNodesOption = Annotated[int | None, typer.Option(min=0, help="States a job may expand (status limit).")]
 JOB_STATUSES = ("pending", "queued", "running", "done", "failed")
 PARAMETERS = sorted({name for spec in ALGORITHMS.values() for name in spec.params})
 
@@ -356,8 +361,8 @@ def sweep_command(
         list[str] | None,
         typer.Option(
             "--boards",
-            help="Board files, N-puzzle board lists (CSV with a tiles column; FILE#ID for one row), directories, globs"
-            " or literal boards; more may follow.",
+            help="Board files, N-puzzle board lists (CSV with a tiles column; FILE#ID for one row), directories, globs,"
+            " literal boards or board sets (set:NAME); more may follow.",
         ),
     ] = None,
     goal: Annotated[
@@ -370,11 +375,9 @@ def sweep_command(
     repeat: Annotated[int, typer.Option(help="Runs per grid point (seeds derived from the job for random ones).")] = 1,
     seeds: Annotated[str | None, typer.Option(help="Seeds of the randomized algorithms, e.g. 1..10.")] = None,
     name: Annotated[str | None, typer.Option(help="Sweep name; default: derived from the grid.")] = None,
-    time_limit: Annotated[float | None, typer.Option(min=0, help="Seconds per job (status limit).")] = None,
-    memory_limit: Annotated[
-        str | None, typer.Option(help="Memory a job may use on top of its process's ~0.4 GB runtime, e.g. 2G.")
-    ] = None,
-    max_nodes: Annotated[int | None, typer.Option(min=0, help="States a job may expand (status limit).")] = None,
+    time_limit: TimeLimitOption = None,
+    memory_limit: MemoryLimitOption = None,
+    max_nodes: MaxNodesOption = None,
     wait: WaitOption = False,
     rerun: Annotated[bool, typer.Option("--rerun", help="Run finished jobs of the grid again.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the grid size and a sample of jobs; write nothing.")] = False,
@@ -385,16 +388,13 @@ def sweep_command(
 ) -> None:
     with user_errors():
         params, more_boards = _sweep_arguments(ctx.args)
-        limits = {
-            "time_limit": time_limit,
-            "max_nodes": max_nodes,
-            "memory_limit": plan.parse_size(memory_limit) if memory_limit else None,
-        }
+        limits = _limits(time_limit, max_nodes, memory_limit)
+        current = override(database_url=db, broker_url=broker)
         algorithms = [str(a) for a in parse_values(algo, "--algo")]
         seed_values = parse_values(seeds, "--seeds") if seeds else None
         if seed_values is not None and not all(isinstance(seed, int) for seed in seed_values):
             raise PuzzleError(f"--seeds: {seeds!r} are not whole numbers")
-        instances = plan.load_boards((boards or []) + more_boards, goal=goal)
+        instances = _boards((boards or []) + more_boards, goal, current.database_url)
         sweep_name = name or _default_name(algorithms, params, seed_values, repeat)
         sweep_plan = plan.plan_sweep(
             sweep_name, instances, algorithms, params, seeds=seed_values, repeat=repeat, limits=limits
@@ -402,14 +402,7 @@ def sweep_command(
         if dry_run:
             typer.echo(sweep_view.plan_text(sweep_plan))
             return
-        current = override(database_url=db, broker_url=broker)
-        engine = _engine(current.database_url)
-        sweep_id, added = plan.store_plan(engine, sweep_plan, rerun=rerun)
-        typer.echo(f"sweep {sweep_name}: {len(sweep_plan.jobs):,} jobs, {added:,} new")
-        sweep = plan.find_sweep(engine, sweep_name)
-        # A broker may still hold the queued jobs of an earlier run: queue only the new ones (resume queues all).
-        job_ids = plan.unfinished_jobs(engine, sweep_id, pending_only=bool(current.broker_url))
-        _run(engine, sweep, job_ids, workers, chunk, wait)
+        _store_and_run(_engine(current.database_url), sweep_plan, rerun, workers, chunk, wait)
 
 
 @app.command("resume")
@@ -509,6 +502,34 @@ def worker_command(
     configured().worker_main(argv + ([f"--hostname={hostname}"] if hostname else []))
 
 
+def _limits(time_limit: float | None, max_nodes: int | None, memory_limit: str | None) -> dict[str, Any]:
+    """The limits of every job of a sweep, as the sweep row keeps them."""
+    return {
+        "time_limit": time_limit,
+        "max_nodes": max_nodes,
+        "memory_limit": plan.parse_size(memory_limit) if memory_limit else None,
+    }
+
+
+def _boards(sources: list[str], goal: str | None, url: str) -> list[Instance]:
+    """The boards of the sources; the database at `url` is opened only if one of them is a set (set:NAME)."""
+    needs_database = any(boardsets.set_name(source) is not None for source in sources)
+    return plan.load_boards(sources, goal=goal, engine=_engine(url) if needs_database else None)
+
+
+def _store_and_run(
+    engine: Engine, sweep_plan: plan.SweepPlan, rerun: bool, workers: int, chunk: int | None, wait: bool
+) -> Sweep:
+    """Store the plan, then run (or queue) its jobs that have no final result; the sweep."""
+    sweep_id, added = plan.store_plan(engine, sweep_plan, rerun=rerun)
+    typer.echo(f"sweep {sweep_plan.name}: {len(sweep_plan.jobs):,} jobs, {added:,} new")
+    sweep = plan.find_sweep(engine, sweep_plan.name)
+    # A broker may still hold the queued jobs of an earlier run: queue only the new ones (resume queues all).
+    job_ids = plan.unfinished_jobs(engine, sweep_id, pending_only=bool(settings().broker_url))
+    _run(engine, sweep, job_ids, workers, chunk, wait)
+    return sweep
+
+
 def _print_table(table: Table) -> None:
     """A table at its natural width: wrapped to a terminal's width, never to 80 columns in a pipe."""
     console = Console()
@@ -585,6 +606,121 @@ def _follow(engine: Engine, sweep: Sweep) -> None:
             return current.complete
 
         watch_until(poll)
+
+
+boards_app = typer.Typer(
+    no_args_is_help=True,
+    help=(
+        "The board catalogue: boards stored once, in named sets that sweeps take as --boards set:NAME.\n\n"
+        "Example: orchestrate boards import data/boards/rushhour/ --set course"
+    ),
+)
+app.add_typer(boards_app, name="boards")
+SetOption = Annotated[str | None, typer.Option("--set", help="The board set's name (set:NAME in --boards).")]
+
+
+@boards_app.command("import")
+def boards_import_command(
+    sources: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="PATHS...",
+            help="Board files, board lists (their optimal column gives known optima), directories, globs,"
+            " literal boards or sets (set:NAME).",
+        ),
+    ],
+    set_name: SetOption = None,
+    goal: Annotated[
+        str | None, typer.Option(help="Goal of the N-puzzle boards that give none: blank-last (default) or blank-first.")
+    ] = None,
+    db: DbOption = None,
+) -> None:
+    """Store boards once each, with the known optima their board lists give, and add them to a set.
+
+    Importing again adds only what is missing: no board is stored or put in a set twice.
+
+    Example: orchestrate boards import data/boards/npuzzle/korf100.csv 412763580 --set mine
+    """
+    with user_errors():
+        url = override(database_url=db).database_url
+        boards = _boards(sources, goal, url)
+        optima = boardsets.listed_optima(plan.board_sources(sources), goal=goal)
+        done = boardsets.import_boards(_engine(url), boards, optima, set_name)
+    into = f"; set {set_name}: {done.added:,} added" if set_name else ""
+    typer.echo(f"{done.boards:,} boards, {done.new:,} new, {done.optima:,} with a known optimum given{into}")
+
+
+@boards_app.command("list")
+def boards_list_command(set_name: SetOption = None, db: DbOption = None) -> None:
+    """The board sets (the shipped ones too), or with --set the boards of one set, in order, with their known optima.
+
+    Example: orchestrate boards list --set korf100
+    """
+    with user_errors():
+        engine = _engine(override(database_url=db).database_url)
+        if set_name is None:
+            _print_table(boards_view.sets_table(boardsets.list_sets(engine)))
+            return
+        _print_table(boards_view.boards_table(boardsets.members(engine, set_name)))
+
+
+@boards_app.command("show")
+def boards_show_command(
+    board: Annotated[
+        str,
+        typer.Argument(
+            metavar="BOARD", help="A stored board's name or id (its first 6+ hex digits), a board file, FILE#ID or a literal board."
+        ),
+    ],
+    db: DbOption = None,
+) -> None:
+    """A board: its picture, size, vehicles or tiles, known optimum and sets.
+
+    Example: orchestrate boards show Rushhour6x6_1
+    """
+    with user_errors():
+        info = boardsets.board_info(_engine(override(database_url=db).database_url), board)
+    typer.echo(boards_view.board_card(info))
+
+
+@boards_app.command("optimum")
+def boards_optimum_command(
+    set_name: SetOption = None,
+    time_limit: TimeLimitOption = None,
+    memory_limit: MemoryLimitOption = None,
+    max_nodes: MaxNodesOption = None,
+    workers: WorkersOption = os.cpu_count() or 1,
+    chunk: ChunkOption = None,
+    db: DbOption = None,
+    broker: BrokerOption = None,
+) -> None:
+    """Find and store the known optimum of every board (of a set) that lacks one, as a sweep on the runner.
+
+    Each board gets an optimal search that fits it: BFS for Rush Hour and N-puzzles up to 3x3, IDA* with
+    pattern databases (pdb-max on square boards, else pdb) for larger ones. The jobs run here, or on the
+    workers of a broker, as any sweep's do (sweep `optimum`, or `optimum-<digest>` under limits); this
+    command follows them to the end and stores the fewest moves each optimal search found. An unsolvable
+    board keeps no optimum.
+
+    Example: orchestrate boards optimum --set korf100 --time-limit 600
+    """
+    with user_errors():
+        limits = _limits(time_limit, max_nodes, memory_limit)
+        engine = _engine(override(database_url=db, broker_url=broker).database_url)
+        boards = boardsets.members(engine, set_name) if set_name else boardsets.all_boards(engine)
+        known = optima.record_optima(engine, [board.id for board in boards])  # proven by earlier results
+        lacking = [boardsets.instance(b) for b in boards if b.known_optimum is None and b.id not in known]
+        if known:
+            typer.echo(f"{len(known):,} known optima stored from earlier results")
+        if not lacking:
+            typer.echo(f"every one of the {len(boards):,} boards has a known optimum")
+            return
+        sweep = _store_and_run(engine, optima.plan_optima(lacking, limits), False, workers, chunk, True)
+        found = optima.record_optima(engine, [board.id for board in lacking])
+        others = optima.unresolved(engine, sweep.id, [board.id for board in lacking])
+    counts = ", ".join(f"{status} {count:,}" for status, count in sorted(others.items()))
+    hint = f"; the others: {counts} (orchestrate jobs {sweep.name})" if others else ""
+    typer.echo(f"{len(found):,} of {len(lacking):,} boards now have a known optimum{hint}")
 
 
 OutOption = Annotated[Path | None, typer.Option("--out", help="Write to this file (html, parquet: default SWEEP.html / required).")]

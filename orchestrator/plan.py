@@ -1,4 +1,4 @@
-"""Planning a sweep: boards from files, board lists, globs, directories or literal strings, and the job rows.
+"""Planning a sweep: boards from files, board lists, globs, directories, literal strings or sets, and the job rows.
 
 Everything is validated before anything is written: one bad board, unknown
 algorithm or parameter, or empty range aborts the sweep with a `PuzzleError`.
@@ -20,12 +20,13 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
+from orchestrator.boardsets import set_boards, set_name, store_boards
 from orchestrator.grid import combinations
 from puzzles.domains import Instance, load_instances, problem_for
 from puzzles.errors import PuzzleError
 from puzzles.npuzzle import check_goal
 from puzzles.solver import SEEDS, algorithm_spec, heuristic_options, with_domain_heuristic
-from workers.db import Board, Job, Result, Sweep
+from workers.db import Job, Result, Sweep
 from workers.store import FINAL
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
@@ -64,20 +65,33 @@ def board_sources(sources: list[str]) -> list[str]:
     return expanded
 
 
-def load_boards(sources: list[str], *, goal: str | None = None) -> list[Instance]:
-    """Every board of the sources (each row of a board list), validated; a board given twice is kept once.
+def load_boards(sources: list[str], *, goal: str | None = None, engine: Engine | None = None) -> list[Instance]:
+    """Every board of the sources, validated; a board given twice is kept once.
 
-    `goal` is the goal of every N-puzzle board that does not give its own; Rush Hour boards ignore it.
+    A board list gives a board per row, `set:NAME` the set's boards in order,
+    read from the database `engine`. `goal` is the goal of every N-puzzle board
+    that does not give its own (a set's boards have theirs); Rush Hour boards
+    ignore it.
     """
     if not sources:
-        raise PuzzleError("no boards given (--boards FILE|DIR|GLOB|BOARD)")
+        raise PuzzleError("no boards given (--boards FILE|DIR|GLOB|BOARD|set:NAME)")
     if goal is not None:
         check_goal(goal)
     boards = {}
-    for source in board_sources(sources):
-        for instance in load_instances(source, goal=goal):
+    for source in sources:
+        for instance in _source_boards(source, goal, engine):
             boards.setdefault(instance.id, instance)
     return list(boards.values())
+
+
+def _source_boards(source: str, goal: str | None, engine: Engine | None) -> list[Instance]:
+    """The boards of one source: a set's from the database, else those of its files or literal board."""
+    name = set_name(source)
+    if name is None:
+        return [instance for path in board_sources([source]) for instance in load_instances(path, goal=goal)]
+    if engine is None:
+        raise PuzzleError(f"{source}: a board set is read from the results database, and none was given")
+    return set_boards(engine, name)
 
 
 def parse_size(text: str) -> int:
@@ -135,8 +149,7 @@ def store_plan(engine: Engine, plan: SweepPlan, *, rerun: bool = False) -> tuple
     insert = postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert
     with Session(engine) as session, session.begin():
         sweep_id = _sweep(session, plan, rerun)
-        board_rows = [{"id": b.id, "domain": b.domain, "size": b.size, "name": b.name, "canonical_text": b.text} for b in plan.boards]
-        session.execute(insert(Board).on_conflict_do_nothing(index_elements=["id"]), board_rows)
+        store_boards(session, plan.boards)
         before = _job_count(session, sweep_id)
         rows = [{**job, "sweep_id": sweep_id} for job in plan.jobs]
         for start in range(0, len(rows), INSERT_CHUNK):

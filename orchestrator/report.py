@@ -1,14 +1,16 @@
 """Reports: a sweep's jobs as one DataFrame, summaries per group, and writing them out.
 
 `load_rows` turns the joined jobs, results and boards into flat records, one
-per job, with each algorithm parameter as a column and the best known optimum
-of each board; `summarize` aggregates them with named aggregations; `write`
-is the last step, formatting only.
+per job, with each algorithm parameter as a column, the board's known optimum
+(`boards.known_optimum`), the best optimum known (that one, else the fewest
+moves an optimal search found on the board anywhere in the database) and the
+optimality gap against it, as a ratio (`gap`) and in moves (`gap_moves`);
+`summarize` aggregates them with named aggregations; `write` is the last step,
+formatting only.
 """
 
 import json
 from collections.abc import Callable
-from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
@@ -16,9 +18,8 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from puzzles.domains import problem_for
+from orchestrator.optima import best_optima, is_optimal
 from puzzles.errors import PuzzleError
-from puzzles.solver import ALGORITHMS
 from workers.db import Board, Job, Result, Sweep
 
 GROUPS = ("algorithm", "params", "board")
@@ -33,7 +34,7 @@ TRAILING_COLUMNS = ("seed", "repeat", "job_status", "status", *RESULT_COLUMNS, "
 
 
 def load_rows(engine: Engine, sweep: Sweep) -> pd.DataFrame:
-    """One row per job of the sweep, with its result (if any), its parameters as columns and its board's optimum."""
+    """One row per job of the sweep, with its result (if any), its parameters as columns, its board's optima and gaps."""
     query = (
         select(Job, Board.name, Board.size, Board.domain, Board.canonical_text, Board.known_optimum, Result)
         .join(Board, Job.board_id == Board.id)
@@ -43,17 +44,19 @@ def load_rows(engine: Engine, sweep: Sweep) -> pd.DataFrame:
     )
     with Session(engine) as session:
         records = [_record(*row) for row in session.execute(query).all()]
-        optima = _optima(session, {record["board_id"] for record in records})
+        optima = best_optima(session, {record["board_id"] for record in records})
     rows = pd.DataFrame.from_records(records, columns=_columns(records))
     if rows.empty:
         return rows
     for column in parameter_columns(rows):
         if pd.api.types.is_float_dtype(rows[column]) and rows[column].dropna().mod(1).eq(0).all():
             rows[column] = rows[column].astype("Int64")  # integers stay integers beside the NaN of other algorithms
+    rows["known_optimum"] = rows["known_optimum"].astype("Int64")
     known = rows["known_optimum"].astype("Float64")
     rows["optimum"] = known.fillna(rows["board_id"].map(optima).astype("Float64")).astype(float)
     rows["gap"] = rows["moves"] / rows["optimum"] - 1
-    return rows.drop(columns=["known_optimum", "board_id"])
+    rows["gap_moves"] = rows["moves"] - rows["optimum"]
+    return rows.drop(columns=["board_id"])
 
 
 def summarize(rows: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
@@ -82,6 +85,7 @@ def summarize(rows: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
             moves_std=("moves", "std"),
             steps_mean=("steps", "mean"),
             gap_mean=("gap", "mean"),
+            gap_moves_mean=("gap_moves", "mean"),
             expanded_mean=("expanded", "mean"),
             expanded_median=("expanded", "median"),
             generated_mean=("generated", "mean"),
@@ -107,7 +111,7 @@ def parameter_columns(rows: pd.DataFrame) -> list[str]:
 def compare(first: pd.DataFrame, second: pd.DataFrame, names: tuple[str, str]) -> pd.DataFrame:
     """Two summaries side by side on their shared group columns, the metrics suffixed by sweep name."""
     keys = [column for column in GROUPS if column in first.columns and column in second.columns]
-    metrics = ["jobs", "solved_share", "moves_mean", "gap_mean", "expanded_mean", "elapsed_median"]
+    metrics = ["jobs", "solved_share", "moves_mean", "gap_mean", "gap_moves_mean", "expanded_mean", "elapsed_median"]
     left, right = (frame[keys + [m for m in metrics if m in frame.columns]] for frame in (first, second))
     suffixes = (f" ({names[0]})", f" ({names[1]})") if names[0] != names[1] else (" (A)", " (B)")
     return left.merge(right, on=keys, how="outer", suffixes=suffixes)
@@ -154,7 +158,7 @@ def _record(job: Job, board: str, size: int, domain: str, text: str, known: int 
         "reason": (result.reason or result.error) if result else None,
         "host": job.worker_host,
         "known_optimum": known,
-        "optimal": _optimal(job.algorithm, json.loads(job.params), domain, text),
+        "optimal": is_optimal(job.algorithm, json.loads(job.params), domain, text),
     }
     for column in RESULT_COLUMNS:
         record[column] = getattr(result, column) if result else None
@@ -164,34 +168,6 @@ def _record(job: Job, board: str, size: int, domain: str, text: str, known: int 
 def _columns(records: list[dict]) -> list[str]:
     params = sorted({key for record in records for key in json.loads(record["params"])})
     return list(LEADING_COLUMNS) + params + list(TRAILING_COLUMNS)
-
-
-def _optimal(algorithm: str, params: dict, domain: str, text: str) -> bool:
-    spec = ALGORITHMS.get(algorithm)
-    if spec is None or not spec.optimal:
-        return False
-    return "heuristic" not in params or _admissible(domain, text, params["heuristic"])
-
-
-@lru_cache(maxsize=1024)
-def _admissible(domain: str, text: str, heuristic: str) -> bool:
-    return problem_for(domain, text).heuristic(heuristic).admissible
-
-
-def _optima(session: Session, board_ids: set[str]) -> dict[str, int]:
-    """The fewest moves any optimal search found on each board, over the whole database."""
-    optimal = [name for name, spec in ALGORITHMS.items() if spec.optimal]
-    rows = session.execute(
-        select(Job.board_id, Job.algorithm, Job.params, Board.domain, Board.canonical_text, Result.moves)
-        .join(Result, Result.job_id == Job.id)
-        .join(Board, Job.board_id == Board.id)
-        .where(Job.board_id.in_(board_ids), Job.algorithm.in_(optimal), Result.status == "solved")
-    ).all()
-    optima: dict[str, int] = {}
-    for board_id, algorithm, params, domain, text, moves in rows:
-        if _optimal(algorithm, json.loads(params), domain, text):
-            optima[board_id] = min(moves, optima.get(board_id, moves))
-    return optima
 
 
 def _markdown(frame: pd.DataFrame) -> str:

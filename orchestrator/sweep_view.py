@@ -120,6 +120,7 @@ REPORT_COLUMNS = {  # summary column: (heading, format)
     "moves_min": ("min", "{:,.0f}"),
     "moves_max": ("max", "{:,.0f}"),
     "gap_mean": ("gap", "{:+.1%}"),
+    "gap_moves_mean": ("gap moves", "{:+.1f}"),
     "expanded_mean": ("expanded", "{:,.0f}"),
     "elapsed_median": ("time median", "{:.3f}s"),
     "elapsed_p95": ("p95", "{:.3f}s"),

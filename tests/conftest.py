@@ -9,7 +9,7 @@ from puzzles import pdb
 from workers import migrate
 from workers.db import engine_for
 
-TABLES = ("results", "jobs", "sweeps", "boards")
+TABLES = ("results", "jobs", "sweeps", "board_set_members", "board_sets", "boards")
 ROOT = Path(__file__).resolve().parents[1]
 # Throwaway Redis and PostgreSQL servers (or SLIDELAB_TEST_REDIS_URL / SLIDELAB_TEST_DATABASE_URL).
 pytest_plugins = ["tests.services"]

@@ -1,4 +1,4 @@
-"""The results database: boards, sweeps, jobs and results (SQLAlchemy 2).
+"""The results database: boards and their sets, sweeps, jobs and results (SQLAlchemy 2).
 
 The SQL database is the source of truth of every sweep; its schema changes only
 through the Alembic migrations in `migrations/`. The caller owns the session:
@@ -44,6 +44,26 @@ class Board(Base):
     name: Mapped[str] = mapped_column(String(200), default="")
     canonical_text: Mapped[str] = mapped_column(Text)
     known_optimum: Mapped[int | None] = mapped_column(Integer)
+
+
+class BoardSet(Base):
+    """A named, ordered group of boards: `--boards set:NAME`."""
+
+    __tablename__ = "board_sets"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class BoardSetMember(Base):
+    """A board's place in a set: each board at most once per set."""
+
+    __tablename__ = "board_set_members"
+
+    set_id: Mapped[int] = mapped_column(ForeignKey("board_sets.id", ondelete="CASCADE"), primary_key=True)
+    board_id: Mapped[str] = mapped_column(ForeignKey("boards.id"), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer)
 
 
 class Sweep(Base):

@@ -10,7 +10,7 @@ from workers import migrate
 from workers.db import Base, engine_for
 from workers.settings import masked
 
-TABLES = {"alembic_version", "boards", "sweeps", "jobs", "results"}
+TABLES = {"alembic_version", "boards", "board_sets", "board_set_members", "sweeps", "jobs", "results"}
 
 
 def test_the_migrations_build_exactly_the_models_and_undo(tmp_path):

@@ -4,6 +4,7 @@ import math
 
 import pandas as pd
 import pytest
+from sqlalchemy import update
 from sqlalchemy.orm import Session
 from typer.testing import CliRunner
 
@@ -11,7 +12,7 @@ from orchestrator import report
 from orchestrator.cli import app
 from orchestrator.plan import find_sweep, load_boards, plan_sweep, store_plan, unfinished_jobs
 from workers import migrate
-from workers.db import Sweep, engine_for
+from workers.db import Board, Sweep, engine_for
 from workers.jobs import JobResult
 from workers.store import record
 
@@ -135,3 +136,21 @@ def test_cli_export_compare_and_errors(db, tmp_path):
         session.add(Sweep(name="empty", spec={}, limits={}))
     empty = run("report", "empty", "--db", db)
     assert empty.exit_code == 2 and "has no jobs" in empty.output
+
+
+def test_rows_carry_the_known_optimum_and_the_gap_in_moves(db):
+    rows = rows_of(db)
+    assert rows["known_optimum"].isna().all()  # none stored: the gap is against the best bfs result, 21
+    assert rows.loc[rows["moves"] == 27, "gap_moves"].item() == 6
+    with Session(engine_for(db)) as session, session.begin():
+        session.execute(update(Board).values(known_optimum=20))  # a stored optimum takes precedence
+    rows = rows_of(db)
+    assert set(rows["known_optimum"]) == {20} and set(rows["optimum"]) == {20.0}
+    assert rows.loc[rows["moves"] == 27, "gap_moves"].item() == 7
+    assert rows.loc[rows["moves"] == 27, "gap"].item() == pytest.approx(27 / 20 - 1)
+    summary = report.summarize(rows).set_index("params")
+    assert summary.loc['{"exhaustive":false}', "gap_moves_mean"] == 1.0
+    assert summary.loc['{"heuristic":"blockers","k":2}', "gap_moves_mean"] == 6.0
+    assert math.isnan(summary.loc['{"heuristic":"blockers","k":1}', "gap_moves_mean"])  # nothing solved
+    table = run("report", "hand", "--by", "algo,k", "--db", db)
+    assert table.exit_code == 0 and "gap moves" in table.output and "+6.0" in table.output
