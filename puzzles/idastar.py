@@ -34,6 +34,9 @@ def _bounded(code, board, bound, path, moves, count, taken, expanded, generated,
     nb.literally(code)
     next_bound = NO_BOUND
     depth = 0
+    stop = limits.reached(expanded, max_nodes, deadline)  # once per iteration: the clock too
+    if stop:
+        return stop, 0, bound, expanded, generated, max_frontier
     count[0] = branches(board, moves[0])
     taken[0] = 0
     expanded += 1

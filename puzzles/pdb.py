@@ -94,7 +94,7 @@ def parse_partition(text: str, width: int, height: int) -> tuple[tuple[int, ...]
 
 def _group(part: str, text: str) -> tuple[int, ...]:
     numbers = part.replace(",", " ").split()
-    if not numbers or not all(number.isdigit() for number in numbers):
+    if not numbers or not all(re.fullmatch("[0-9]+", number) for number in numbers):
         raise PuzzleError(f"pdb {text!r}: write group sizes (6-6-3) or groups of tiles separated by / (1 2 3/4 5 6 7 8)")
     return tuple(int(number) for number in numbers)
 
@@ -159,7 +159,7 @@ def _flood(region, free, width, inner_left, inner_right):
 def _layer(width, height, count, mult, frontier, following, seen, table, depth):
     """Settle every placement the blank reaches at cost `depth`; returns (placements first reached, any left)."""
     cells = width * height
-    full = (np.uint64(1) << np.uint64(cells)) - np.uint64(1)
+    full = ~np.uint64(0) >> np.uint64(64 - cells)  # every cell (a shift by 64 would be undefined)
     inner_left = np.uint64(0)  # cells with a left neighbour
     inner_right = np.uint64(0)
     for cell in range(cells):
@@ -265,7 +265,8 @@ def read(path: Path, width: int, height: int, goal: str, tiles: tuple[int, ...])
     except (OSError, ValueError):
         return None
     expected = _header(width, height, goal, tiles)
-    if {key: header.get(key) for key in expected} != expected or table.shape[0] != expected["entries"]:
+    described = isinstance(header, dict) and {key: header.get(key) for key in expected} == expected
+    if not described or table.shape[0] != expected["entries"]:
         return None
     return table if hashlib.sha256(table.data).hexdigest() == header.get("sha256") else None
 

@@ -135,11 +135,6 @@ def test_a_node_limit_stops_idastar_on_korf_1_at_that_many_expansions(korf, heur
     assert 0 < result.max_frontier <= result.extra["bound"] <= 57
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="idastar._bounded counts the root of every iteration as expanded before it checks the limit: a limit"
-    " reached at the end of an iteration (or a limit of 0) is overshot by one expansion",
-)
 @pytest.mark.parametrize("heuristic", ["manhattan", "linear-conflict"])
 def test_a_node_limit_is_never_overshot(korf, heuristic):
     problem = NPuzzleProblem(korf[1].board)
@@ -158,11 +153,6 @@ def test_a_time_limit_stops_idastar_promptly_on_korf_1(korf):
     assert 0.29 <= result.elapsed_s < 1.5 and result.expanded > 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="in-place IDA* first reads the clock after 1024 expansions (the root is counted before the check),"
-    " so a time limit of 0 does not stop a search that needs fewer; bfs, astar and iddfs stop at once",
-)
 def test_a_time_limit_of_zero_stops_idastar_like_the_other_searches():
     problem = NPuzzleProblem(NPuzzleBoard(3, 3, (4, 1, 2, 7, 6, 3, 5, 8, 0)))
     for algorithm in ("bfs", "astar", "iddfs"):
