@@ -112,4 +112,4 @@ def sweep_name(limits: dict[str, Any]) -> str:
 
 @lru_cache(maxsize=1024)
 def _admissible(domain: str, text: str, heuristic: str) -> bool:
-    return problem_for(domain, text).heuristic(heuristic).admissible
+    return heuristic in problem_for(domain, text).admissible_heuristics

@@ -15,6 +15,7 @@ class NPuzzleProblem:
     """A W x H sliding-tile board to bring to its goal (`blank-last` or Korf's `blank-first`)."""
 
     heuristic_names = nk.HEURISTICS
+    admissible_heuristics = nk.HEURISTICS
     default_heuristic = "linear-conflict"
 
     def __init__(self, board: NPuzzleBoard, goal: str | None = None):
@@ -94,7 +95,7 @@ class NPuzzleProblem:
         if groups:
             values = tables(self.board.width, self.board.height, self.goal, groups)
             self.kernels = self.kernels._replace(spec=_with_databases(self.kernels.spec, groups, values))
-        return Heuristic(name, nk.HEURISTICS.index(name), np.zeros(1, dtype=np.float64), True)
+        return Heuristic(name, nk.HEURISTICS.index(name), np.zeros(1, dtype=np.float64), name in self.admissible_heuristics)
 
     def _groups(self, name: str, pdb: str | None = None) -> tuple[tuple[int, ...], ...]:
         """The checked tile groups of a database heuristic (none for the others)."""

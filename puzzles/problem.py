@@ -37,6 +37,7 @@ class Problem(Protocol):
 
     kernels: Kernels
     heuristic_names: tuple[str, ...]  # what `heuristic` accepts
+    admissible_heuristics: tuple[str, ...]  # those that never overestimate
     default_heuristic: str  # used when an algorithm's own default is not one of them
 
     def start_key(self) -> np.ndarray:

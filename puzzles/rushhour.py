@@ -88,6 +88,7 @@ class RushHourProblem:
     """A Rush Hour board as a search problem under a move model (`slide` or `step`)."""
 
     heuristic_names = rk.HEURISTICS
+    admissible_heuristics = ("blockers", "blockers-lb")
     default_heuristic = "blockers-lb"
 
     def __init__(self, board: RushHourBoard, move_model: str = "slide"):
@@ -180,7 +181,7 @@ class RushHourProblem:
         """One of `blockers`, `blockers-lb`, `moves-freed` (weights w_exit, w_blockers, w_freed)."""
         self.check_heuristic(name, **params)
         weights = [params.get(weight, default) for weight, default in MOVES_FREED_WEIGHTS.items()]
-        return Heuristic(name, rk.HEURISTICS.index(name), np.array(weights, dtype=np.float64), name != "moves-freed")
+        return Heuristic(name, rk.HEURISTICS.index(name), np.array(weights, dtype=np.float64), name in self.admissible_heuristics)
 
 
 def _compile_spec(board: RushHourBoard, move_model: str) -> Kernels:
