@@ -22,6 +22,7 @@ test: $(VENV)/.stamp-test
 bench: $(VENV)/.stamp-bench
 	$(PY) bench/run.py
 	$(PY) bench/runner.py
+	$(PY) bench/npuzzle.py
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
