@@ -26,6 +26,20 @@ def pattern_database_dir(tmp_path_factory) -> Path:
     patch.undo()
 
 
+@pytest.fixture
+def builds(monkeypatch):
+    """The tile groups `pdb.build` is called for (it still builds)."""
+    calls = []
+    real = pdb.build
+
+    def counted(width, height, goal, tiles, progress=None):
+        calls.append(tiles)
+        return real(width, height, goal, tiles, progress)
+
+    monkeypatch.setattr(pdb, "build", counted)
+    return calls
+
+
 @pytest.fixture(scope="session")
 def boards_dir() -> Path:
     """The course Rush Hour boards, `data/boards/rushhour`."""

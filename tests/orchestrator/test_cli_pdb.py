@@ -42,20 +42,6 @@ def fresh_cache(tmp_path, monkeypatch) -> Path:
     return tmp_path / "cache" / "pdb"
 
 
-@pytest.fixture
-def builds(monkeypatch):
-    """The tile groups `pdb.build` is called for (it still builds)."""
-    calls = []
-    real = pdb.build
-
-    def counted(width, height, goal, tiles, progress=None):
-        calls.append(tiles)
-        return real(width, height, goal, tiles, progress)
-
-    monkeypatch.setattr(pdb, "build", counted)
-    return calls
-
-
 def run(*args):
     return CliRunner().invoke(app, [str(a) for a in args])
 

@@ -85,20 +85,6 @@ def own_directory(tmp_path, pattern_database_dir):
     pdb.use_directory(pattern_database_dir)
 
 
-@pytest.fixture
-def builds(monkeypatch):
-    """The tile groups `pdb.build` is called for (it still builds)."""
-    calls = []
-    real = pdb.build
-
-    def counted(width, height, goal, tiles, progress=None):
-        calls.append(tiles)
-        return real(width, height, goal, tiles, progress)
-
-    monkeypatch.setattr(pdb, "build", counted)
-    return calls
-
-
 # --- the rank -------------------------------------------------------------------------------
 
 
