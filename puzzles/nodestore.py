@@ -92,11 +92,21 @@ def find(store, keys, row):
 @nb.njit(cache=True)
 def find_hashed(store, keys, row, h):
     """As `find`, given the key's hash `h`."""
-    mask = store.table.shape[0] - 1
+    return lookup(store.table, store.keys, keys, row, h)
+
+
+@nb.njit(cache=True)
+def lookup(table, node_keys, keys, row, h):
+    """As `find_hashed`, given the store's `table` and `keys` arrays rather than the store.
+
+    For hot loops that hold those arrays: passing the whole store to a call
+    costs reference-count updates on each of its arrays.
+    """
+    mask = table.shape[0] - 1
     slot = np.int64(h & np.uint64(mask))
     while True:
-        node = store.table[slot]
-        if node == _EMPTY or same_rows(store.keys, node, keys, row):
+        node = table[slot]
+        if node == _EMPTY or same_rows(node_keys, node, keys, row):
             return node
         slot = (slot + 1) & mask
 
