@@ -20,9 +20,11 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from puzzles.domains import Instance, load_instance, load_instances
+from puzzles.domains import Instance, instance_of, load_instance, load_instances
 from puzzles.errors import PuzzleError
+from puzzles.npuzzle_generate import random_boards
 from puzzles.npuzzle_formats import ListedBoard, canonical_text, read_board_list, split_board_list
+from puzzles.rushhour_generate import hardest_boards
 from puzzles.textio import text_id
 from workers.db import Board, BoardSet, BoardSetMember
 
@@ -323,3 +325,32 @@ def _insert(session: Session, model: type) -> Any:
 def _set_names(session: Session) -> list[str]:
     """The names of the sets in the database and of the shipped ones."""
     return sorted(set(session.scalars(select(BoardSet.name))) | SHIPPED.keys())
+
+
+def generated(
+    domain: str,
+    size: int,
+    count: int,
+    seed: int,
+    *,
+    min_moves: int | None = None,
+    moves: int | None = None,
+    walk: int | None = None,
+    height: int | None = None,
+    goal: str = "blank-last",
+) -> tuple[list[Instance], dict[str, int]]:
+    """Fresh boards of a domain (`puzzles.rushhour_generate`, `puzzles.npuzzle_generate`) and the optima known of them.
+
+    PuzzleError for an option the domain does not take.
+    """
+    if domain == "rushhour":
+        if walk is not None or height is not None:
+            raise PuzzleError("--walk and --height are N-puzzle options")
+        found = hardest_boards(size, count, seed, min_moves=min_moves, moves=moves)
+        boards = [instance_of(board) for board, _ in found]
+        return boards, {board.id: optimum for board, (_, optimum) in zip(boards, found)}
+    if domain == "npuzzle":
+        if min_moves is not None or moves is not None:
+            raise PuzzleError("--min-moves and --moves are Rush Hour options (the N-puzzle takes --walk)")
+        return [instance_of(board) for board in random_boards(size, height or size, count, seed, walk=walk, goal=goal)], {}
+    raise PuzzleError(f"unknown domain {domain!r} (choose from rushhour, npuzzle)")

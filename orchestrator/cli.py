@@ -683,6 +683,43 @@ def boards_show_command(
     typer.echo(boards_view.board_card(info))
 
 
+@boards_app.command("generate")
+def boards_generate_command(
+    domain: Annotated[str, typer.Argument(help="rushhour or npuzzle.")],
+    size: Annotated[int, typer.Option("--size", min=2, help="Board side: 6, 9 or 12 for Rush Hour; 3, 4, 5 ... for the N-puzzle.")],
+    count: Annotated[int, typer.Option("--count", min=1, help="How many distinct boards.")] = 10,
+    seed: Annotated[int, typer.Option("--seed", help="The same seed gives the same boards.")] = 1,
+    min_moves: Annotated[
+        int | None, typer.Option("--min-moves", help="Rush Hour: each board's optimal solution is at least this long.")
+    ] = None,
+    moves: Annotated[int | None, typer.Option("--moves", help="Rush Hour: each board's optimal solution is exactly this long.")] = None,
+    walk: Annotated[
+        int | None, typer.Option("--walk", help="N-puzzle: random walks of this many moves from the goal (default: uniform).")
+    ] = None,
+    height: Annotated[int | None, typer.Option("--height", help="N-puzzle: rows, for rectangular boards (default: --size).")] = None,
+    goal: Annotated[str, typer.Option(help="N-puzzle goal: blank-last or blank-first.")] = "blank-last",
+    set_name: SetOption = None,
+    db: DbOption = None,
+) -> None:
+    """Generate boards of a chosen difficulty and store them in a set (default: `<domain>-<size>-s<seed>`).
+
+    Rush Hour: vehicles placed at random, then the hardest board of the placement's whole
+    state space (its optimal length is stored as the known optimum). N-puzzle: uniformly random
+    solvable boards, or random walks from the goal.
+
+    Example: orchestrate boards generate rushhour --size 6 --min-moves 20 --count 5 --seed 1
+    """
+    with user_errors():
+        boards, optima = boardsets.generated(
+            domain, size, count, seed, min_moves=min_moves, moves=moves, walk=walk, height=height, goal=goal
+        )
+        name = set_name or f"{domain}-{size}x{height or size}-s{seed}"
+        done = boardsets.import_boards(_engine(override(database_url=db).database_url), boards, optima, name)
+    for board in boards:
+        typer.echo(f"{board.name}  {optima[board.id]} moves" if board.id in optima else board.name)
+    typer.echo(f"set {name}: {done.added:,} added ({len(boards):,} boards; sweep them with --boards set:{name})")
+
+
 @boards_app.command("optimum")
 def boards_optimum_command(
     set_name: SetOption = None,

@@ -16,7 +16,7 @@ from puzzles.npuzzle import NPuzzleBoard
 from puzzles.npuzzle_formats import load_npuzzle, load_npuzzles, looks_like_npuzzle, parse_npuzzle, split_board_list
 from puzzles.npuzzle_problem import NPuzzleProblem
 from puzzles.problem import Problem
-from puzzles.rushhour import RushHourProblem
+from puzzles.rushhour import RushHourBoard, RushHourProblem
 from puzzles.rushhour_formats import canonical_text, load_board, parse_board
 from puzzles.textio import read_text, text_id
 
@@ -47,9 +47,15 @@ class Domain:
     problem: Callable[[str], Problem]
 
 
+def instance_of(board: RushHourBoard | NPuzzleBoard, name: str = "") -> Instance:
+    """The instance of a board object (a generated one, say), named after the board or `name`."""
+    if isinstance(board, NPuzzleBoard):
+        return Instance("npuzzle", board.name or name, board.width, npuzzle_formats.canonical_text(board))
+    return Instance("rushhour", board.name or name, board.size, canonical_text(board))
+
+
 def _load_rushhour(source: str) -> Instance:
-    board = load_board(source)
-    return Instance("rushhour", board.name or _literal_name(source), board.size, canonical_text(board))
+    return instance_of(load_board(source), _literal_name(source))
 
 
 def _rushhour_problem(text: str) -> Problem:
@@ -61,7 +67,7 @@ def _load_npuzzle(source: str) -> Instance:
 
 
 def _npuzzle_instance(board: NPuzzleBoard, source: str) -> Instance:
-    return Instance("npuzzle", board.name or _literal_name(source), board.width, npuzzle_formats.canonical_text(board))
+    return instance_of(board, _literal_name(source))
 
 
 def _literal_name(text: str) -> str:

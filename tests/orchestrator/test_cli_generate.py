@@ -1,0 +1,69 @@
+"""`orchestrate boards generate`: generated boards stored in a set, with the optima the generator proved."""
+
+import pytest
+from typer.testing import CliRunner
+
+from orchestrator.boardsets import members
+from orchestrator.cli import app
+from puzzles.domains import problem_for
+from puzzles.npuzzle import is_solvable
+from puzzles.npuzzle_formats import parse_npuzzle
+from puzzles.solver import solve
+from workers import settings as settings_module
+from workers.db import engine_for
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def local_settings(monkeypatch):
+    """No broker and no database from the environment; the CLI's overrides undone after each test."""
+    for name in ("SLIDELAB_DATABASE_URL", "SLIDELAB_BROKER_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(settings_module, "_current", [])
+
+
+def generate(db: str, *args: str):
+    return runner.invoke(app, ["boards", "generate", *args, "--db", db])
+
+
+def test_rush_hour_boards_are_stored_with_the_optimum_bfs_confirms(tmp_path):
+    db = f"sqlite:///{tmp_path / 'gen.db'}"
+    result = generate(db, "rushhour", "--size", "6", "--count", "3", "--seed", "4", "--min-moves", "12")
+    assert result.exit_code == 0, result.output
+    assert "set rushhour-6x6-s4: 3 added" in result.output
+    boards = members(engine_for(db), "rushhour-6x6-s4")
+    assert [board.name for board in boards] == [f"rushhour-6x6-s4-00{i}" for i in (1, 2, 3)]
+    for board in boards:
+        bfs = solve(problem_for(board.domain, board.canonical_text), "bfs")
+        assert board.known_optimum == bfs.moves >= 12
+    again = generate(db, "rushhour", "--size", "6", "--count", "3", "--seed", "4", "--min-moves", "12")
+    assert again.exit_code == 0 and "3 added" not in again.output and "0 added" in again.output
+
+
+def test_npuzzle_walks_go_into_the_named_set_and_sweep_from_it(tmp_path):
+    db = f"sqlite:///{tmp_path / 'gen.db'}"
+    result = generate(db, "npuzzle", "--size", "3", "--count", "4", "--seed", "9", "--walk", "6", "--set", "walks")
+    assert result.exit_code == 0, result.output
+    boards = members(engine_for(db), "walks")
+    assert len(boards) == 4
+    for board in boards:
+        assert is_solvable(parse_npuzzle(board.canonical_text, fmt="json"))
+        assert solve(problem_for("npuzzle", board.canonical_text), "bfs").moves <= 6
+    planned = runner.invoke(app, ["sweep", "--name", "w", "--algo", "bfs", "--boards", "set:walks", "--dry-run", "--db", db])
+    assert planned.exit_code == 0, planned.output
+    assert "4 boards" in planned.output or "4 jobs" in planned.output
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["rushhour", "--size", "6", "--walk", "3"], "--walk and --height are N-puzzle options"),
+        (["npuzzle", "--size", "3", "--min-moves", "3"], "--min-moves and --moves are Rush Hour options"),
+        (["chess", "--size", "8"], "unknown domain 'chess'"),
+    ],
+)
+def test_options_of_the_other_domain_are_usage_errors(tmp_path, args, message):
+    result = generate(f"sqlite:///{tmp_path / 'gen.db'}", *args)
+    assert result.exit_code == 2 and message in result.output
+    assert "Traceback" not in result.output
