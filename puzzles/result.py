@@ -30,7 +30,9 @@ class SolveResult:
     its length and `steps` the cells moved (Rush Hour) or the moves (elsewhere).
     `expanded` counts states whose successors were generated, `generated` the
     successors, `stored` the states held at the end, `max_frontier` the largest
-    open list. `peak_mem_bytes` is the peak resident memory of the process.
+    open list. `elapsed_s` is the wall time of the search alone, `cpu_s` the
+process's CPU time over it, `warmup_s` the time spent before it compiling or
+loading the kernels. `peak_mem_bytes` is the peak resident memory of the process.
     """
 
     status: Status
@@ -44,6 +46,8 @@ class SolveResult:
     max_frontier: int = 0
     stored: int = 0
     elapsed_s: float = 0.0
+    cpu_s: float = 0.0
+    warmup_s: float = 0.0
     peak_mem_bytes: int = 0
     seed: int | None = None
     reason: str | None = None

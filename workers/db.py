@@ -114,12 +114,19 @@ class Result(Base):
     generated: Mapped[int] = mapped_column(BigInteger, default=0)
     max_frontier: Mapped[int] = mapped_column(BigInteger, default=0)
     stored: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
-    elapsed_s: Mapped[float] = mapped_column(Float, default=0.0)
+    elapsed_s: Mapped[float] = mapped_column(Float, default=0.0)  # the search's wall time alone
+    cpu_s: Mapped[float | None] = mapped_column(Float)  # the job process's CPU time over the search
+    warmup_s: Mapped[float | None] = mapped_column(Float)  # compiling or loading kernels and tables, before the search
     peak_mem_bytes: Mapped[int] = mapped_column(BigInteger, default=0)
     solution: Mapped[str | None] = mapped_column(Text)
     reason: Mapped[str | None] = mapped_column(Text)  # which limit stopped the search
     error: Mapped[str | None] = mapped_column(Text)  # why the job raised (status "error")
     extra: Mapped[dict[str, Any] | None] = mapped_column(JSON)  # e.g. exhaustive BFS's counts per depth
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))  # the job in its process
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    host: Mapped[str | None] = mapped_column(String(200))  # the worker that ran it
+    code_version: Mapped[str | None] = mapped_column(String(120))  # workers.provenance.code_version
+    provenance: Mapped[dict[str, Any] | None] = mapped_column(JSON)  # versions, commit, process, speed, the job as run
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 

@@ -3,17 +3,21 @@
 `run_job` is what every execution mode calls, inside a `JobRunner` child that
 caps its memory. It never raises for a search that goes wrong: a bad board, an
 exception in the solver or an exhausted memory cap all come back as a
-`JobResult`, so a worker records them and goes on.
+`JobResult`, so a worker records them and goes on. Every result carries its
+provenance: the code and process that made it and the job as it ran.
 """
 
 import json
+import os
 import traceback
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 from puzzles.domains import problem_for
 from puzzles.result import Limits, SolveResult, Status
 from puzzles.solver import solve
+from workers import provenance
 
 ERROR = "error"  # a result status of its own: the job raised, it did not search
 
@@ -31,6 +35,13 @@ class JobSpec:
     max_nodes: int | None = None
     time_limit: float | None = None
     memory_limit: int | None = None  # bytes the job may add to its process's address space
+    board_id: str = ""
+
+    def described(self, params: dict[str, Any], seed: int | None) -> dict[str, Any]:
+        """The job as it ran: its board, algorithm, every parameter (defaults included), seed and limits."""
+        limits = {"max_nodes": self.max_nodes, "time_limit": self.time_limit, "memory_limit": self.memory_limit}
+        return {"board_id": self.board_id, "domain": self.domain, "algorithm": self.algorithm,
+                "params": params, "seed": seed, "limits": limits}
 
 
 @dataclass
@@ -45,11 +56,18 @@ class JobResult:
     max_frontier: int = 0
     stored: int = 0
     elapsed_s: float = 0.0
+    cpu_s: float = 0.0
+    warmup_s: float = 0.0
     peak_mem_bytes: int = 0
     solution: str | None = None
     reason: str | None = None
     error: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    host: str | None = None
+    code_version: str | None = None
+    provenance: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_solve(cls, result: SolveResult) -> "JobResult":
@@ -63,6 +81,8 @@ class JobResult:
             max_frontier=result.max_frontier,
             stored=result.stored,
             elapsed_s=result.elapsed_s,
+            cpu_s=result.cpu_s,
+            warmup_s=result.warmup_s,
             peak_mem_bytes=result.peak_mem_bytes,
             solution=" ".join(result.solution) if result.solution else None,
             reason=result.reason,
@@ -79,6 +99,20 @@ class JobResult:
         """A job that raised instead of searching."""
         return cls(status=ERROR, error=error)
 
+    def stamped(self, spec: JobSpec, params: dict[str, Any] | None = None, seed: int | None = None) -> "JobResult":
+        """This result with the provenance of this process and of `spec` as it ran (its own parameters by default)."""
+        self.provenance = {**provenance.process(), "spec": spec.described(spec.params if params is None else params, seed)}
+        self.code_version = self.provenance["code_version"]
+        now = _now()
+        self.started_at, self.finished_at = self.started_at or now, self.finished_at or now
+        return self
+
+    def ran_by(self, host: str) -> "JobResult":
+        """This result with the worker host and the worker process that stored it."""
+        self.host = host
+        self.provenance = {**self.provenance, "host": host, "worker_pid": os.getpid()}
+        return self
+
     def to_row(self) -> dict[str, Any]:
         """The column values of its `results` row."""
         return dict(vars(self))
@@ -86,12 +120,21 @@ class JobResult:
 
 def run_job(spec: JobSpec) -> JobResult:
     """Run one job in this process; every failure is a result, never an exception."""
+    started = _now()
+    params, seed = spec.params, spec.seed
     try:
         problem = problem_for(spec.domain, spec.board_text)
         limits = Limits(max_nodes=spec.max_nodes, time_limit=spec.time_limit)
-        return JobResult.from_solve(solve(problem, spec.algorithm, spec.params, limits, seed=spec.seed))
+        solved = solve(problem, spec.algorithm, spec.params, limits, seed=spec.seed)
+        result, params, seed = JobResult.from_solve(solved), solved.params, solved.seed
     except MemoryError:
-        return JobResult.limit("out of memory (memory limit reached)")
+        result = JobResult.limit("out of memory (memory limit reached)")
     except Exception as err:  # noqa: BLE001 - a job's failure is data; the worker goes on
         last = traceback.extract_tb(err.__traceback__)[-1]
-        return JobResult.failure(f"{type(err).__name__}: {err} ({last.filename}:{last.lineno})")
+        result = JobResult.failure(f"{type(err).__name__}: {err} ({last.filename}:{last.lineno})")
+    result.started_at, result.finished_at = started, _now()
+    return result.stamped(spec, params, seed)
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from multiprocessing.connection import Connection
 
 from puzzles import pdb as pattern_databases
+from workers import provenance
 from workers.jobs import JobResult, JobSpec, run_job
 from workers.settings import settings
 
@@ -113,14 +114,16 @@ class JobRunner:
         except (EOFError, OSError):
             return self._lost(spec)
         self.close()
-        return JobResult.limit(f"time limit (killed after {deadline:.0f} s)", elapsed_s=deadline)
+        return JobResult.limit(f"time limit (killed after {deadline:.0f} s)", elapsed_s=deadline).stamped(spec)
 
     def _lost(self, spec: JobSpec) -> JobResult:
         exitcode = self._process.exitcode if self._process else None
         self.close()
         if spec.memory_limit is not None:
-            return JobResult.limit(f"out of memory (the job process died under its memory cap, exit {exitcode})")
-        return JobResult.failure(f"the job process died (exit code {exitcode})")
+            result = JobResult.limit(f"out of memory (the job process died under its memory cap, exit {exitcode})")
+        else:
+            result = JobResult.failure(f"the job process died (exit code {exitcode})")
+        return result.stamped(spec)
 
 
 def _serve(conn: Connection, parent_pid: int) -> None:
@@ -128,6 +131,7 @@ def _serve(conn: Connection, parent_pid: int) -> None:
     _die_with_parent(parent_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     pattern_databases.use_directory(settings().cache_dir / "pdb")
+    provenance.process()  # the code's identity and this process's speed, measured before any job runs
     while True:
         try:
             specs = conn.recv()

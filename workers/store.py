@@ -35,7 +35,7 @@ def execute(engine: Engine, job_ids: list[int], runner: JobRunner, host: str) ->
     batch: list[tuple[int, JobResult]] = []
     flushed = time.monotonic()
     for spec, result in runner.run(specs):
-        batch.append((spec.job_id, result))
+        batch.append((spec.job_id, result.ran_by(host)))
         if time.monotonic() - flushed >= FLUSH_SECONDS:
             statuses += _flush(engine, batch)
             batch, flushed = [], time.monotonic()
@@ -53,7 +53,8 @@ def claim(engine: Engine, job_ids: Iterable[int], host: str) -> list[JobSpec]:
             .values(status="running", worker_host=host, started_at=_now(), attempts=jobs.c.attempts + 1)
         )
         rows = connection.execute(
-            select(jobs.c.id, Board.domain, Board.canonical_text, jobs.c.algorithm, jobs.c.params, jobs.c.seed, Sweep.limits)
+            select(jobs.c.id, Board.id, Board.domain, Board.canonical_text, jobs.c.algorithm, jobs.c.params, jobs.c.seed,
+                   Sweep.limits)
             .join(Board, jobs.c.board_id == Board.id)
             .join(Sweep, jobs.c.sweep_id == Sweep.id)
             .where(jobs.c.id.in_(ids), jobs.c.status == "running", jobs.c.worker_host == host)
@@ -111,9 +112,12 @@ def _flush(engine: Engine, batch: list[tuple[int, JobResult]]) -> list[str]:
     return [result.status for _, result in batch]
 
 
-def _spec(job_id: int, domain: str, text: str, algorithm: str, params: str, seed: int | None, limits: dict[str, Any]) -> JobSpec:
+def _spec(
+    job_id: int, board_id: str, domain: str, text: str, algorithm: str, params: str, seed: int | None, limits: dict[str, Any]
+) -> JobSpec:
     return JobSpec(
         job_id=job_id,
+        board_id=board_id,
         domain=domain,
         board_text=text,
         algorithm=algorithm,

@@ -1,0 +1,116 @@
+"""Where a result came from: the code, the software around it and the machine that ran it.
+
+`environment()` describes this installation once per process: slidelab's
+version, the git commit it runs from (with a flag for uncommitted changes), a
+hash of its source files, and the versions of Python, numba and numpy.
+`code_version` condenses that into the one label two results are compared by.
+`host_speed()` times a fixed piece of work in this process, so a report can
+tell hosts of different speed apart.
+"""
+
+import hashlib
+import os
+import platform
+import subprocess
+import time
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numba
+import numpy
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("puzzles", "workers")  # the code that produces a result (the orchestrator only plans and reports)
+CALIBRATION_STEPS = 200_000
+CALIBRATION_ROUNDS = 5
+
+
+@lru_cache
+def environment() -> dict[str, Any]:
+    """This installation: versions, commit, dirty flag, source hash, platform and CPU model."""
+    commit, dirty = _git_state()
+    env = {
+        "slidelab": _slidelab_version(),
+        "commit": commit,
+        "dirty": dirty,
+        "source": source_hash(),
+        "python": platform.python_version(),
+        "numba": numba.__version__,
+        "numpy": numpy.__version__,
+        "platform": platform.platform(),
+        "cpu": _cpu_model(),
+    }
+    return {"code_version": code_version(env), **env}
+
+
+def code_version(env: dict[str, Any]) -> str:
+    """The label results are compared by: `0.1.0+g<commit>`, `.dirty-<source>` if changed, `+src-<source>` outside git."""
+    if env["commit"] is None:
+        return f"{env['slidelab']}+src-{env['source'][:10]}"
+    dirty = f".dirty-{env['source'][:10]}" if env["dirty"] else ""
+    return f"{env['slidelab']}+g{env['commit'][:10]}{dirty}"
+
+
+def source_hash() -> str:
+    """The sha256 of the Python sources of the packages that produce results, by path and content."""
+    digest = hashlib.sha256()
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@lru_cache
+def host_speed() -> float:
+    """Millions of steps per second of a fixed integer loop in this process, the best of a few rounds."""
+    best = float("inf")
+    for _ in range(CALIBRATION_ROUNDS):
+        started = time.perf_counter()
+        value = 0
+        for step in range(CALIBRATION_STEPS):
+            value = (value * 31 + step) & 0xFFFF
+        best = min(best, time.perf_counter() - started)
+    return round(CALIBRATION_STEPS / best / 1e6, 2)
+
+
+def process() -> dict[str, Any]:
+    """This process's part of a result's provenance: the environment, its pid and its speed."""
+    return {**environment(), "pid": os.getpid(), "speed": host_speed()}
+
+
+def _slidelab_version() -> str:
+    try:
+        return metadata.version("slidelab")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _git_state() -> tuple[str | None, bool]:
+    """(commit, uncommitted changes in the packages) of the checkout holding the code, or (None, False)."""
+    if not (ROOT / ".git").exists():
+        return None, False
+    try:
+        commit = _git("rev-parse", "HEAD")
+        changed = _git("status", "--porcelain", "--", *PACKAGES)
+    except (OSError, subprocess.SubprocessError):
+        return None, False
+    return commit, bool(changed)
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True, timeout=10
+    ).stdout.strip()
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
