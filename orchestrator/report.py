@@ -4,16 +4,21 @@
 per job, with each algorithm parameter as a column, the board's known optimum
 (`boards.known_optimum`), the best optimum known (that one, else the fewest
 moves an optimal search found on the board anywhere in the database) and the
-optimality gap against it, as a ratio (`gap`) and in moves (`gap_moves`);
-`summarize` aggregates them with named aggregations; `write` is the last step,
-formatting only.
+optimality gap against it, as a ratio (`gap`) and in moves (`gap_moves`),
+and where each result came from (`host`, `code_version`, the host's `speed`);
+`summarize` aggregates them with named aggregations, with the spread across
+seeds; `notes` says what a reader must know to trust the numbers; `write` is
+the last step, formatting only.
 """
 
 import json
+import math
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
+from scipy import stats
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
@@ -28,9 +33,18 @@ FORMATS = ("table", "csv", "markdown", "json", "html", "parquet")
 EXPORT_FORMATS = ("csv", "parquet")
 MIB = 1 << 20
 STATUSES = ("solved", "unsolvable", "failed", "limit", "error")
-RESULT_COLUMNS = ("moves", "steps", "expanded", "generated", "max_frontier", "stored", "elapsed_s", "peak_mem_bytes")
+RESULT_COLUMNS = ("moves", "steps", "expanded", "generated", "max_frontier", "stored", "elapsed_s", "cpu_s", "warmup_s",
+                  "peak_mem_bytes")
 LEADING_COLUMNS = ("job_id", "board", "board_id", "board_size", "algorithm", "params")
-TRAILING_COLUMNS = ("seed", "repeat", "job_status", "status", *RESULT_COLUMNS, "reason", "host", "known_optimum", "optimal")
+TRAILING_COLUMNS = ("seed", "repeat", "job_status", "status", *RESULT_COLUMNS, "reason", "host", "code_version",
+                    "speed", "known_optimum", "optimal")
+CONFIDENCE = 0.95  # of the intervals of the mean
+SPEED_CLASS_RATIO = 1.25  # hosts differ in speed class when one's median speed is more than this × the other's
+TIMING_NOTE = (
+    "time: elapsed is the wall time of the search alone, in the job process, after compiling or loading kernels and "
+    "tables; it excludes queue waiting, process start-up and that warm-up (reported apart as warmup_s); "
+    "cpu is the job process's CPU time over the same span"
+)
 
 
 def load_rows(engine: Engine, sweep: Sweep) -> pd.DataFrame:
@@ -60,12 +74,12 @@ def load_rows(engine: Engine, sweep: Sweep) -> pd.DataFrame:
 
 
 def summarize(rows: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
-    """Per group (default: algorithm, params, board): jobs, share solved, status counts and the metrics' statistics."""
-    groups = [ALIASES.get(column, column) for column in (by or GROUPS)]
-    unknown = [column for column in groups if column not in rows.columns]
-    if unknown:
-        choices = ", ".join(column for column in rows.columns if column not in RESULT_COLUMNS)
-        raise PuzzleError(f"--by: no column {', '.join(unknown)} in this sweep (choose from {choices})")
+    """Per group (default: algorithm, params, board): jobs, share solved, status counts and the metrics' statistics.
+
+    Moves, nodes (expanded, generated) and time (elapsed) also have their sample standard deviation `<metric>_std`
+    and the 95% confidence interval of their mean, `<metric>_ci_low` to `<metric>_ci_high` (NaN below two values).
+    """
+    groups = group_columns(rows, by)
     order = [column for column in ("algorithm", *parameter_columns(rows), "board") if column in rows.columns]
     counted = rows.sort_values(order, kind="stable", na_position="first").assign(
         solved=rows["status"].eq("solved"),
@@ -82,17 +96,21 @@ def summarize(rows: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
             moves_median=("moves", "median"),
             moves_min=("moves", "min"),
             moves_max=("moves", "max"),
-            moves_std=("moves", "std"),
+            **_spread("moves", "moves"),
             steps_mean=("steps", "mean"),
             gap_mean=("gap", "mean"),
             gap_moves_mean=("gap_moves", "mean"),
             expanded_mean=("expanded", "mean"),
             expanded_median=("expanded", "median"),
+            **_spread("expanded", "expanded"),
             generated_mean=("generated", "mean"),
             generated_median=("generated", "median"),
+            **_spread("generated", "generated"),
             elapsed_mean=("elapsed_s", "mean"),
             elapsed_median=("elapsed_s", "median"),
             elapsed_p95=("elapsed_s", lambda values: values.quantile(0.95)),
+            **_spread("elapsed", "elapsed_s"),
+            cpu_mean=("cpu_s", "mean"),
             peak_mem_mib=("peak_mem_mib", "max"),
             **{f"n_{status}": (f"n_{status}", "sum") for status in (*STATUSES, "unfinished")},
         )
@@ -100,6 +118,25 @@ def summarize(rows: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
     )
     empty_counts = [column for column in summary.columns if column.startswith("n_") and not summary[column].any()]
     return summary.drop(columns=empty_counts)
+
+
+def group_columns(rows: pd.DataFrame, by: list[str] | None = None) -> list[str]:
+    """The columns to group by (default: algorithm, params, board), aliases resolved; an error names unknown ones."""
+    groups = [ALIASES.get(column, column) for column in (by or GROUPS)]
+    unknown = [column for column in groups if column not in rows.columns]
+    if unknown:
+        choices = ", ".join(column for column in rows.columns if column not in RESULT_COLUMNS)
+        raise PuzzleError(f"--by: no column {', '.join(unknown)} in this sweep (choose from {choices})")
+    return groups
+
+
+def notes(rows: pd.DataFrame, sweep_name: str, by: list[str] | None = None) -> list[str]:
+    """Every note a report prints, one line each: a sweep still running, groups (as `summarize` groups by) mixing code
+    versions or hosts of different speed classes, and how time is measured."""
+    groups = group_columns(rows, by)
+    finished = rows[rows["status"].notna()]
+    return [*_running_note(rows, sweep_name), *_version_warning(finished, groups), *_speed_warning(finished, groups),
+            TIMING_NOTE]
 
 
 def parameter_columns(rows: pd.DataFrame) -> list[str]:
@@ -156,13 +193,75 @@ def _record(job: Job, board: str, size: int, domain: str, text: str, known: int 
         "job_status": job.status,
         "status": result.status if result else None,
         "reason": (result.reason or result.error) if result else None,
-        "host": job.worker_host,
+        "host": (result and result.host) or job.worker_host,  # the job's row only for results without provenance
+        "code_version": result.code_version if result else None,
+        "speed": (result.provenance or {}).get("speed") if result else None,
         "known_optimum": known,
         "optimal": is_optimal(job.algorithm, json.loads(job.params), domain, text),
     }
     for column in RESULT_COLUMNS:
         record[column] = getattr(result, column) if result else None
     return record
+
+
+def _spread(name: str, column: str) -> dict[str, tuple[str, str | Callable]]:
+    """Named aggregations of a metric's spread: its sample standard deviation and the 95% interval of its mean."""
+    return {
+        f"{name}_std": (column, "std"),
+        f"{name}_ci_low": (column, partial(_mean_bound, sign=-1)),
+        f"{name}_ci_high": (column, partial(_mean_bound, sign=1)),
+    }
+
+
+def _mean_bound(values: pd.Series, sign: int) -> float:
+    """The lower (sign -1) or upper (+1) bound of the t interval of the mean of the non-null values; NaN below two."""
+    values = values.dropna()
+    if len(values) < 2:
+        return math.nan
+    quantile = stats.t.ppf((1 + CONFIDENCE) / 2, len(values) - 1)
+    return values.mean() + sign * quantile * values.std() / math.sqrt(len(values))
+
+
+def _running_note(rows: pd.DataFrame, name: str) -> list[str]:
+    unfinished = int(rows["status"].isna().sum())
+    if not unfinished:
+        return []
+    done = len(rows) - unfinished
+    return [f"sweep {name} is still running: {done:,} of {len(rows):,} jobs finished; this report covers those"]
+
+
+def _version_warning(finished: pd.DataFrame, groups: list[str]) -> list[str]:
+    versions = finished.assign(code_version=finished["code_version"].fillna("unknown"))
+    mixed = _mixed_groups(versions, groups, "code_version", lambda values: len(values) > 1)
+    if mixed.empty:
+        return []
+    named = ", ".join(sorted(set().union(*mixed)))
+    return [f"warning: {_share(mixed, finished, groups)} mix results of different code versions ({named}); "
+            "timings in those groups are not comparable"]
+
+
+def _speed_warning(finished: pd.DataFrame, groups: list[str]) -> list[str]:
+    speeds = finished.dropna(subset=["host", "speed"]).groupby("host")["speed"].median()  # each host's, over the sweep
+    known = finished[finished["host"].isin(speeds.index)]
+    mixed = _mixed_groups(
+        known, groups, "host", lambda hosts: speeds[hosts].max() > SPEED_CLASS_RATIO * speeds[hosts].min()
+    )
+    if mixed.empty:
+        return []
+    named = ", ".join(f"{host} {speeds[host]:g}" for host in sorted(set().union(*mixed)))
+    return [f"warning: {_share(mixed, finished, groups)} mix hosts of different speed classes (median speed in million "
+            f"steps/s: {named}); timings in those groups are not comparable"]
+
+
+def _mixed_groups(rows: pd.DataFrame, groups: list[str], column: str, mixes: Callable) -> pd.Series:
+    """Per group whose distinct values of `column` satisfy `mixes`, those values."""
+    distinct = rows.groupby(groups, dropna=False)[column].unique().map(list)
+    return distinct[distinct.map(mixes)]
+
+
+def _share(mixed: pd.Series, finished: pd.DataFrame, groups: list[str]) -> str:
+    """`2 of 5 groups`: how many groups of the finished rows are mixed."""
+    return f"{len(mixed):,} of {finished.groupby(groups, dropna=False).ngroups:,} groups"
 
 
 def _columns(records: list[dict]) -> list[str]:

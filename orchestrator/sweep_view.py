@@ -115,21 +115,24 @@ def jobs_table(rows: list[dict]) -> Table:
 REPORT_COLUMNS = {  # summary column: (heading, format)
     "jobs": ("jobs", "{:,.0f}"),
     "solved_share": ("solved", "{:.0%}"),
-    "moves_mean": ("moves mean", "{:,.1f}"),
+    "moves_mean": ("moves ±95%", "{:,.1f}"),
     "moves_median": ("median", "{:,.0f}"),
     "moves_min": ("min", "{:,.0f}"),
     "moves_max": ("max", "{:,.0f}"),
     "gap_mean": ("gap", "{:+.1%}"),
     "gap_moves_mean": ("gap moves", "{:+.1f}"),
     "expanded_mean": ("expanded", "{:,.0f}"),
+    "elapsed_mean": ("time ±95%", "{:.3f}s"),
     "elapsed_median": ("time median", "{:.3f}s"),
     "elapsed_p95": ("p95", "{:.3f}s"),
     "peak_mem_mib": ("peak MiB", "{:,.0f}"),
 }
+SPREAD_SHOWN = ("moves", "elapsed")  # metrics whose mean is shown with the half-width of its 95% interval
 
 
 def report_table(summary, groups: list[str]) -> Table:
-    """The summary's main columns; the parameters shown without their defaults."""
+    """The summary's main columns, moves and time as `mean ± half-width of the 95% interval`; the parameters shown
+    without their defaults."""
     table = Table(box=box.SIMPLE_HEAD)
     for column in groups:
         table.add_column(column)
@@ -138,9 +141,20 @@ def report_table(summary, groups: list[str]) -> Table:
         table.add_column(REPORT_COLUMNS[column][0], justify="right")
     for row in summary.to_dict("records"):
         keys = [_group_text(row, column) for column in groups]
-        values = ["–" if _cell(row[c]) == "–" else REPORT_COLUMNS[c][1].format(row[c]) for c in shown]
+        values = [_report_value(row, column) for column in shown]
         table.add_row(*keys, *values)
     return table
+
+
+def _report_value(row: dict, column: str) -> str:
+    """A summary cell formatted for the report table, a shown spread as ` ± half-width` after the mean."""
+    if _cell(row[column]) == "–":
+        return "–"
+    fmt = REPORT_COLUMNS[column][1]
+    metric = column.removesuffix("_mean")
+    high = row.get(f"{metric}_ci_high")
+    spread = f" ± {fmt.format(high - row[column])}" if metric in SPREAD_SHOWN and _cell(high) != "–" else ""
+    return fmt.format(row[column]) + spread
 
 
 def frame_table(frame) -> Table:

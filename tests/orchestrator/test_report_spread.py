@@ -1,0 +1,168 @@
+"""Reports' spread across seeds (std, 95% intervals checked by hand) and their notes on provenance and timing."""
+
+import io
+import math
+
+import pandas as pd
+import pytest
+from sqlalchemy import update
+from sqlalchemy.orm import Session
+from typer.testing import CliRunner
+
+from orchestrator import report
+from orchestrator.cli import app
+from orchestrator.plan import find_sweep, load_boards, plan_sweep, store_plan, unfinished_jobs
+from workers import migrate
+from workers.db import Job, engine_for
+from workers.jobs import JobResult
+from workers.store import record
+
+RUNS = 5  # of each job, standing for seeds
+MOVES = [21, 25, 27, 30, 31]  # beam k=1, one per run
+ELAPSED = [1.0, 1.2, 0.9, 1.1, 1.3]
+EXPANDED = [100, 200, 300, 400, 500]
+T_4 = 2.7764  # t(0.975, 4), from a table
+
+
+def result(k: int, index: int, host: str, version: str | None, speed: float) -> JobResult:
+    """Beam k=1 solves every run; beam k=2 solves only the first (one value: no interval)."""
+    provenance = {"speed": speed}
+    if k == 1:
+        return JobResult("solved", moves=MOVES[index], expanded=EXPANDED[index], generated=2 * EXPANDED[index],
+                         elapsed_s=ELAPSED[index], cpu_s=ELAPSED[index] / 2, warmup_s=0.5, host=host,
+                         code_version=version, provenance=provenance)
+    if index == 0:
+        return JobResult("solved", moves=24, expanded=50, elapsed_s=0.4, cpu_s=0.4, host=host, code_version=version,
+                         provenance=provenance)
+    return JobResult("failed", expanded=5, elapsed_s=0.1, cpu_s=0.1, reason="beam emptied", host=host,
+                     code_version=version, provenance=provenance)
+
+
+@pytest.fixture
+def store(tmp_path, boards_dir):
+    """`store(host, version, speed)`: a sweep `spread`, beam k=1,2 five times each on Rushhour6x6_1, each argument
+    a function of (k, run) giving that job's result's host, code version and host speed; the database URL."""
+
+    def make(host=lambda k, i: "w1", version=lambda k, i: "0.1.0+gaaa", speed=lambda k, i: 10.0) -> str:
+        url = f"sqlite:///{tmp_path / 'spread.db'}"
+        migrate.upgrade(url)
+        engine = engine_for(url)
+        boards = load_boards([str(boards_dir / "Rushhour6x6_1.csv")])
+        plan = plan_sweep("spread", boards, ["beam"], {"k": [1, 2]}, repeat=RUNS)
+        sweep_id, _ = store_plan(engine, plan)
+        ids = unfinished_jobs(engine, sweep_id)
+        results = []
+        for job_id, job in zip(ids, plan.jobs, strict=True):
+            k, i = (1 if '"k":1' in job["params"] else 2), job["repeat"]
+            results.append((job_id, result(k, i, host(k, i), version(k, i), speed(k, i))))
+        record(engine, results)
+        return url
+
+    return make
+
+
+def rows_of(url: str) -> pd.DataFrame:
+    engine = engine_for(url)
+    return report.load_rows(engine, find_sweep(engine, "spread"))
+
+
+def by_k(url: str) -> pd.DataFrame:
+    return report.summarize(rows_of(url), ["algorithm", "k"]).set_index("k")
+
+
+def run(*args):
+    return CliRunner().invoke(app, list(map(str, args)))
+
+
+def test_std_and_interval_match_the_hand_computation(store):
+    summary = by_k(store())
+    k1 = summary.loc[1]
+    # moves 21, 25, 27, 30, 31: mean 26.8, deviations -5.8 -1.8 0.2 3.2 4.2, squares sum 64.8, s² = 64.8 / 4 = 16.2
+    s = math.sqrt(16.2)
+    half = T_4 * s / math.sqrt(5)  # 2.7764 × 1.8 = 4.99752
+    assert k1["moves_mean"] == pytest.approx(26.8) and k1["moves_std"] == pytest.approx(4.024922, rel=1e-6)
+    assert (k1["moves_ci_low"], k1["moves_ci_high"]) == pytest.approx((26.8 - half, 26.8 + half), rel=1e-4)
+    assert (k1["moves_ci_low"], k1["moves_ci_high"]) == pytest.approx((21.8025, 31.7975), abs=1e-3)
+    # time 1.0, 1.2, 0.9, 1.1, 1.3: mean 1.1, squares of the deviations sum to 0.1, s² = 0.025, s/√5 = √0.005
+    assert k1["elapsed_std"] == pytest.approx(math.sqrt(0.025))
+    assert (k1["elapsed_ci_low"], k1["elapsed_ci_high"]) == pytest.approx((1.1 - T_4 * math.sqrt(0.005),
+                                                                           1.1 + T_4 * math.sqrt(0.005)), rel=1e-4)
+    # expanded 100..500: mean 300, s² = 100000 / 4 = 25000, s/√5 = √5000; generated is twice that
+    assert (k1["expanded_ci_low"], k1["expanded_ci_high"]) == pytest.approx((300 - T_4 * math.sqrt(5000),
+                                                                             300 + T_4 * math.sqrt(5000)), rel=1e-4)
+    assert k1["generated_std"] == pytest.approx(2 * math.sqrt(25000))
+    assert k1["cpu_mean"] == pytest.approx(0.55)
+    k2 = summary.loc[2]  # moves of one job only (the others failed): no spread
+    assert k2["moves_mean"] == 24.0
+    assert math.isnan(k2["moves_std"]) and math.isnan(k2["moves_ci_low"]) and math.isnan(k2["moves_ci_high"])
+    # time 0.4 and 0.1 four times: mean 0.16, squares of the deviations 0.0576 + 4 × 0.0036 = 0.072, s/√5 = 0.06
+    assert k2["elapsed_ci_low"] == pytest.approx(0.16 - T_4 * 0.06, abs=1e-5)
+
+
+def test_rows_carry_provenance_and_old_results_the_job_host(store):
+    url = store(host=lambda k, i: None if (k, i) == (2, 4) else "w1")
+    with Session(engine_for(url)) as session, session.begin():
+        session.execute(update(Job).values(worker_host="celery@old"))
+    rows = rows_of(url)
+    assert rows["host"].value_counts().to_dict() == {"w1": 9, "celery@old": 1}  # the result's host, else the job's
+    assert set(rows["code_version"]) == {"0.1.0+gaaa"} and set(rows["speed"]) == {10.0}
+    assert sorted(rows["cpu_s"]) == [0.1] * 4 + [0.4, 0.45, 0.5, 0.55, 0.6, 0.65]
+    assert set(rows["warmup_s"]) == {0.0, 0.5}
+
+
+def test_a_group_mixing_code_versions_is_warned_about(store):
+    url = store(version=lambda k, i: {(1, 0): "0.1.0+gbbb", (1, 1): None}.get((k, i), "0.1.0+gaaa"))
+    notes = report.notes(rows_of(url), "spread", ["algorithm", "k"])
+    assert notes[0] == ("warning: 1 of 2 groups mix results of different code versions (0.1.0+gaaa, 0.1.0+gbbb, "
+                        "unknown); timings in those groups are not comparable")
+    assert notes[1:] == [report.TIMING_NOTE]
+
+
+def test_equal_code_versions_and_hosts_of_one_speed_class_give_only_the_timing_note(store):
+    url = store(host=lambda k, i: f"w{i % 2}", speed=lambda k, i: 10.0 if i % 2 else 11.0)  # 11 / 10 ≤ 1.25
+    assert report.notes(rows_of(url), "spread") == [report.TIMING_NOTE]
+
+
+def test_hosts_of_different_speed_classes_are_warned_about_in_the_groups_asked_for(store):
+    url = store(host=lambda k, i: f"w{k}", speed=lambda k, i: 10.0 * k)  # k=1 all on w1 (10), k=2 all on w2 (20)
+    rows = rows_of(url)
+    assert report.notes(rows, "spread", ["algorithm", "k"]) == [report.TIMING_NOTE]  # no group mixes the two
+    assert report.notes(rows, "spread", ["algo"])[0] == (
+        "warning: 1 of 1 groups mix hosts of different speed classes (median speed in million steps/s: w1 10, w2 20); "
+        "timings in those groups are not comparable"
+    )
+
+
+def test_a_host_speed_is_its_median_over_the_sweep(store):
+    # w2 measures 20 once but 10 on its other four jobs: its median, 10, is w1's class
+    url = store(host=lambda k, i: "w2" if k == 2 else "w1", speed=lambda k, i: 20.0 if (k, i) == (2, 0) else 10.0)
+    assert report.notes(rows_of(url), "spread", ["algorithm"]) == [report.TIMING_NOTE]
+
+
+def test_the_timing_note_says_how_time_is_measured():
+    assert report.TIMING_NOTE.startswith("time: elapsed is the wall time of the search alone, in the job process")
+    assert "excludes queue waiting, process start-up" in report.TIMING_NOTE and "warmup_s" in report.TIMING_NOTE
+    assert "cpu is the job process's CPU time" in report.TIMING_NOTE
+
+
+def test_cli_report_warns_on_stderr_and_writes_the_spread(store, tmp_path):
+    url = store(host=lambda k, i: f"w{i % 2}", speed=lambda k, i: 20.0 if i % 2 else 10.0)
+    table = run("report", "spread", "--by", "algo,k", "--db", url)
+    assert table.exit_code == 0, table.output
+    warning = ("warning: 2 of 2 groups mix hosts of different speed classes (median speed in million steps/s: "
+               "w0 10, w1 20); timings in those groups are not comparable")
+    assert table.stderr.splitlines() == [warning, report.TIMING_NOTE]
+    assert "moves ±95%" in table.stdout and "26.8 ± 5.0" in table.stdout and "1.100s ± 0.196s" in table.stdout
+    assert "24.0" in table.stdout and "24.0 ±" not in table.stdout  # one value: the mean alone
+    csv = run("report", "spread", "--by", "algo,k", "--format", "csv", "--db", url)
+    assert csv.exit_code == 0, csv.output
+    summary = pd.read_csv(io.StringIO(csv.stdout)).set_index("k")
+    spread = [f"{metric}_{stat}" for metric in ("moves", "expanded", "generated", "elapsed")
+              for stat in ("std", "ci_low", "ci_high")]
+    assert set(spread + ["cpu_mean"]) <= set(summary.columns)
+    assert summary.loc[1, "moves_ci_low"] == pytest.approx(21.8025, abs=1e-3)
+    assert summary.loc[1, "moves_ci_high"] == pytest.approx(31.7975, abs=1e-3)
+    assert math.isnan(summary.loc[2, "moves_ci_low"])
+    page = tmp_path / "spread.html"
+    assert run("report", "spread", "--format", "html", "--out", page, "--db", url).exit_code == 0
+    assert f"<li>{warning}</li>" in page.read_text()
