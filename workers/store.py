@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from typing import Any, TypeVar
 
-from sqlalchemy import case, select, update
+from sqlalchemy import Select, case, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
@@ -52,15 +52,19 @@ def claim(engine: Engine, job_ids: Iterable[int], host: str) -> list[JobSpec]:
             .where(jobs.c.id.in_(ids), jobs.c.status.not_in(FINAL))
             .values(status="running", worker_host=host, started_at=_now(), attempts=jobs.c.attempts + 1)
         )
-        rows = connection.execute(
-            select(jobs.c.id, Board.id, Board.domain, Board.canonical_text, jobs.c.algorithm, jobs.c.params, jobs.c.seed,
-                   Sweep.limits)
-            .join(Board, jobs.c.board_id == Board.id)
-            .join(Sweep, jobs.c.sweep_id == Sweep.id)
-            .where(jobs.c.id.in_(ids), jobs.c.status == "running", jobs.c.worker_host == host)
-            .order_by(jobs.c.id)
-        ).all()
+        rows = connection.execute(_specs_query(ids).where(jobs.c.status == "running", jobs.c.worker_host == host)).all()
         return [_spec(*row) for row in rows]
+
+
+def job_specs(engine: Engine, job_ids: Iterable[int]) -> list[JobSpec]:
+    """The specs of the jobs among `job_ids`, in id order, as `claim` gives them, but read only: nothing is claimed."""
+    ids = list(job_ids)
+    with engine.connect() as connection:
+        return [
+            _spec(*row)
+            for start in range(0, len(ids), 10_000)
+            for row in connection.execute(_specs_query(ids[start : start + 10_000])).all()
+        ]
 
 
 def record(engine: Engine, results: list[tuple[int, JobResult]]) -> None:
@@ -110,6 +114,19 @@ def retrying(operation: Callable[[], T]) -> T:
 def _flush(engine: Engine, batch: list[tuple[int, JobResult]]) -> list[str]:
     retrying(lambda: record(engine, batch))
     return [result.status for _, result in batch]
+
+
+def _specs_query(ids: list[int]) -> Select:
+    """The spec columns of the jobs among `ids`, in id order."""
+    jobs = Job.__table__
+    return (
+        select(jobs.c.id, Board.id, Board.domain, Board.canonical_text, jobs.c.algorithm, jobs.c.params, jobs.c.seed,
+               Sweep.limits)
+        .join(Board, jobs.c.board_id == Board.id)
+        .join(Sweep, jobs.c.sweep_id == Sweep.id)
+        .where(jobs.c.id.in_(ids))
+        .order_by(jobs.c.id)
+    )
 
 
 def _spec(

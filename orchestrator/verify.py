@@ -1,0 +1,229 @@
+"""Verifying a sweep: its finished jobs run again, each result compared with the one stored.
+
+Every job runs again as a worker runs it: its spec read from the database,
+under the sweep's limits, in a `JobRunner` child. Nothing is written. The
+searches are deterministic (the randomized ones given their stored seed), so a
+result that differs from the stored one means the code, or the database,
+changed. A result stopped by a time or memory limit depends on the machine
+and its load, not on the code: a stored one is skipped, a fresh one is
+inconclusive. Node limits are deterministic and compared.
+"""
+
+import json
+import queue
+import random
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session
+
+from puzzles.errors import PuzzleError
+from workers.db import Board, Job, Result, Sweep
+from workers.jobs import JobResult, JobSpec
+from workers.provenance import environment
+from workers.runner import JobRunner
+from workers.store import job_specs
+
+FIELDS = ("status", "moves", "steps", "expanded", "generated", "max_frontier", "stored", "solution")
+MACHINE_BOUND = ("time limit", "memory")  # words of the reasons of limits that depend on the machine, not the code
+IDENTICAL, DIFFERING, SKIPPED, INCONCLUSIVE = "identical", "differing", "skipped", "inconclusive"
+Progress = Callable[[int, int], None]  # (jobs run again so far, jobs to run)
+
+
+@dataclass(frozen=True)
+class StoredJob:
+    """A finished job: what identifies it and the stored result a run again must reproduce."""
+
+    job_id: int
+    board: str
+    algorithm: str
+    params: str  # canonical JSON, as the job row keeps it
+    seed: int | None
+    code_version: str | None  # None for results stored before provenance
+    result: dict[str, Any]  # the FIELDS of the stored result
+    reason: str | None
+
+    @property
+    def reproducible(self) -> bool:
+        """False for a result stopped by a time or memory limit."""
+        return not machine_bound(self.result["status"], self.reason)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One field whose value now is not the stored one."""
+
+    field: str
+    stored: Any
+    now: Any
+
+
+@dataclass(frozen=True)
+class Check:
+    """How one job's stored result compares with a run now."""
+
+    job: StoredJob
+    outcome: str  # IDENTICAL, DIFFERING, SKIPPED or INCONCLUSIVE
+    differences: list[Difference] = field(default_factory=list)
+    note: str | None = None  # why it was skipped or is inconclusive
+
+
+@dataclass(frozen=True)
+class Verification:
+    """Every check of a sweep, against the code version running now."""
+
+    sweep: str
+    code_version: str
+    finished: int  # the sweep's finished jobs, of which `checks` are all or a sample
+    checks: list[Check]
+
+    @property
+    def other_versions(self) -> list[Check]:
+        """The checks of jobs whose result another code version (or an unknown one) produced."""
+        return [check for check in self.checks if check.job.code_version != self.code_version]
+
+    @property
+    def ok(self) -> bool:
+        """True when no result differs and every job checked came from this code version."""
+        return not self.count(DIFFERING) and not self.other_versions
+
+    def count(self, outcome: str) -> int:
+        """How many checks had this outcome."""
+        return sum(check.outcome == outcome for check in self.checks)
+
+    def summary(self) -> dict[str, int]:
+        """The counts: checked, identical, differing, other code version, skipped, inconclusive."""
+        return {"checked": len(self.checks), IDENTICAL: self.count(IDENTICAL), DIFFERING: self.count(DIFFERING),
+                "other_code_version": len(self.other_versions), SKIPPED: self.count(SKIPPED),
+                INCONCLUSIVE: self.count(INCONCLUSIVE)}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The verification as plain JSON-ready data."""
+        return {
+            "sweep": self.sweep,
+            "code_version": self.code_version,
+            "finished": self.finished,
+            "ok": self.ok,
+            "summary": self.summary(),
+            "differences": [
+                {**_identity(check.job), "field": d.field, "stored": d.stored, "now": d.now}
+                for check in self.checks for d in check.differences
+            ],
+            "other_code_version": [{**_identity(c.job), "code_version": c.job.code_version} for c in self.other_versions],
+            "not_compared": [
+                {**_identity(c.job), "outcome": c.outcome, "reason": c.note}
+                for c in self.checks if c.outcome in (SKIPPED, INCONCLUSIVE)
+            ],
+        }
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The finished jobs of a sweep chosen for verification."""
+
+    sweep: str
+    finished: int  # the sweep's finished jobs, of which `jobs` are all or a sample
+    jobs: list[StoredJob]
+
+
+def select_jobs(engine: Engine, sweep: Sweep, *, sample: int | None = None, sample_seed: int = 0) -> Selection:
+    """The sweep's finished jobs, or `sample` of them drawn with `sample_seed`; PuzzleError if there is nothing to check."""
+    if sample is not None and sample < 1:
+        raise PuzzleError(f"--sample must be at least 1, not {sample}")
+    stored = finished_jobs(engine, sweep.id)
+    if not stored:
+        raise PuzzleError(f"sweep {sweep.name!r} has no finished jobs to verify")
+    return Selection(sweep.name, len(stored), sampled(stored, sample, sample_seed))
+
+
+def verify(engine: Engine, selection: Selection, *, workers: int = 1, progress: Progress | None = None) -> Verification:
+    """Run the selected jobs again, `workers` at once, and compare each result with the stored one; writes nothing."""
+    reproducible = [job.job_id for job in selection.jobs if job.reproducible]
+    runs = rerun(job_specs(engine, reproducible), workers, progress)
+    checks = [compare(job, runs.get(job.job_id)) for job in selection.jobs]
+    return Verification(selection.sweep, environment()["code_version"], selection.finished, checks)
+
+
+def finished_jobs(engine: Engine, sweep_id: int) -> list[StoredJob]:
+    """The sweep's jobs that have a result, in id order."""
+    query = (
+        select(Job.id, Board.name, Board.id, Job.algorithm, Job.params, Job.seed, Result.code_version, Result.reason,
+               *(getattr(Result, name) for name in FIELDS))
+        .join(Board, Job.board_id == Board.id)
+        .join(Result, Result.job_id == Job.id)
+        .where(Job.sweep_id == sweep_id)
+        .order_by(Job.id)
+    )
+    with Session(engine) as session:
+        rows = session.execute(query).all()
+    return [
+        StoredJob(job_id, name or board_id[:12], algorithm, params, seed, version, dict(zip(FIELDS, values)), reason)
+        for job_id, name, board_id, algorithm, params, seed, version, reason, *values in rows
+    ]
+
+
+def sampled(jobs: list[StoredJob], size: int | None, seed: int) -> list[StoredJob]:
+    """`size` of the jobs drawn at random (the same ones for the same seed), in id order; all of them without a size."""
+    if size is None or size >= len(jobs):
+        return jobs
+    return sorted(random.Random(seed).sample(jobs, size), key=lambda job: job.job_id)
+
+
+def rerun(specs: list[JobSpec], workers: int, progress: Progress | None = None) -> dict[int, JobResult]:
+    """Each job run again in a `JobRunner`, `workers` at once: its result by job id."""
+    work: queue.SimpleQueue[JobSpec] = queue.SimpleQueue()
+    for spec in specs:
+        work.put(spec)
+    results: dict[int, JobResult] = {}
+    if progress:
+        progress(0, len(specs))
+
+    def drain(runner: JobRunner) -> None:
+        while not runner.stopping:
+            try:
+                spec = work.get_nowait()
+            except queue.Empty:
+                return
+            results.update((done.job_id, result) for done, result in runner.run([spec]))
+            if progress:
+                progress(len(results), len(specs))
+
+    runners = [JobRunner() for _ in range(max(1, min(workers, len(specs))))]
+    try:
+        with ThreadPoolExecutor(len(runners)) as pool:
+            try:
+                list(pool.map(drain, runners))  # re-raises a thread's error
+            except KeyboardInterrupt:
+                for runner in runners:
+                    runner.stop()  # each thread returns once its job process is killed
+                raise
+    finally:
+        for runner in runners:
+            runner.close()
+    return results
+
+
+def compare(job: StoredJob, now: JobResult | None) -> Check:
+    """The check of one job given its result now (None: not run again, as its stored result is not reproducible)."""
+    if not job.reproducible:
+        return Check(job, SKIPPED, note=job.reason)
+    if machine_bound(now.status, now.reason):
+        return Check(job, INCONCLUSIVE, note=now.reason)
+    differences = [
+        Difference(name, job.result[name], getattr(now, name)) for name in FIELDS if job.result[name] != getattr(now, name)
+    ]
+    return Check(job, DIFFERING if differences else IDENTICAL, differences)
+
+
+def machine_bound(status: str, reason: str | None) -> bool:
+    """True for a result stopped by a time or memory limit, which a run elsewhere need not repeat."""
+    return status == "limit" and any(word in (reason or "") for word in MACHINE_BOUND)
+
+
+def _identity(job: StoredJob) -> dict[str, Any]:
+    return {"job_id": job.job_id, "board": job.board, "algorithm": job.algorithm, "params": json.loads(job.params),
+            "seed": job.seed}
