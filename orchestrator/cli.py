@@ -14,18 +14,20 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
+import click
 import typer
 from rich.console import Console
 from rich.table import Table
+from typer.core import TyperGroup
 from kombu.exceptions import OperationalError as KombuOperationalError
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
-from orchestrator import boards_view, boardsets, optima, plan, show, sweep_view
+from orchestrator import boards_view, boardsets, optima, plan, provenance_view, show, sweep_spec, sweep_view
 from orchestrator.execute import chunk_size, enqueue, run_local
 from orchestrator.execute import watch as watch_until
 from orchestrator.grid import parse_values
-from orchestrator.progress import list_jobs, list_sweeps, sweep_status
+from orchestrator.progress import job_record, list_jobs, list_sweeps, sweep_provenance, sweep_status
 from puzzles.domains import Instance, detect_domain
 from puzzles import pdb as pattern_databases
 from puzzles.errors import PuzzleError
@@ -341,22 +343,47 @@ JOB_STATUSES = ("pending", "queued", "running", "done", "failed")
 PARAMETERS = sorted({name for spec in ALGORITHMS.values() for name in spec.params})
 
 
-@app.command(
-    "sweep",
-    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+class SweepGroup(TyperGroup):
+    """`sweep` runs a sweep and `sweep show` describes one: arguments naming no subcommand are the sweep's own boards."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Parse as a group, handing back to the sweep what a subcommand's name does not lead."""
+        if args and args[0] in self.commands:
+            ctx.allow_interspersed_args = False  # `sweep show NAME --help` is the subcommand's
+        super().parse_args(ctx, args)
+        if ctx._protected_args and ctx._protected_args[0] not in self.commands:
+            ctx.args = [*ctx._protected_args, *ctx.args]
+            ctx._protected_args = []
+        return ctx.args
+
+
+sweep_app = typer.Typer(
+    cls=SweepGroup,
+    invoke_without_command=True,
+    subcommand_metavar="[BOARDS]... | show SWEEP [--spec]",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "allow_interspersed_args": True},
+)
+app.add_typer(sweep_app, name="sweep")
+GRID_OPTIONS = ("--algo", "--boards", "--goal", "--repeat", "--seeds", "--time-limit", "--memory-limit", "--max-nodes")
+
+
+@sweep_app.callback(
     help=(
         "Run every algorithm with every combination of parameter values on every board.\n\n"
         "Parameters are given as --NAME VALUES, with VALUES a comma list of numbers, words and ranges "
         "(1..50, 1..50:5); parameters: " + ", ".join("--" + name.replace("_", "-") for name in PARAMETERS) + ". "
         "Each algorithm gets only the parameters it takes. Without a broker the jobs run here, in a pool of "
         "processes; with one, they are queued for `orchestrate worker` processes. Running the same sweep "
-        "again adds only the jobs it lacks.\n\n"
+        "again adds only the jobs it lacks. `--from-spec FILE` runs a sweep exported by "
+        "`orchestrate sweep show NAME --spec` again: under its own name it fills the gaps, under --name a new one.\n\n"
         "Example: orchestrate sweep --algo beam --k 1..50 --heuristic blockers --boards data/boards/rushhour/"
     ),
 )
 def sweep_command(
     ctx: typer.Context,
-    algo: Annotated[str, typer.Option("--algo", help="Algorithms, comma separated: " + ", ".join(ALGORITHMS) + ".")],
+    algo: Annotated[
+        str | None, typer.Option("--algo", help="Algorithms, comma separated: " + ", ".join(ALGORITHMS) + ".")
+    ] = None,
     boards: Annotated[
         list[str] | None,
         typer.Option(
@@ -374,7 +401,11 @@ def sweep_command(
     ] = None,
     repeat: Annotated[int, typer.Option(help="Runs per grid point (seeds derived from the job for random ones).")] = 1,
     seeds: Annotated[str | None, typer.Option(help="Seeds of the randomized algorithms, e.g. 1..10.")] = None,
-    name: Annotated[str | None, typer.Option(help="Sweep name; default: derived from the grid.")] = None,
+    from_spec: Annotated[
+        Path | None,
+        typer.Option("--from-spec", help="Run the sweep a spec file defines (from: orchestrate sweep show NAME --spec)."),
+    ] = None,
+    name: Annotated[str | None, typer.Option(help="Sweep name; default: derived from the grid, or the spec's.")] = None,
     time_limit: TimeLimitOption = None,
     memory_limit: MemoryLimitOption = None,
     max_nodes: MaxNodesOption = None,
@@ -386,23 +417,67 @@ def sweep_command(
     db: DbOption = None,
     broker: BrokerOption = None,
 ) -> None:
+    if ctx.invoked_subcommand is not None:
+        return
     with user_errors():
-        params, more_boards = _sweep_arguments(ctx.args)
-        limits = _limits(time_limit, max_nodes, memory_limit)
         current = override(database_url=db, broker_url=broker)
-        algorithms = [str(a) for a in parse_values(algo, "--algo")]
-        seed_values = parse_values(seeds, "--seeds") if seeds else None
-        if seed_values is not None and not all(isinstance(seed, int) for seed in seed_values):
-            raise PuzzleError(f"--seeds: {seeds!r} are not whole numbers")
-        instances = _boards((boards or []) + more_boards, goal, current.database_url)
-        sweep_name = name or _default_name(algorithms, params, seed_values, repeat)
-        sweep_plan = plan.plan_sweep(
-            sweep_name, instances, algorithms, params, seeds=seed_values, repeat=repeat, limits=limits
-        )
+        if from_spec is not None:
+            given = [option for option, value in zip(GRID_OPTIONS, _grid_values(ctx)) if value]
+            if given or ctx.args:
+                raise PuzzleError(f"--from-spec gives the grid, boards and limits: drop {', '.join(given + ctx.args[:1])}")
+            spec = sweep_spec.read_spec(from_spec)
+            sweep_plan = sweep_spec.plan_from_spec(spec, name, str(from_spec))
+        else:
+            sweep_plan = _grid_plan(ctx.args, algo, boards, goal, repeat, seeds, name, current.database_url,
+                                    _limits(time_limit, max_nodes, memory_limit))
         if dry_run:
             typer.echo(sweep_view.plan_text(sweep_plan))
             return
         _store_and_run(_engine(current.database_url), sweep_plan, rerun, workers, chunk, wait)
+
+
+def _grid_values(ctx: typer.Context) -> list[Any]:
+    """The values of the grid options as given (a default counts as not given)."""
+    values = [ctx.params["algo"], ctx.params["boards"], ctx.params["goal"], ctx.params["repeat"] != 1]
+    return values + [ctx.params["seeds"], ctx.params["time_limit"], ctx.params["memory_limit"], ctx.params["max_nodes"]]
+
+
+def _grid_plan(
+    args: list[str], algo: str | None, boards: list[str] | None, goal: str | None, repeat: int, seeds: str | None,
+    name: str | None, url: str, limits: dict[str, Any],
+) -> plan.SweepPlan:
+    """The plan of a sweep given on the command line; PuzzleError on bad input."""
+    if algo is None:
+        raise PuzzleError("give --algo (or --from-spec FILE)")
+    params, more_boards = _sweep_arguments(args)
+    algorithms = [str(a) for a in parse_values(algo, "--algo")]
+    seed_values = parse_values(seeds, "--seeds") if seeds else None
+    if seed_values is not None and not all(isinstance(seed, int) for seed in seed_values):
+        raise PuzzleError(f"--seeds: {seeds!r} are not whole numbers")
+    instances = _boards((boards or []) + more_boards, goal, url)
+    sweep_name = name or _default_name(algorithms, params, seed_values, repeat)
+    return plan.plan_sweep(sweep_name, instances, algorithms, params, seeds=seed_values, repeat=repeat, limits=limits)
+
+
+@sweep_app.command("show")
+def sweep_show_command(
+    sweep_name: SweepArgument,
+    as_spec: Annotated[
+        bool, typer.Option("--spec", help="Print the sweep's definition as JSON, for: orchestrate sweep --from-spec FILE.")
+    ] = False,
+    db: DbOption = None,
+) -> None:
+    """Describe a sweep: its grid, limits, boards, jobs, and the code, software and hosts its results came from.
+
+    Example: orchestrate sweep show beam-k --spec > beam-k.json
+    """
+    with user_errors():
+        engine = _engine(override(database_url=db).database_url)
+        sweep = plan.find_sweep(engine, sweep_name)
+        if as_spec:
+            typer.echo(json.dumps(sweep_spec.export_spec(engine, sweep), indent=1))
+            return
+        typer.echo(provenance_view.sweep_text(sweep, sweep_status(engine, sweep), sweep_provenance(engine, sweep)))
 
 
 @app.command("resume")
@@ -477,6 +552,21 @@ def jobs_command(
         engine = _engine(override(database_url=db).database_url)
         rows = list_jobs(engine, plan.find_sweep(engine, sweep_name), status, limit)
     _print_table(sweep_view.jobs_table(rows))
+
+
+@app.command("job")
+def job_command(
+    job_id: Annotated[int, typer.Argument(metavar="JOB", help="The job's id (the first column of orchestrate jobs).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the job and its result as one JSON object.")] = False,
+    db: DbOption = None,
+) -> None:
+    """One job with its result and where the result came from: code version, commit, software, host, process, times.
+
+    Example: orchestrate job 42 --json
+    """
+    with user_errors():
+        record = job_record(_engine(override(database_url=db).database_url), job_id)
+    typer.echo(json.dumps(record, indent=1) if as_json else provenance_view.job_text(record))
 
 
 @app.command("worker")
@@ -792,16 +882,17 @@ def report_command(
         rows = _report_rows(engine, sweep)
         groups = [report.ALIASES.get(c, c) for c in parse_values(by, "--by")] if by else list(report.GROUPS)
         summary = report.summarize(rows, groups)
-        notes = _report_notes(sweep.name, rows)
+        notes = report.notes(rows, sweep.name, groups)
         if plot or fmt == "html":
             from orchestrator import html_report, plots
         if plot:
             folder = out.parent if out else Path.cwd()
             for path in plots.write_pngs(rows, folder, sweep.name):
                 typer.echo(f"wrote {path}", err=True)
-        if fmt == "table":
+        if fmt != "html":
             for note in notes:
-                typer.echo(note, err=True)
+                typer.echo(note, err=True)  # stdout keeps only the table, csv, markdown or json
+        if fmt == "table":
             _print_table(sweep_view.report_table(summary, groups))
         elif fmt == "html":
             target = out or Path(f"{sweep.name}.html")
@@ -859,6 +950,45 @@ def export_command(
         _emit(report.write(report.load_rows(engine, plan.find_sweep(engine, sweep_name)), fmt, out))
 
 
+@app.command("verify")
+def verify_command(
+    sweep_name: SweepArgument,
+    sample: Annotated[int | None, typer.Option("--sample", help="Check this many finished jobs drawn at random; default: all.")] = None,
+    sample_seed: Annotated[int, typer.Option("--sample-seed", help="The same seed draws the same sample.")] = 0,
+    workers: WorkersOption = os.cpu_count() or 1,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the verification as one JSON object.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Run a sweep's finished jobs again, as workers run them, and compare each result with the one stored.
+
+    Compares status, moves, steps, node counts and the solution (random algorithms rerun with their stored
+    seed). Results stored under a time or memory limit are skipped; a rerun stopped by one is inconclusive.
+    Writes nothing. Exits 1 if any result differs or any job checked was produced by another code version
+    than the one running now, 0 otherwise.
+
+    Example: orchestrate verify beam-k --sample 50 --workers 4
+    """
+    from orchestrator import verify, verify_view
+
+    with user_errors():
+        engine = _engine(override(database_url=db).database_url)
+        selection = verify.select_jobs(engine, plan.find_sweep(engine, sweep_name), sample=sample, sample_seed=sample_seed)
+        try:
+            with sweep_view.build_bar(Console(stderr=True), f"verify {selection.sweep}") as progress:
+                outcome = verify.verify(engine, selection, workers=workers, progress=progress)
+        except KeyboardInterrupt:
+            typer.echo("stopped", err=True)
+            raise typer.Exit(130) from None
+    if as_json:
+        typer.echo(json.dumps(outcome.to_dict()))
+    else:
+        for table in verify_view.tables(outcome):
+            _print_table(table)
+        typer.echo(verify_view.summary_text(outcome))
+    if not outcome.ok:
+        raise typer.Exit(1)
+
+
 @app.command("analyze")
 def analyze_command(
     size: Annotated[str, typer.Argument(metavar="WxH", help="The board size, e.g. 3x3 or 2x4 (at most 9 cells).")],
@@ -900,14 +1030,6 @@ def _report_rows(engine: Engine, sweep: Sweep):
     if rows.empty:
         raise PuzzleError(f"sweep {sweep.name!r} has no jobs")
     return rows
-
-
-def _report_notes(name: str, rows) -> list[str]:
-    unfinished = int(rows["status"].isna().sum())
-    if not unfinished:
-        return []
-    done = len(rows) - unfinished
-    return [f"sweep {name} is still running: {done:,} of {len(rows):,} jobs finished; this report covers those"]
 
 
 def _emit(text: str | None) -> None:

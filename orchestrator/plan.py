@@ -111,12 +111,14 @@ def plan_sweep(
     seeds: list[int] | None = None,
     repeat: int = 1,
     limits: dict[str, Any] | None = None,
+    seed_namespace: str | None = None,
 ) -> SweepPlan:
     """Every job of the grid on every board; PuzzleError for anything the solver would refuse.
 
     A randomized algorithm runs once per seed of `seeds`, or `repeat` times with
-    seeds derived from the job's key; a deterministic one runs once per seed or
-    repeat, without a seed.
+    seeds derived from the job and the `seed_namespace` (by default the sweep's
+    name; a replay under another name keeps the original's); a deterministic one
+    runs once per seed or repeat, without a seed.
     """
     if seeds is not None and repeat != 1:
         raise PuzzleError("give --seeds or --repeat, not both")
@@ -127,7 +129,11 @@ def plan_sweep(
             raise PuzzleError(f"--seeds: a seed must be between 0 and {SEEDS - 1}, not {seed}")
     grid = combinations(algorithms, params)
     problems = {board.id: problem_for(board.domain, board.text) for board in boards}
-    spec = {"algorithms": algorithms, "params": params, "boards": [b.name for b in boards], "seeds": seeds, "repeat": repeat}
+    namespace = seed_namespace or name
+    spec = {
+        "algorithms": algorithms, "params": params, "boards": [b.name for b in boards], "seeds": seeds, "repeat": repeat,
+        "seed_namespace": namespace,
+    }
     plan = SweepPlan(name, spec, limits or {}, boards)
     checked: set[tuple] = set()
     for board in boards:
@@ -137,7 +143,7 @@ def plan_sweep(
             _check_heuristic(board, problems[board.id], values, checked)
             text = json.dumps(values, sort_keys=True, separators=(",", ":"))
             for seed, index in _runs(randomized, seeds, repeat):
-                plan.jobs.append(_job(name, board.id, algorithm, text, seed, index, randomized))
+                plan.jobs.append(_job(name, namespace, board.id, algorithm, text, seed, index, randomized))
     return plan
 
 
@@ -202,12 +208,17 @@ def _runs(randomized: bool, seeds: list[int] | None, repeat: int) -> list[tuple[
     return [(None, index) for index in range(len(seeds))]
 
 
-def _job(name: str, board_id: str, algorithm: str, params: str, seed: int | None, repeat: int, randomized: bool) -> dict[str, Any]:
-    identity = json.dumps([name, board_id, algorithm, params, seed, repeat])
-    key = hashlib.sha256(identity.encode()).hexdigest()
+def _job(
+    name: str, namespace: str, board_id: str, algorithm: str, params: str, seed: int | None, repeat: int, randomized: bool
+) -> dict[str, Any]:
+    key = _digest(name, board_id, algorithm, params, seed, repeat)
     if randomized and seed is None:
-        seed = int(key[:8], 16) % SEEDS
+        seed = int(_digest(namespace, board_id, algorithm, params, seed, repeat)[:8], 16) % SEEDS
     return {"board_id": board_id, "algorithm": algorithm, "params": params, "seed": seed, "repeat": repeat, "job_key": key}
+
+
+def _digest(*identity: Any) -> str:
+    return hashlib.sha256(json.dumps(list(identity)).encode()).hexdigest()
 
 
 def _sweep(session: Session, plan: SweepPlan, rerun: bool) -> int:
@@ -219,7 +230,7 @@ def _sweep(session: Session, plan: SweepPlan, rerun: bool) -> int:
         return sweep.id
     if sweep.limits != plan.limits and not rerun:
         raise PuzzleError(
-            f"sweep {plan.name!r} was planned with limits {_limits_text(sweep.limits)}, not {_limits_text(plan.limits)}:"
+            f"sweep {plan.name!r} was planned with limits {limits_text(sweep.limits)}, not {limits_text(plan.limits)}:"
             " give the same limits, another --name, or --rerun to run it again under the new ones"
         )
     sweep.spec, sweep.limits = plan.spec, plan.limits
@@ -241,6 +252,7 @@ def _job_count(session: Session, sweep_id: int) -> int:
     return session.scalar(select(func.count()).select_from(Job).where(Job.sweep_id == sweep_id))
 
 
-def _limits_text(limits: dict[str, Any]) -> str:
+def limits_text(limits: dict[str, Any]) -> str:
+    """The limits given, as `name=value` pairs, or "none"."""
     given = {name: value for name, value in limits.items() if value is not None}
     return ", ".join(f"{name}={value}" for name, value in sorted(given.items())) or "none"

@@ -1,5 +1,6 @@
-"""What the database says about sweeps: counts, throughput, ETA, hosts, and job listings."""
+"""What the database says about sweeps: counts, throughput, ETA, hosts, provenance, and job listings."""
 
+import json
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -8,6 +9,7 @@ from sqlalchemy import case, func, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
+from puzzles.errors import PuzzleError
 from workers.db import Board, Job, Result, Sweep
 from workers.store import FINAL
 
@@ -52,6 +54,19 @@ class SweepSummary:
     failed: int
 
 
+@dataclass(frozen=True)
+class Origin:
+    """Results of a sweep that share their code version, host and software, with the host's mean speed."""
+
+    code_version: str | None
+    host: str | None
+    software: str
+    results: int
+    speed: float | None
+    first_start: datetime | None
+    last_finish: datetime | None
+
+
 def sweep_status(engine: Engine, sweep: Sweep) -> SweepStatus:
     """The sweep's counts and its throughput over the last minute, with the ETA it implies."""
     with Session(engine) as session:
@@ -80,6 +95,49 @@ def sweep_status(engine: Engine, sweep: Sweep) -> SweepStatus:
         status.jobs_per_s = recent / window
         status.eta_s = (status.total - status.finished) / status.jobs_per_s
     return status
+
+
+def sweep_provenance(engine: Engine, sweep: Sweep) -> list[Origin]:
+    """The sweep's results grouped by code version, host and software (Python, numba, numpy versions)."""
+    details = Result.provenance
+    software = [details[name].as_string() for name in ("python", "numba", "numpy")]
+    keys = [Result.code_version, Result.host, *software]
+    query = (
+        select(*keys, func.count(), func.avg(details["speed"].as_float()), func.min(Result.started_at),
+               func.max(Result.finished_at))
+        .join(Job, Result.job_id == Job.id)
+        .where(Job.sweep_id == sweep.id)
+        .group_by(*keys)
+        .order_by(func.min(Result.started_at))
+    )
+    with Session(engine) as session:
+        rows = session.execute(query).all()
+    return [
+        Origin(version, host, _software(python, numba, numpy), count, speed, first, last)
+        for version, host, python, numba, numpy, count, speed, first, last in rows
+    ]
+
+
+def job_record(engine: Engine, job_id: int) -> dict[str, Any]:
+    """A job with its sweep, board and whole result (provenance included); PuzzleError if there is none."""
+    query = (
+        select(Job, Sweep.name, Board, Result)
+        .join(Sweep, Job.sweep_id == Sweep.id)
+        .join(Board, Job.board_id == Board.id)
+        .outerjoin(Result, Result.job_id == Job.id)
+        .where(Job.id == job_id)
+    )
+    with Session(engine) as session:
+        row = session.execute(query).one_or_none()
+        if row is None:
+            raise PuzzleError(f"no job {job_id}")
+        job, sweep_name, board, result = row
+        return {
+            "job": {**_columns(job), "params": json.loads(job.params)},
+            "sweep": sweep_name,
+            "board": {"name": board.name, "domain": board.domain, "size": board.size, "known_optimum": board.known_optimum},
+            "result": _columns(result) if result else None,
+        }
 
 
 def list_sweeps(engine: Engine) -> list[SweepSummary]:
@@ -128,6 +186,18 @@ def _job_row(job: Job, board: str, result: Result | None) -> dict[str, Any]:
         "elapsed_s": result.elapsed_s if result else None,
         "error": (result.error or result.reason) if result else None,
     }
+
+
+def _software(python: str | None, numba: str | None, numpy: str | None) -> str:
+    if python is None:
+        return "unknown"
+    return f"Python {python}, numba {numba}, numpy {numpy}"
+
+
+def _columns(row: Job | Result) -> dict[str, Any]:
+    """A row's columns as JSON-ready values (datetimes in ISO form), without its ids."""
+    values = {column.key: getattr(row, column.key) for column in row.__table__.columns if column.key not in ("id", "job_id")}
+    return {key: _aware(value).isoformat() if isinstance(value, datetime) else value for key, value in values.items()}
 
 
 def _aware(moment: datetime) -> datetime:

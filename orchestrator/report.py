@@ -26,12 +26,14 @@ from sqlalchemy.orm import Session
 from orchestrator.optima import best_optima, is_optimal
 from puzzles.errors import PuzzleError
 from workers.db import Board, Job, Result, Sweep
+from workers.provenance import TIMING
 
 GROUPS = ("algorithm", "params", "board")
 ALIASES = {"algo": "algorithm"}
 FORMATS = ("table", "csv", "markdown", "json", "html", "parquet")
 EXPORT_FORMATS = ("csv", "parquet")
 MIB = 1 << 20
+TIMING_NOTE = f"time: {TIMING}"
 STATUSES = ("solved", "unsolvable", "failed", "limit", "error")
 RESULT_COLUMNS = ("moves", "steps", "expanded", "generated", "max_frontier", "stored", "elapsed_s", "cpu_s", "warmup_s",
                   "peak_mem_bytes")
@@ -40,11 +42,6 @@ TRAILING_COLUMNS = ("seed", "repeat", "job_status", "status", *RESULT_COLUMNS, "
                     "speed", "known_optimum", "optimal")
 CONFIDENCE = 0.95  # of the intervals of the mean
 SPEED_CLASS_RATIO = 1.25  # hosts differ in speed class when one's median speed is more than this × the other's
-TIMING_NOTE = (
-    "time: elapsed is the wall time of the search alone, in the job process, after compiling or loading kernels and "
-    "tables; it excludes queue waiting, process start-up and that warm-up (reported apart as warmup_s); "
-    "cpu is the job process's CPU time over the same span"
-)
 
 
 def load_rows(engine: Engine, sweep: Sweep) -> pd.DataFrame:

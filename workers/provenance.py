@@ -25,6 +25,11 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("puzzles", "workers")  # the code that produces a result (the orchestrator only plans and reports)
 CALIBRATION_STEPS = 200_000
 CALIBRATION_ROUNDS = 5
+TIMING = (
+    "elapsed_s is the wall time of the search alone, in the job process, after its kernels and tables were compiled"
+    " or loaded: it excludes queue waiting, process start-up and that warm-up (warmup_s, apart);"
+    " cpu_s is the job process's CPU time over the same span"
+)
 
 
 @lru_cache

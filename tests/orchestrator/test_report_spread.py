@@ -140,9 +140,9 @@ def test_a_host_speed_is_its_median_over_the_sweep(store):
 
 
 def test_the_timing_note_says_how_time_is_measured():
-    assert report.TIMING_NOTE.startswith("time: elapsed is the wall time of the search alone, in the job process")
+    assert report.TIMING_NOTE.startswith("time: elapsed_s is the wall time of the search alone, in the job process")
     assert "excludes queue waiting, process start-up" in report.TIMING_NOTE and "warmup_s" in report.TIMING_NOTE
-    assert "cpu is the job process's CPU time" in report.TIMING_NOTE
+    assert "cpu_s is the job process's CPU time" in report.TIMING_NOTE
 
 
 def test_cli_report_warns_on_stderr_and_writes_the_spread(store, tmp_path):

@@ -1,0 +1,78 @@
+"""Printing where results came from: `orchestrate sweep show` and `orchestrate job`."""
+
+import json
+from typing import Any
+
+from orchestrator.plan import limits_text
+from orchestrator.progress import Origin, SweepStatus
+from orchestrator.sweep_view import status_text
+from workers.db import Sweep
+from workers.provenance import TIMING, environment
+
+
+
+def sweep_text(sweep: Sweep, status: SweepStatus, origins: list[Origin]) -> str:
+    """The sweep's definition, progress, and its results per code version, host and software."""
+    spec = sweep.spec
+    lines = [
+        f"sweep:    {sweep.name} (created {sweep.created_at:%Y-%m-%d %H:%M})",
+        f"grid:     {json.dumps({key: spec[key] for key in ('algorithms', 'params') if key in spec})}",
+        f"runs:     {_runs_text(spec)}",
+        f"limits:   {limits_text(sweep.limits)}",
+        *status_text(status).splitlines()[1:],
+        f"code now: {environment()['code_version']}",
+        "results by origin:" if origins else "results by origin: none yet",
+    ]
+    lines += [f"  {_origin_text(origin)}" for origin in origins]
+    return "\n".join(lines)
+
+
+def job_text(record: dict[str, Any]) -> str:
+    """A job, its result and the result's provenance as labelled lines."""
+    job, result, board = record["job"], record["result"], record["board"]
+    lines = [
+        f"job:        {job['job_key'][:12]} in sweep {record['sweep']} ({job['status']}, {job['attempts']} attempts)",
+        f"board:      {board['name'] or '-'} ({board['domain']}, size {board['size']}, known optimum {board['known_optimum']})",
+        f"algorithm:  {job['algorithm']} {json.dumps(job['params'])} seed={job['seed']} repeat={job['repeat']}",
+    ]
+    if result is None:
+        return "\n".join(lines + ["result:     none yet"])
+    details = result["provenance"] or {}
+    lines += [
+        f"result:     {result['status']}, moves {result['moves']}, steps {result['steps']},"
+        f" expanded {result['expanded']:,}, generated {result['generated']:,}" + _why(result),
+        f"time:       {result['elapsed_s']:.6f} s wall, {_seconds(result['cpu_s'])} cpu, {_seconds(result['warmup_s'])} warm-up",
+        f"ran:        {result['started_at'] or '-'} .. {result['finished_at'] or '-'} on {result['host'] or '-'}"
+        f" (job process {details.get('pid', '-')}, worker process {details.get('worker_pid', '-')},"
+        f" speed {details.get('speed', '-')})",
+        f"code:       {result['code_version'] or 'unknown (stored before provenance was recorded)'}",
+    ]
+    if details:
+        lines += [
+            f"commit:     {details['commit'] or 'not a git checkout'}{' with uncommitted changes' if details['dirty'] else ''}",
+            f"software:   slidelab {details['slidelab']}, Python {details['python']}, numba {details['numba']},"
+            f" numpy {details['numpy']} on {details['platform']} ({details['cpu']})",
+            f"as run:     {json.dumps(details['spec'])}",
+        ]
+    return "\n".join(lines + [f"note:       {TIMING}"])
+
+
+def _runs_text(spec: dict[str, Any]) -> str:
+    seeds = f"seeds {spec['seeds']}" if spec.get("seeds") else f"repeat {spec.get('repeat', 1)}"
+    return f"{seeds}, derived seeds from {spec.get('seed_namespace', '-')!r}" if "seed_namespace" in spec else seeds
+
+
+def _origin_text(origin: Origin) -> str:
+    speed = f", speed {origin.speed:.1f}" if origin.speed is not None else ""
+    span = f", {origin.first_start:%Y-%m-%d %H:%M} .. {origin.last_finish:%H:%M}" if origin.first_start else ""
+    version = origin.code_version or "unknown (before provenance)"
+    return f"{origin.results:,} results  {version}  on {origin.host or '-'}{speed}  ({origin.software}{span})"
+
+
+def _why(result: dict[str, Any]) -> str:
+    why = result["reason"] or result["error"]
+    return f" ({why})" if why else ""
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.6f} s"

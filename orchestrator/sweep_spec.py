@@ -1,0 +1,114 @@
+"""A sweep's definition as a file: `orchestrate sweep show NAME --spec` writes it, `sweep --from-spec` replays it.
+
+The file is self-contained: the grid as given (algorithms, parameter values,
+seeds or repeats), the limits, and every board's canonical text in the sweep's
+order, so it replays on another machine without the board files. It also names
+the seed namespace the sweep's derived seeds come from, so a replay under a new
+name runs its randomized jobs with the same seeds; under the same name it adds
+only the jobs the sweep lacks.
+"""
+
+import json
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session
+
+from orchestrator.plan import SweepPlan, plan_sweep
+from puzzles.domains import Instance, load_instance
+from puzzles.errors import PuzzleError
+from workers.db import Board, Job, Sweep
+from workers.provenance import environment
+
+FORMAT = "slidelab-sweep/1"
+GRID_KEYS = ("algorithms", "params", "seeds", "repeat")
+LIMITS = {"max_nodes": int, "time_limit": (int, float), "memory_limit": int}
+
+
+def export_spec(engine: Engine, sweep: Sweep) -> dict[str, Any]:
+    """The sweep's definition: its grid, limits, seed namespace and boards (canonical text, in order)."""
+    missing = [key for key in GRID_KEYS if key not in sweep.spec]
+    if missing:
+        raise PuzzleError(f"sweep {sweep.name!r} was not planned from one grid (no {', '.join(missing)}): it has no spec to export")
+    first_job = func.min(Job.id)
+    query = (
+        select(Board.name, Board.domain, Board.canonical_text, first_job)
+        .join(Job, Job.board_id == Board.id)
+        .where(Job.sweep_id == sweep.id)
+        .group_by(Board.id, Board.name, Board.domain, Board.canonical_text)
+        .order_by(first_job)
+    )
+    with Session(engine) as session:
+        boards = [{"name": name, "domain": domain, "text": text} for name, domain, text, _ in session.execute(query)]
+    return {
+        "format": FORMAT,
+        "name": sweep.name,
+        **{key: sweep.spec[key] for key in GRID_KEYS},
+        "seed_namespace": sweep.spec.get("seed_namespace", sweep.name),
+        "limits": sweep.limits,
+        "boards": boards,
+        "exported_by": environment()["code_version"],
+    }
+
+
+def read_spec(path: Path) -> dict[str, Any]:
+    """A spec file, checked for its shape; PuzzleError naming the file and the problem."""
+    try:
+        spec = json.loads(path.read_text())
+    except OSError as err:
+        raise PuzzleError(f"{path}: {err.strerror or err}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise PuzzleError(f"{path}: not a sweep spec (not JSON: {err})") from None
+    if not isinstance(spec, dict) or spec.get("format") != FORMAT:
+        raise PuzzleError(f"{path}: not a sweep spec (no \"format\": \"{FORMAT}\"; write one with: orchestrate sweep show NAME --spec)")
+    _check_shape(path, spec)
+    return spec
+
+
+def plan_from_spec(spec: dict[str, Any], name: str | None = None, source: str = "spec") -> SweepPlan:
+    """The plan of a spec, under its own name or `name`; PuzzleError for anything the planner refuses."""
+    boards = [_instance(board, index, source) for index, board in enumerate(spec["boards"])]
+    return plan_sweep(
+        name or spec["name"],
+        boards,
+        spec["algorithms"],
+        spec["params"],
+        seeds=spec["seeds"],
+        repeat=spec["repeat"],
+        limits=spec["limits"],
+        seed_namespace=spec["seed_namespace"],
+    )
+
+
+def _instance(board: dict[str, Any], index: int, source: str) -> Instance:
+    if not isinstance(board, dict) or not {"domain", "text"} <= set(board):
+        raise PuzzleError(f"{source}: board {index + 1} needs a domain and a text")
+    try:
+        instance = load_instance(str(board["text"]), str(board["domain"]))
+    except PuzzleError as err:
+        raise PuzzleError(f"{source}: board {index + 1} ({board.get('name') or 'unnamed'}): {err}") from None
+    return Instance(instance.domain, str(board.get("name") or instance.name), instance.size, instance.text)
+
+
+def _check_shape(path: Path, spec: dict[str, Any]) -> None:
+    expected = {
+        "name": str, "algorithms": list, "params": dict, "repeat": int, "seed_namespace": str, "limits": dict, "boards": list,
+    }
+    for key, kind in expected.items():
+        if not isinstance(spec.get(key), kind):
+            raise PuzzleError(f"{path}: {key!r} must be a {kind.__name__}")
+    if not all(isinstance(name, str) for name in spec["algorithms"]):
+        raise PuzzleError(f"{path}: 'algorithms' must be a list of names")
+    if not all(isinstance(values, list) and values for values in spec["params"].values()):
+        raise PuzzleError(f"{path}: each of 'params' must be a non-empty list of values")
+    seeds = spec.get("seeds")
+    if seeds is not None and not (isinstance(seeds, list) and all(type(seed) is int for seed in seeds)):
+        raise PuzzleError(f"{path}: 'seeds' must be a list of whole numbers, or null")
+    unknown = sorted(set(spec["limits"]) - set(LIMITS))
+    if unknown:
+        raise PuzzleError(f"{path}: unknown limits {', '.join(unknown)} (known: {', '.join(LIMITS)})")
+    for limit, value in spec["limits"].items():
+        if value is not None and (not isinstance(value, LIMITS[limit]) or isinstance(value, bool) or value < 0):
+            raise PuzzleError(f"{path}: limit {limit} must be a non-negative number or null, not {value!r}")
