@@ -195,8 +195,8 @@ def _software(python: str | None, numba: str | None, numpy: str | None) -> str:
 
 
 def _columns(row: Job | Result) -> dict[str, Any]:
-    """A row's columns as JSON-ready values (datetimes in ISO form), without its ids."""
-    values = {column.key: getattr(row, column.key) for column in row.__table__.columns if column.key not in ("id", "job_id")}
+    """A row's columns as JSON-ready values (datetimes in ISO form)."""
+    values = {column.key: getattr(row, column.key) for column in row.__table__.columns}
     return {key: _aware(value).isoformat() if isinstance(value, datetime) else value for key, value in values.items()}
 
 
