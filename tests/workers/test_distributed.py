@@ -17,6 +17,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
 from tests.workers.cluster import SLOW_START_S, Cluster, pid_alive, results_of, sqlite_sweep, wait_for
+from workers.provenance import environment
 
 BOARDS_6X6 = ("Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv")
 COMPARED = ("status", "moves", "steps", "expanded", "generated", "solution")
@@ -83,6 +84,10 @@ def test_two_workers_share_a_sweep_and_store_what_a_local_run_stores(cluster, bo
     assert (status["total"], status["jobs"], status["complete"]) == (30, {"done": 30}, True), status
     assert set(status["hosts"]) == {a.hostname, b.hostname}, status["hosts"]
     assert_one_result_per_job(cluster, 30)
+    origins = cluster.sql("SELECT r.host, j.worker_host, r.code_version FROM results r JOIN jobs j ON j.id = r.job_id")
+    assert {(row.host, row.code_version) for row in origins} == {
+        (host, environment()["code_version"]) for host in (a.hostname, b.hostname)}  # each result names its worker
+    assert all(row.host == row.worker_host for row in origins)
     got = cluster.results("beam-e2e")
     assert len(expected) == 30 and got.keys() == expected.keys()
     for key, row in expected.items():
