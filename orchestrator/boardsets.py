@@ -24,7 +24,7 @@ from puzzles.domains import Instance, instance_of, load_instance, load_instances
 from puzzles.errors import PuzzleError
 from puzzles.npuzzle_generate import random_boards
 from puzzles.npuzzle_formats import ListedBoard, canonical_text, read_board_list, split_board_list
-from puzzles.rushhour_generate import hardest_boards
+from puzzles.rushhour_generate import TooFewBoards, hardest_boards
 from puzzles.textio import text_id
 from workers.db import Board, BoardSet, BoardSetMember
 
@@ -338,19 +338,24 @@ def generated(
     walk: int | None = None,
     height: int | None = None,
     goal: str = "blank-last",
+    max_attempts: int | None = None,
 ) -> tuple[list[Instance], dict[str, int]]:
     """Fresh boards of a domain (`puzzles.rushhour_generate`, `puzzles.npuzzle_generate`) and the optima known of them.
 
-    PuzzleError for an option the domain does not take.
+    PuzzleError for an option the domain does not take, or for too few boards (with what to ask instead).
     """
     if domain == "rushhour":
         if walk is not None or height is not None:
             raise PuzzleError("--walk and --height are N-puzzle options")
-        found = hardest_boards(size, count, seed, min_moves=min_moves, moves=moves)
+        try:
+            found = hardest_boards(size, count, seed, min_moves=min_moves, moves=moves, max_attempts=max_attempts)
+        except TooFewBoards as err:
+            easier = "--moves" if moves else "--min-moves"
+            raise PuzzleError(f"{err}: allow more with --max-attempts, or ask for an easier {easier}") from None
         boards = [instance_of(board) for board, _ in found]
         return boards, {board.id: optimum for board, (_, optimum) in zip(boards, found)}
     if domain == "npuzzle":
-        if min_moves is not None or moves is not None:
-            raise PuzzleError("--min-moves and --moves are Rush Hour options (the N-puzzle takes --walk)")
+        if min_moves is not None or moves is not None or max_attempts is not None:
+            raise PuzzleError("--min-moves, --moves and --max-attempts are Rush Hour options (the N-puzzle takes --walk)")
         return [instance_of(board) for board in random_boards(size, height or size, count, seed, walk=walk, goal=goal)], {}
     raise PuzzleError(f"unknown domain {domain!r} (choose from rushhour, npuzzle)")

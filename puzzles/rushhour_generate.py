@@ -26,7 +26,8 @@ hard boards more often and faster. Measured on one core, defaults, seed 1:
   in 397 (36 s).
 
 A request beyond what placements reach runs all `max_attempts`, at about
-1.5 ms an attempt on 6x6, 40 ms on 9x9 and 90 ms on 12x12.
+1.5 ms an attempt on 6x6, 40 ms on 9x9 and 90 ms on 12x12. The default,
+`default_max_attempts`, keeps that to two or three minutes on any size.
 
 Attempts draw from ``random.Random(seed)``: the same seed and arguments give
 the same boards. Vehicles are relabelled in reading order of their top-left
@@ -52,6 +53,10 @@ _UNNAMED = "?"  # vehicles other than the red car, until the board is relabelled
 _UNSEEN = -1
 
 
+class TooFewBoards(PuzzleError):
+    """The attempts ran out before giving the boards asked for."""
+
+
 def hardest_boards(
     size: int,
     count: int,
@@ -61,20 +66,22 @@ def hardest_boards(
     moves: int | None = None,
     empty_cells: int = 7,
     max_states: int = 200_000,
-    max_attempts: int = 100_000,
+    max_attempts: int | None = None,
 ) -> list[tuple[RushHourBoard, int]]:
     """`count` distinct solvable size x size boards, each with its optimal number of moves (slide model).
 
     Each board needs at least `min_moves` (default 1), or exactly `moves`; it is
     the hardest board of its cluster unless `moves` asks for less. A placement
     leaves at most `empty_cells` cells empty (if packing leaves no more);
-    `max_attempts` bounds the placements searched (see the module docstring for
-    both, and for what a request costs). A cluster costs 100 to 200 bytes a
-    board, so `max_states` also bounds the memory (40 MB by default). Boards are
-    named ``rushhour-6x6-s1-001`` and so on. PuzzleError for bad arguments, or
-    when the attempts give fewer than `count` boards (the message says what was
-    reached).
+    `max_attempts` (default: `default_max_attempts`) bounds the placements
+    searched (see the module docstring for both, and for what a request
+    costs). A cluster costs 100 to 200 bytes a board, so `max_states` also
+    bounds the memory (40 MB by default). Boards are named
+    ``rushhour-6x6-s1-001`` and so on. PuzzleError for bad arguments;
+    TooFewBoards when the attempts give fewer than `count` boards (the message
+    says how many attempts were made and what they reached).
     """
+    max_attempts = default_max_attempts(size) if max_attempts is None else max_attempts
     _check(size, count, min_moves, moves, empty_cells, max_states, max_attempts)
     target = moves or min_moves or 1
     rng = random.Random(seed)
@@ -91,10 +98,20 @@ def hardest_boards(
             if len(found) == count:
                 return _named(list(found.values()), size, seed)
     wanted = f"exactly {moves}" if moves else f"at least {target}"
-    raise PuzzleError(
-        f"{max_attempts} placements on {size}x{size} gave {len(found)} of {count} boards needing {wanted} moves"
+    raise TooFewBoards(
+        f"{max_attempts:,} placements on {size}x{size} gave {len(found)} of {count} boards needing {wanted} moves"
         f" (the hardest reached needs {hardest}; {too_large} clusters had more than {max_states} states)"
     )
+
+
+def default_max_attempts(size: int) -> int:
+    """Placements tried before giving up: 100,000 up to 6x6, 200,000 / size² beyond (2,469 on 9x9, 1,388 on 12x12).
+
+    An attempt costs 0.5 to 2 ms up to 6x6 and 15 to 300 ms beyond (its cluster
+    often fills `max_states`), so an impossible request gives up after two or
+    three minutes on one core whatever the size.
+    """
+    return 100_000 if size <= 6 else 200_000 // size**2
 
 
 def _check(

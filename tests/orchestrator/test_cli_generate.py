@@ -59,7 +59,8 @@ def test_npuzzle_walks_go_into_the_named_set_and_sweep_from_it(tmp_path):
     "args, message",
     [
         (["rushhour", "--size", "6", "--walk", "3"], "--walk and --height are N-puzzle options"),
-        (["npuzzle", "--size", "3", "--min-moves", "3"], "--min-moves and --moves are Rush Hour options"),
+        (["npuzzle", "--size", "3", "--min-moves", "3"], "--min-moves, --moves and --max-attempts are Rush Hour options"),
+        (["npuzzle", "--size", "3", "--max-attempts", "3"], "--min-moves, --moves and --max-attempts are Rush Hour options"),
         (["chess", "--size", "8"], "unknown domain 'chess'"),
     ],
 )
@@ -67,3 +68,14 @@ def test_options_of_the_other_domain_are_usage_errors(tmp_path, args, message):
     result = generate(f"sqlite:///{tmp_path / 'gen.db'}", *args)
     assert result.exit_code == 2 and message in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.timeout(30)
+def test_an_impossible_request_gives_up_after_max_attempts_with_one_line_saying_what_to_ask(tmp_path):
+    result = generate(f"sqlite:///{tmp_path / 'gen.db'}", "rushhour", "--size", "6", "--min-moves", "200", "--max-attempts", "5")
+    assert result.exit_code == 2
+    (line,) = result.output.strip().splitlines()
+    assert line.startswith("error: 5 placements on 6x6 gave 0 of 10 boards needing at least 200 moves (the hardest reached")
+    assert line.endswith("allow more with --max-attempts, or ask for an easier --min-moves")
+    exact = generate(f"sqlite:///{tmp_path / 'gen.db'}", "rushhour", "--size", "6", "--moves", "200", "--max-attempts", "5")
+    assert exact.exit_code == 2 and exact.output.strip().endswith("or ask for an easier --moves")

@@ -20,7 +20,7 @@ from puzzles.npuzzle_problem import NPuzzleProblem
 from puzzles.result import Status
 from puzzles.rushhour import RushHourProblem
 from puzzles.rushhour_formats import canonical_text, format_board, parse_board
-from puzzles.rushhour_generate import cluster_distances, hardest_boards
+from puzzles.rushhour_generate import TooFewBoards, cluster_distances, default_max_attempts, hardest_boards
 from puzzles.solver import solve
 from tests.puzzles.test_rushhour_search import course, distances_to_goal, enumerate_space
 
@@ -185,6 +185,14 @@ def test_an_impossible_request_fails_naming_what_was_reached():
     with pytest.raises(PuzzleError, match=r"20 placements on 6x6 gave 0 of 1 boards needing at least 200 moves "
                                           r"\(the hardest reached needs \d+; 0 clusters had more than"):  # fmt: skip
         hardest_boards(6, 1, 1, min_moves=200, max_attempts=20)
+
+
+def test_the_default_attempts_shrink_with_the_board_so_an_impossible_request_ends_within_minutes(monkeypatch):
+    assert [default_max_attempts(size) for size in (4, 6, 7, 9, 12, 16)] == [100_000, 100_000, 4_081, 2_469, 1_388, 781]
+    monkeypatch.setattr("puzzles.rushhour_generate.default_max_attempts", lambda size: size - 4)
+    with pytest.raises(TooFewBoards, match=r"^3 placements on 7x7 gave 0 of 1 boards"):
+        hardest_boards(7, 1, 1, min_moves=200)
+    assert issubclass(TooFewBoards, PuzzleError)
 
 
 @pytest.mark.parametrize(
