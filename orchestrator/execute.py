@@ -10,6 +10,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 from sqlalchemy import update
 from sqlalchemy.engine import Engine
@@ -22,6 +23,7 @@ from workers.store import execute, release
 MAX_CHUNK = 100  # jobs per batch, at most
 LOCAL_HOST = f"{socket.gethostname()}/local"  # the worker host of jobs run by the local pool
 POLL_S = 0.25  # seconds between looks at the database while following a sweep
+T = TypeVar("T")
 
 
 def chunk_size(total: int) -> int:
@@ -35,18 +37,19 @@ def chunks(job_ids: list[int], size: int) -> Iterator[list[int]]:
         yield job_ids[start : start + size]
 
 
-def run_local(engine: Engine, job_ids: list[int], workers: int, size: int, on_poll: Callable[[], None]) -> None:
-    """Run the jobs in `workers` threads, each with its own job process; `on_poll` is called twice a second.
+def run_pool(items: list[T], workers: int, handle: Callable[[JobRunner, T], None], on_poll: Callable[[], None]) -> None:
+    """Call `handle(runner, item)` for every item in `workers` threads, each with its own job process.
 
-    Ctrl-C (KeyboardInterrupt) kills the job processes and is re-raised once the
-    threads have stored every result they had; the jobs they held are pending again.
+    `on_poll` is called four times a second. Ctrl-C (KeyboardInterrupt) kills
+    the job processes and is re-raised once every thread has returned; an
+    error in a thread is re-raised here once they all have.
     """
-    work: queue.SimpleQueue[list[int]] = queue.SimpleQueue()
-    for batch in chunks(job_ids, size):
-        work.put(batch)
-    runners = [JobRunner() for _ in range(max(1, workers))]
+    work: queue.SimpleQueue[T] = queue.SimpleQueue()
+    for item in items:
+        work.put(item)
+    runners = [JobRunner() for _ in range(max(1, min(workers, len(items))))]
     errors: list[BaseException] = []
-    threads = [threading.Thread(target=_drain, args=(engine, work, runner, errors), daemon=True) for runner in runners]
+    threads = [threading.Thread(target=_drain, args=(work, runner, handle, errors), daemon=True) for runner in runners]
     for thread in threads:
         thread.start()
     try:
@@ -58,13 +61,25 @@ def run_local(engine: Engine, job_ids: list[int], workers: int, size: int, on_po
             runner.stop()
         for thread in threads:
             thread.join()
-        release(engine, job_ids, LOCAL_HOST)
         raise
     finally:
         for runner in runners:
             runner.close()
     if errors:
         raise errors[0]
+
+
+def run_local(engine: Engine, job_ids: list[int], workers: int, size: int, on_poll: Callable[[], None]) -> None:
+    """Run and store the jobs in `workers` threads, each with its own job process; `on_poll` is called as they run.
+
+    After Ctrl-C (re-raised) every result the threads had is stored and the
+    jobs they held are pending again.
+    """
+    try:
+        run_pool(list(chunks(job_ids, size)), workers, lambda runner, batch: execute(engine, batch, runner, LOCAL_HOST), on_poll)
+    except KeyboardInterrupt:
+        release(engine, job_ids, LOCAL_HOST)
+        raise
 
 
 def enqueue(engine: Engine, job_ids: list[int], size: int) -> int:
@@ -89,13 +104,13 @@ def watch(poll: Callable[[], bool], interval: float = POLL_S) -> None:
         time.sleep(interval)
 
 
-def _drain(engine: Engine, work: queue.SimpleQueue, runner: JobRunner, errors: list[BaseException]) -> None:
+def _drain(work: queue.SimpleQueue, runner: JobRunner, handle: Callable, errors: list[BaseException]) -> None:
     try:
         while not runner.stopping:
             try:
-                batch = work.get_nowait()
+                item = work.get_nowait()
             except queue.Empty:
                 return
-            execute(engine, batch, runner, LOCAL_HOST)
+            handle(runner, item)
     except Exception as err:  # noqa: BLE001 - handed to the main thread, which re-raises it
         errors.append(err)

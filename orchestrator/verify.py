@@ -10,10 +10,8 @@ inconclusive. Node limits are deterministic and compared.
 """
 
 import json
-import queue
 import random
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
+from orchestrator.execute import run_pool
 from puzzles.errors import PuzzleError
 from workers.db import Board, Job, Result, Sweep
 from workers.jobs import JobResult, JobSpec
@@ -175,35 +174,17 @@ def sampled(jobs: list[StoredJob], size: int | None, seed: int) -> list[StoredJo
 
 def rerun(specs: list[JobSpec], workers: int, progress: Progress | None = None) -> dict[int, JobResult]:
     """Each job run again in a `JobRunner`, `workers` at once: its result by job id."""
-    work: queue.SimpleQueue[JobSpec] = queue.SimpleQueue()
-    for spec in specs:
-        work.put(spec)
     results: dict[int, JobResult] = {}
-    if progress:
-        progress(0, len(specs))
 
-    def drain(runner: JobRunner) -> None:
-        while not runner.stopping:
-            try:
-                spec = work.get_nowait()
-            except queue.Empty:
-                return
-            results.update((done.job_id, result) for done, result in runner.run([spec]))
-            if progress:
-                progress(len(results), len(specs))
+    def run(runner: JobRunner, spec: JobSpec) -> None:
+        results.update((done.job_id, result) for done, result in runner.run([spec]))
 
-    runners = [JobRunner() for _ in range(max(1, min(workers, len(specs))))]
-    try:
-        with ThreadPoolExecutor(len(runners)) as pool:
-            try:
-                list(pool.map(drain, runners))  # re-raises a thread's error
-            except KeyboardInterrupt:
-                for runner in runners:
-                    runner.stop()  # each thread returns once its job process is killed
-                raise
-    finally:
-        for runner in runners:
-            runner.close()
+    def report() -> None:
+        if progress:
+            progress(len(results), len(specs))
+
+    run_pool(specs, workers, run, report)
+    report()
     return results
 
 
