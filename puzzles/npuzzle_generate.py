@@ -62,16 +62,26 @@ def _check(width: int, height: int, count: int, walk: int | None, goal: str) -> 
     check_goal(goal)
 
 
+def solvable_board(width: int, height: int, tiles: list[int], goal: str = DEFAULT_GOAL) -> NPuzzleBoard:
+    """The board of `tiles`, or, if it cannot reach `goal`, that board with its first two tiles swapped.
+
+    The swap (in reading order, the blank skipped) flips solvability, so it
+    pairs every unsolvable board with one solvable board.
+    """
+    board = NPuzzleBoard(width, height, tuple(tiles), goal=goal)
+    if is_solvable(board):
+        return board
+    swapped = list(tiles)
+    first, second = [cell for cell, tile in enumerate(swapped) if tile][:2]
+    swapped[first], swapped[second] = swapped[second], swapped[first]
+    return NPuzzleBoard(width, height, tuple(swapped), goal=goal)
+
+
 def _uniform(width: int, height: int, goal: str, rng: random.Random) -> NPuzzleBoard:
     """A board drawn uniformly among those that can reach `goal`."""
     tiles = list(range(width * height))
     rng.shuffle(tiles)
-    board = NPuzzleBoard(width, height, tuple(tiles), goal=goal)
-    if is_solvable(board):
-        return board
-    first, second = [cell for cell, tile in enumerate(tiles) if tile][:2]
-    tiles[first], tiles[second] = tiles[second], tiles[first]
-    return NPuzzleBoard(width, height, tuple(tiles), goal=goal)
+    return solvable_board(width, height, tiles, goal)
 
 
 def _walked(width: int, height: int, length: int, goal: str, rng: random.Random) -> NPuzzleBoard:

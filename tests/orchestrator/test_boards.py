@@ -21,7 +21,6 @@ from orchestrator.optima import optimal_search, plan_optima
 from orchestrator.plan import find_sweep, load_boards
 from puzzles.domains import load_instance
 from puzzles.errors import PuzzleError
-from workers import settings as settings_module
 from workers.db import Board, BoardSet, BoardSetMember, Job, Result, Sweep, engine_for
 
 NPUZZLE = Path(__file__).resolve().parents[2] / "data" / "boards" / "npuzzle"
@@ -31,16 +30,6 @@ UNSOLVABLE = "134805726"
 FIFTEEN = "1 2 3 4/5 6 7 8/9 10 11 12/13 0 14 15"  # two moves from the goal
 
 runner = CliRunner()
-
-
-@pytest.fixture(autouse=True)
-def local_settings(monkeypatch):
-    """No broker and no database from the environment; the CLI's overrides undone after each test."""
-    for name in ("SLIDELAB_DATABASE_URL", "SLIDELAB_BROKER_URL"):
-        monkeypatch.delenv(name, raising=False)
-    settings_module._current.clear()
-    yield
-    settings_module._current.clear()
 
 
 def orchestrate(*args):

@@ -9,18 +9,9 @@ from puzzles.domains import problem_for
 from puzzles.npuzzle import is_solvable
 from puzzles.npuzzle_formats import parse_npuzzle
 from puzzles.solver import solve
-from workers import settings as settings_module
 from workers.db import engine_for
 
 runner = CliRunner()
-
-
-@pytest.fixture(autouse=True)
-def local_settings(monkeypatch):
-    """No broker and no database from the environment; the CLI's overrides undone after each test."""
-    for name in ("SLIDELAB_DATABASE_URL", "SLIDELAB_BROKER_URL"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(settings_module, "_current", [])
 
 
 def generate(db: str, *args: str):

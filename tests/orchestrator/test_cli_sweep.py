@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 from orchestrator import execute as execute_module
 from orchestrator.cli import app
 from orchestrator.plan import load_boards, plan_sweep, store_plan
-from workers import migrate, settings as settings_module
+from workers import migrate
 from workers.db import Board, Job, Result, Sweep, engine_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,16 +32,6 @@ OPTIMUM = {"Rushhour6x6_1": 21, "Rushhour6x6_2": 15, "Rushhour6x6_3": 33, "Rushh
 LIMITS_OFF = {"time_limit": None, "max_nodes": None, "memory_limit": None}  # what the CLI plans without limits
 
 runner = CliRunner()
-
-
-@pytest.fixture(autouse=True)
-def local_settings(monkeypatch):
-    """No broker and no database from the environment; the CLI's overrides undone after each test."""
-    for name in ("SLIDELAB_DATABASE_URL", "SLIDELAB_BROKER_URL"):
-        monkeypatch.delenv(name, raising=False)
-    settings_module._current.clear()
-    yield
-    settings_module._current.clear()
 
 
 @pytest.fixture

@@ -13,26 +13,18 @@ from hypothesis import strategies as st
 
 from puzzles import iddfs, pdb
 from puzzles.kernels import has_in_place
-from puzzles.npuzzle import GOALS, NPuzzleBoard, goal_tiles, is_solvable
+from puzzles.npuzzle import GOALS, NPuzzleBoard, goal_tiles
 from puzzles.npuzzle_formats import read_board_list
+from puzzles.npuzzle_generate import solvable_board
 from puzzles.npuzzle_problem import NPuzzleProblem
 from puzzles.result import Limits, SolveResult, Status
 from puzzles.rushhour import RushHourProblem
 from puzzles.rushhour_formats import parse_board
 from puzzles.solver import solve
+from tests.puzzles.npuzzle_cases import SEED_CASES
 
 KORF100 = Path(__file__).resolve().parents[2] / "data" / "boards" / "npuzzle" / "korf100.csv"
 HEURISTICS = ("misplaced", "manhattan", "linear-conflict", "pdb", "pdb-max")
-# The 8-puzzle document's cases: board -> fewest moves (None: unsolvable).
-SEED_CASES = {
-    "123456780": 0,
-    "123456078": 2,
-    "123460758": 3,
-    "412053786": 5,
-    "412763058": 8,
-    "412763580": 10,
-    "134805726": None,
-}
 # Korf (1985): the easiest instances and their published optimal lengths.
 EASY_KORF = {9: 46, 12: 45, 42: 42, 55: 41, 79: 42, 97: 44}
 # Small Rush Hour boards (from test_rushhour_search) with their slide-model optima. IDA* keeps no
@@ -63,16 +55,6 @@ def assert_optimal(problem: NPuzzleProblem, result: SolveResult, length: int) ->
     assert result.extra["bound"] == length
     assert result.max_frontier == length  # in place, IDA* holds its path: never deeper than the last bound
     assert result.generated >= result.expanded
-
-
-def solvable(tiles: list[int], width: int, height: int, goal: str) -> NPuzzleBoard:
-    """The board, or, if parity forbids it, the board with its first two tiles swapped."""
-    board = NPuzzleBoard(width, height, tuple(tiles), goal=goal)
-    if is_solvable(board):
-        return board
-    first, second = [cell for cell, tile in enumerate(tiles) if tile][:2]
-    tiles[first], tiles[second] = tiles[second], tiles[first]
-    return NPuzzleBoard(width, height, tuple(tiles), goal=goal)
 
 
 def walked(width: int, height: int, goal: str, steps: int, seed: int) -> NPuzzleBoard:
@@ -106,7 +88,7 @@ def assert_every_heuristic_agrees_with_bfs(board: NPuzzleBoard) -> None:
 def test_in_place_idastar_agrees_with_bfs_on_random_small_boards_with_every_heuristic(size, goal, data):
     width, height = size
     tiles = data.draw(st.permutations(range(width * height)), label="tiles")
-    assert_every_heuristic_agrees_with_bfs(solvable(list(tiles), width, height, goal))
+    assert_every_heuristic_agrees_with_bfs(solvable_board(width, height, tiles, goal))
 
 
 @settings(max_examples=12, deadline=None)

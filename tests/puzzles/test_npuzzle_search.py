@@ -12,16 +12,8 @@ from puzzles.npuzzle_analysis import distances
 from puzzles.npuzzle_problem import NPuzzleProblem
 from puzzles.result import Status
 from puzzles.solver import solve
+from tests.puzzles.npuzzle_cases import SEED_CASES
 
-# The 8-puzzle document's cases: board -> fewest moves (None: unsolvable).
-SEED_CASES = {
-    "123456078": 2,
-    "123460758": 3,
-    "412053786": 5,
-    "412763058": 8,
-    "412763580": 10,
-    "134805726": None,
-}
 OPTIMAL = [("bfs", {}), *[(a, {"heuristic": h}) for a in ("astar", "idastar") for h in nk.HEURISTICS]]
 
 
