@@ -788,6 +788,11 @@ def boards_generate_command(
     ] = None,
     height: Annotated[int | None, typer.Option("--height", help="N-puzzle: rows, for rectangular boards (default: --size).")] = None,
     goal: Annotated[str, typer.Option(help="N-puzzle goal: blank-last or blank-first.")] = "blank-last",
+    max_attempts: Annotated[
+        int | None,
+        typer.Option("--max-attempts", min=1, help="Rush Hour: placements tried before giving up (default: 100,000 up to 6x6, "
+                     "200,000 / size² beyond, 2,469 on 9x9: two or three minutes).")  # fmt: skip
+    ] = None,
     set_name: SetOption = None,
     db: DbOption = None,
 ) -> None:
@@ -801,7 +806,8 @@ def boards_generate_command(
     """
     with user_errors():
         boards, optima = boardsets.generated(
-            domain, size, count, seed, min_moves=min_moves, moves=moves, walk=walk, height=height, goal=goal
+            domain, size, count, seed, min_moves=min_moves, moves=moves, walk=walk, height=height, goal=goal,
+            max_attempts=max_attempts,
         )
         name = set_name or f"{domain}-{size}x{height or size}-s{seed}"
         done = boardsets.import_boards(_engine(override(database_url=db).database_url), boards, optima, name)
@@ -922,8 +928,10 @@ def compare_command(
             raise PuzzleError(f"--format: {fmt!r} is not one of table, csv, markdown, json")
         engine = _engine(override(database_url=db).database_url)
         sweeps = [plan.find_sweep(engine, name) for name in (first, second)]
-        summaries = [report.summarize(_report_rows(engine, sweep)) for sweep in sweeps]
-        table = report.compare(*summaries, (first, second))
+        rows = [_report_rows(engine, sweep) for sweep in sweeps]
+        table = report.compare(*(report.summarize(frame) for frame in rows), (first, second))
+        for note in dict.fromkeys(note for frame, name in zip(rows, (first, second)) for note in report.notes(frame, name)):
+            typer.echo(note, err=True)
         if fmt == "table":
             _print_table(sweep_view.frame_table(table))
         else:
