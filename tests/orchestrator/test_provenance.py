@@ -219,3 +219,18 @@ def test_search_time_excludes_the_warm_up_of_a_fresh_process():
     for algorithm, first, warmup, second in json.loads(output):
         assert warmup > first, algorithm
         assert first < 2 * second + 0.02, (algorithm, first, second)
+
+
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
+def test_provenance_and_spec_replay_on_postgresql(db_url, tmp_path):
+    grid = ["--algo", "beam,spr", "--k", "1,3", "--batches", "2", "--max-steps", "400", "--seeds", "1,2",
+            "--boards", BOARDS / "Rushhour6x6_2.csv"]
+    ok(orchestrate("sweep", "--name", "pg", *grid, "--workers", 2, "--db", db_url))
+    shown = ok(orchestrate("sweep", "show", "pg", "--db", db_url)).stdout
+    assert f"6 results  {environment()['code_version']}  on " in shown
+    spec_file = tmp_path / "pg.json"
+    spec_file.write_text(ok(orchestrate("sweep", "show", "pg", "--spec", "--db", db_url)).stdout)
+    ok(orchestrate("sweep", "--from-spec", spec_file, "--name", "pg-again", "--workers", 2, "--db", db_url))
+    assert outcomes(db_url, "pg-again") == outcomes(db_url, "pg") and len(outcomes(db_url, "pg")) == 6
+    record = json.loads(ok(orchestrate("job", 1, "--json", "--db", db_url)).stdout)
+    assert record["result"]["provenance"]["host"] == record["result"]["host"] == record["job"]["worker_host"]
