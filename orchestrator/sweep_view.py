@@ -8,7 +8,7 @@ from datetime import timedelta
 import pandas as pd
 from rich import box
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from orchestrator.plan import SweepPlan
@@ -23,14 +23,7 @@ BAR_WIDTH = 40
 @contextmanager
 def live_bar(console: Console, name: str, total: int) -> Iterator[callable]:
     """A progress bar for the sweep; yields `update(status)` to move it."""
-    columns = (
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[pace]}"),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=console, transient=False) as progress:
+    with _progress(console, TextColumn("{task.fields[pace]}")) as progress:
         task = progress.add_task(name, total=total, pace="")
 
         def update(status: SweepStatus) -> None:
@@ -42,10 +35,15 @@ def live_bar(console: Console, name: str, total: int) -> Iterator[callable]:
 @contextmanager
 def build_bar(console: Console, name: str) -> Iterator[callable]:
     """A progress bar for a pattern database; yields `update(reached, total)` (placements)."""
-    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=False) as progress:
+    with _progress(console) as progress:
         task = progress.add_task(name, total=None)
         yield lambda reached, total: progress.update(task, completed=reached, total=total)
+
+
+def _progress(console: Console, *extra: ProgressColumn) -> Progress:
+    """A bar that stays on screen: the task's name, the bar, done of total, the `extra` columns, time elapsed."""
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), *extra, TimeElapsedColumn())
+    return Progress(*columns, console=console, transient=False)
 
 
 def pace(status: SweepStatus) -> str:
