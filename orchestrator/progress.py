@@ -59,6 +59,8 @@ class Origin:
     """Results of a sweep that share their code version, host and software, with the host's mean speed."""
 
     code_version: str | None
+    commit: str | None
+    dirty: bool | None
     host: str | None
     software: str
     results: int
@@ -98,10 +100,10 @@ def sweep_status(engine: Engine, sweep: Sweep) -> SweepStatus:
 
 
 def sweep_provenance(engine: Engine, sweep: Sweep) -> list[Origin]:
-    """The sweep's results grouped by code version, host and software (Python, numba, numpy versions)."""
+    """The sweep's results grouped by code version (with its commit), host and software (Python, numba, numpy)."""
     details = Result.provenance
     software = [details[name].as_string() for name in ("python", "numba", "numpy")]
-    keys = [Result.code_version, Result.host, *software]
+    keys = [Result.code_version, details["commit"].as_string(), details["dirty"].as_boolean(), Result.host, *software]
     query = (
         select(*keys, func.count(), func.avg(details["speed"].as_float()), func.min(Result.started_at),
                func.max(Result.finished_at))
@@ -113,8 +115,8 @@ def sweep_provenance(engine: Engine, sweep: Sweep) -> list[Origin]:
     with Session(engine) as session:
         rows = session.execute(query).all()
     return [
-        Origin(version, host, _software(python, numba, numpy), count, speed, first, last)
-        for version, host, python, numba, numpy, count, speed, first, last in rows
+        Origin(version, commit, dirty, host, _software(python, numba, numpy), count, speed, first, last)
+        for version, commit, dirty, host, python, numba, numpy, count, speed, first, last in rows
     ]
 
 

@@ -66,7 +66,8 @@ def _origin_text(origin: Origin) -> str:
     speed = f", speed {origin.speed:.1f}" if origin.speed is not None else ""
     span = f", {origin.first_start:%Y-%m-%d %H:%M} .. {origin.last_finish:%H:%M}" if origin.first_start else ""
     version = origin.code_version or "unknown (before provenance)"
-    return f"{origin.results:,} results  {version}  on {origin.host or '-'}{speed}  ({origin.software}{span})"
+    commit = f" (commit {origin.commit[:10]}{' + changes' if origin.dirty else ''})" if origin.commit else ""
+    return f"{origin.results:,} results  {version}{commit}  on {origin.host or '-'}{speed}  ({origin.software}{span})"
 
 
 def _why(result: dict[str, Any]) -> str:

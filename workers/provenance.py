@@ -3,7 +3,8 @@
 `environment()` describes this installation once per process: slidelab's
 version, the git commit it runs from (with a flag for uncommitted changes), a
 hash of its source files, and the versions of Python, numba and numpy.
-`code_version` condenses that into the one label two results are compared by.
+`code_version` condenses that into the one label two results are compared by:
+the same sources give the same label, with or without git.
 `host_speed()` times a fixed piece of work in this process, so a report can
 tell hosts of different speed apart.
 """
@@ -51,11 +52,13 @@ def environment() -> dict[str, Any]:
 
 
 def code_version(env: dict[str, Any]) -> str:
-    """The label results are compared by: `0.1.0+g<commit>`, `.dirty-<source>` if changed, `+src-<source>` outside git."""
-    if env["commit"] is None:
-        return f"{env['slidelab']}+src-{env['source'][:10]}"
-    dirty = f".dirty-{env['source'][:10]}" if env["dirty"] else ""
-    return f"{env['slidelab']}+g{env['commit'][:10]}{dirty}"
+    """The label results are compared by: slidelab's version and the hash of its sources, `0.1.0+2f34988991ab`.
+
+    The same sources give the same label from a git checkout, an installed
+    package or the Docker image; any edit gives another. The commit and the
+    dirty flag say where the sources came from, beside it.
+    """
+    return f"{env['slidelab']}+{env['source'][:12]}"
 
 
 def source_hash() -> str:
