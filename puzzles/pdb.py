@@ -27,6 +27,7 @@ import json
 import math
 import os
 import re
+import shlex
 from pathlib import Path
 from typing import Callable
 
@@ -90,6 +91,14 @@ def parse_partition(text: str, width: int, height: int) -> tuple[tuple[int, ...]
                 f" {entries(width * height, len(group)):,} entries (at most {MAX_ENTRIES:,})"
             )
     return tuple(groups)
+
+
+def partition_text(groups: tuple[tuple[int, ...], ...]) -> str:
+    """The text `parse_partition` reads as `groups`: `6-6-3` for consecutive tiles, else `1 2 5 6/3 4 7 8`."""
+    tiles = [tile for group in groups for tile in group]
+    if tiles == list(range(1, len(tiles) + 1)):
+        return "-".join(str(len(group)) for group in groups)
+    return "/".join(" ".join(map(str, group)) for group in groups)
 
 
 def _group(part: str, text: str) -> tuple[int, ...]:
@@ -286,10 +295,23 @@ def table(
 
 
 def tables(width: int, height: int, goal: str, groups: tuple[tuple[int, ...], ...]) -> np.ndarray:
-    """The groups' databases one after the other, held in memory once per process."""
+    """The groups' databases one after the other, held in memory once per process.
+
+    If memory runs out while a database is missing (being built), the
+    MemoryError says how to build them beforehand.
+    """
     held = (width, height, goal, groups)
     if held not in _loaded:
-        _loaded[held] = np.concatenate([table(width, height, goal, group) for group in groups])
+        try:
+            _loaded[held] = np.concatenate([table(width, height, goal, group) for group in groups])
+        except MemoryError as err:
+            if all(path_for(width, height, goal, group).is_file() for group in groups):
+                raise  # every database had been built: the memory ran out reading them
+            partition = shlex.quote(partition_text(groups))
+            raise MemoryError(
+                f"building the pattern databases of {width}x{height}; build them beforehand with:"
+                f" orchestrate pdb build {width}x{height} --pdb {partition} --goal {goal}"
+            ) from err
     return _loaded[held]
 
 

@@ -127,8 +127,9 @@ def run_job(spec: JobSpec) -> JobResult:
         limits = Limits(max_nodes=spec.max_nodes, time_limit=spec.time_limit)
         solved = solve(problem, spec.algorithm, spec.params, limits, seed=spec.seed)
         result, params, seed = JobResult.from_solve(solved), solved.params, solved.seed
-    except MemoryError:
-        result = JobResult.limit("out of memory (memory limit reached)")
+    except MemoryError as err:
+        detail = f": {err}" if str(err) else ""  # the raiser's words, e.g. how to build a pattern database beforehand
+        result = JobResult.limit(f"out of memory (memory limit reached){detail}")
     except Exception as err:  # noqa: BLE001 - a job's failure is data; the worker goes on
         last = traceback.extract_tb(err.__traceback__)[-1]
         result = JobResult.failure(f"{type(err).__name__}: {err} ({last.filename}:{last.lineno})")

@@ -358,6 +358,35 @@ def test_tables_are_concatenated_and_held_in_memory_until_forgotten(own_director
     assert builds == list(groups)  # built once each, then read from the files
 
 
+def out_of_memory(*args, **kwargs):
+    raise MemoryError
+
+
+@pytest.mark.parametrize(
+    "groups, partition", [(((1, 2, 3, 4), (5, 6, 7, 8)), "4-4"), (((1, 2, 5, 6), (3, 4, 7, 8)), "'1 2 5 6/3 4 7 8'")]
+)
+def test_memory_running_out_in_a_build_says_how_to_build_the_databases_beforehand(own_directory, monkeypatch, groups, partition):
+    pdb.table(3, 3, "blank-first", groups[0])  # one read, one to build
+    monkeypatch.setattr(pdb, "build", out_of_memory)
+    pdb.forget()
+    with pytest.raises(MemoryError) as raised:
+        pdb.tables(3, 3, "blank-first", groups)
+    assert str(raised.value) == ("building the pattern databases of 3x3; build them beforehand with:"
+                                 f" orchestrate pdb build 3x3 --pdb {partition} --goal blank-first")  # fmt: skip
+    assert pdb.parse_partition(pdb.partition_text(groups), 3, 3) == groups
+
+
+def test_memory_running_out_with_every_database_built_is_left_as_it_is(own_directory, monkeypatch):
+    groups = ((1, 2, 3, 4), (5, 6, 7, 8))
+    pdb.forget()
+    pdb.tables(3, 3, "blank-last", groups)
+    pdb.forget()
+    monkeypatch.setattr(pdb, "read", out_of_memory)
+    with pytest.raises(MemoryError) as raised:
+        pdb.tables(3, 3, "blank-last", groups)
+    assert str(raised.value) == ""
+
+
 UNREADABLE = {
     "empty": b"",
     "magic only": pdb.MAGIC,
