@@ -12,11 +12,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
-from typer.testing import CliRunner
 
 from orchestrator import report
 from orchestrator.boardsets import members
-from orchestrator.cli import app
+from tests.orchestrator.clirun import ok, orchestrate
 from orchestrator.optima import optimal_search, plan_optima
 from orchestrator.plan import find_sweep, load_boards
 from puzzles.domains import load_instance
@@ -29,16 +28,6 @@ EIGHT = {"412763058": 8, "412053786": 5}  # from the 8-puzzle document
 UNSOLVABLE = "134805726"
 FIFTEEN = "1 2 3 4/5 6 7 8/9 10 11 12/13 0 14 15"  # two moves from the goal
 
-runner = CliRunner()
-
-
-def orchestrate(*args):
-    return runner.invoke(app, [str(a) for a in args])
-
-
-def ok(result):
-    assert result.exit_code == 0, (result.stdout, result.stderr, result.exception)
-    return result
 
 
 def table_rows(output: str) -> list[list[str]]:

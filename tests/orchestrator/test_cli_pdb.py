@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
-from typer.testing import CliRunner
 
-from orchestrator.cli import app
+from tests.orchestrator.clirun import assert_usage_error, ok
+from tests.orchestrator.clirun import orchestrate as run
 from puzzles import pdb
 from puzzles.npuzzle_formats import load_npuzzle
 from puzzles.npuzzle_problem import NPuzzleProblem
@@ -40,24 +40,6 @@ def fresh_cache(tmp_path, monkeypatch) -> Path:
     """An empty cache directory of this test's own (SLIDELAB_CACHE_DIR); its `pdb` folder."""
     monkeypatch.setenv("SLIDELAB_CACHE_DIR", str(tmp_path / "cache"))
     return tmp_path / "cache" / "pdb"
-
-
-def run(*args):
-    return CliRunner().invoke(app, [str(a) for a in args])
-
-
-def ok(result):
-    assert result.exit_code == 0, (result.stdout, result.stderr, result.exception)
-    return result
-
-
-def assert_usage_error(result, message: str) -> None:
-    """Exit 2 with one `error:` line on stderr naming the problem, and no traceback."""
-    assert result.exit_code == 2, (result.stdout, result.stderr, result.exception)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    assert message in lines[0], lines[0]
-    assert "Traceback" not in result.output
 
 
 def built_lines(result) -> list[re.Match]:

@@ -18,10 +18,9 @@ import pytest
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
-from typer.testing import CliRunner
 
 from orchestrator import execute as execute_module
-from orchestrator.cli import app
+from tests.orchestrator.clirun import assert_usage_error, ok, orchestrate
 from orchestrator.plan import load_boards, plan_sweep, store_plan
 from workers import migrate
 from workers.db import Board, Job, Result, Sweep, engine_for
@@ -31,7 +30,6 @@ SIX = ["Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv"]
 OPTIMUM = {"Rushhour6x6_1": 21, "Rushhour6x6_2": 15, "Rushhour6x6_3": 33, "Rushhour9x9_4": 27}
 LIMITS_OFF = {"time_limit": None, "max_nodes": None, "memory_limit": None}  # what the CLI plans without limits
 
-runner = CliRunner()
 
 
 @pytest.fixture
@@ -49,26 +47,8 @@ def db(tmp_path) -> str:
     return f"sqlite:///{tmp_path / 'results.db'}"
 
 
-def orchestrate(*args):
-    return runner.invoke(app, [str(a) for a in args])
-
-
 def sweep(db: str, *args):
     return orchestrate("sweep", *args, "--workers", 2, "--db", db)
-
-
-def ok(result):
-    assert result.exit_code == 0, (result.stdout, result.stderr, result.exception)
-    return result
-
-
-def assert_usage_error(result, message: str) -> None:
-    """Exit 2 with one `error:` line on stderr naming the problem, and no traceback."""
-    assert result.exit_code == 2, (result.stdout, result.stderr)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    assert message in lines[0]
-    assert "Traceback" not in result.output
 
 
 def job_rows(db: str, sweep_name: str | None = None) -> list[dict]:

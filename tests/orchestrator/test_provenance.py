@@ -10,23 +10,20 @@ import platform
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import numba
 import numpy
 import pytest
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
-from typer.testing import CliRunner
 
-from orchestrator.cli import app
+from tests.orchestrator.clirun import assert_usage_error, local_environment, ok, orchestrate
 from orchestrator.plan import plan_sweep
 from puzzles.domains import load_instance
 from workers.db import Job, Result, Sweep, engine_for
 from workers import provenance
 from workers.provenance import PACKAGES, ROOT, code_version, environment, source_hash
 
-runner = CliRunner()
 BOARDS = ROOT / "data" / "boards" / "rushhour"
 GRID = [
     "--algo", "bfs,beam,astar,spr", "--k", "1,3", "--batches", "2", "--batch-size", "3", "--max-steps", "400",
@@ -36,26 +33,12 @@ GRID = [
 COMPARED = ("status", "moves", "steps", "expanded", "generated", "max_frontier", "stored", "solution")
 
 
-def orchestrate(*args):
-    return runner.invoke(app, [str(a) for a in args])
-
-
-def ok(result):
-    assert result.exit_code == 0, (result.stdout, result.stderr, result.exception)
-    return result
-
-
-def usage_error(result, message: str) -> None:
-    assert result.exit_code == 2, (result.stdout, result.stderr)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], result.stderr
-
-
 @pytest.fixture(scope="module")
 def swept(tmp_path_factory) -> str:
     """A database holding the sweep `original` of GRID, finished."""
     url = f"sqlite:///{tmp_path_factory.mktemp('provenance') / 'results.db'}"
-    ok(orchestrate("sweep", "--name", "original", *GRID, "--workers", 2, "--db", url))
+    with pytest.MonkeyPatch.context() as patch, local_environment(patch):
+        ok(orchestrate("sweep", "--name", "original", *GRID, "--workers", 2, "--db", url))
     return url
 
 
@@ -127,7 +110,7 @@ def test_provenance_is_shown(swept):
     record = json.loads(ok(orchestrate("job", job_id, "--json", "--db", swept)).stdout)
     assert record["sweep"] == "original" and record["job"]["id"] == job_id
     assert record["result"]["provenance"]["spec"]["seed"] == record["job"]["seed"] is not None
-    usage_error(orchestrate("job", 999_999, "--db", swept), "no job 999999")
+    assert_usage_error(orchestrate("job", 999_999, "--db", swept), "no job 999999")
 
 
 def test_a_spec_round_trips_and_replays_to_identical_results(swept, tmp_path):
@@ -191,7 +174,7 @@ def test_a_bad_spec_is_refused_with_one_line(swept, tmp_path, content, message):
     spec_file.write_text(content if content is not None else json.dumps({**spec, **edits[message]}))
     with Session(engine_for(swept)) as session:
         sweeps = session.scalars(select(Sweep.name)).all()
-    usage_error(orchestrate("sweep", "--from-spec", spec_file, "--name", "bad", "--db", swept), message)
+    assert_usage_error(orchestrate("sweep", "--from-spec", spec_file, "--name", "bad", "--db", swept), message)
     if content is not None:
         assert str(spec_file) in orchestrate("sweep", "--from-spec", spec_file, "--db", swept).stderr
     with Session(engine_for(swept)) as session:
@@ -201,11 +184,11 @@ def test_a_bad_spec_is_refused_with_one_line(swept, tmp_path, content, message):
 def test_from_spec_refuses_grid_options_and_missing_files(swept, tmp_path):
     spec_file = tmp_path / "spec.json"
     spec_file.write_text(ok(orchestrate("sweep", "show", "original", "--spec", "--db", swept)).stdout)
-    usage_error(orchestrate("sweep", "--from-spec", spec_file, "--algo", "bfs", "--db", swept), "drop --algo")
-    usage_error(orchestrate("sweep", "--from-spec", spec_file, "--k", "5", "--db", swept), "drop --k")
-    usage_error(orchestrate("sweep", "--from-spec", tmp_path / "none.json", "--db", swept), "none.json")
-    usage_error(orchestrate("sweep", "--boards", BOARDS / "Rushhour6x6_1.csv", "--db", swept), "give --algo")
-    usage_error(orchestrate("sweep", "show", "nothing", "--db", swept), "no sweep named 'nothing'")
+    assert_usage_error(orchestrate("sweep", "--from-spec", spec_file, "--algo", "bfs", "--db", swept), "drop --algo")
+    assert_usage_error(orchestrate("sweep", "--from-spec", spec_file, "--k", "5", "--db", swept), "drop --k")
+    assert_usage_error(orchestrate("sweep", "--from-spec", tmp_path / "none.json", "--db", swept), "none.json")
+    assert_usage_error(orchestrate("sweep", "--boards", BOARDS / "Rushhour6x6_1.csv", "--db", swept), "give --algo")
+    assert_usage_error(orchestrate("sweep", "show", "nothing", "--db", swept), "no sweep named 'nothing'")
 
 
 WARM_CHECK = """

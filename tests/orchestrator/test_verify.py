@@ -13,12 +13,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
-from typer.testing import CliRunner
 
-from orchestrator.cli import app
+from tests.orchestrator.clirun import local_environment, orchestrate
 from orchestrator.verify import INCONCLUSIVE, SKIPPED, StoredJob, compare, sampled
 from orchestrator.verify_view import id_ranges
-from workers import settings as settings_module
 from workers.db import Job, Result, engine_for
 from workers.jobs import JobResult
 from workers.provenance import environment
@@ -28,11 +26,6 @@ EIGHT = "1 2 3/4 5 6/0 7 8"
 GRID = ("--algo", "bfs,beam,astar,spr", "--k", "1,3", "--seeds", "1,2", "--max-steps", "1000")
 JOBS = 20  # 2 boards x (bfs 2 + beam 2x2 + astar 2 + spr 2)
 
-runner = CliRunner()
-
-
-def orchestrate(*args):
-    return runner.invoke(app, [str(a) for a in args])
 
 
 def verify(db: str, *args):
@@ -52,25 +45,12 @@ def sweep_into(db: str, *boards: str) -> None:
         connection.execute(update(Result).values(code_version=environment()["code_version"]))
 
 
-@pytest.fixture(autouse=True)
-def local_settings(monkeypatch):
-    """No broker and no database from the environment; the CLI's overrides undone after each test."""
-    for name in ("SLIDELAB_DATABASE_URL", "SLIDELAB_BROKER_URL"):
-        monkeypatch.delenv(name, raising=False)
-    settings_module._current.clear()
-    yield
-    settings_module._current.clear()
-
-
 @pytest.fixture(scope="module")
 def swept(tmp_path_factory) -> Path:
     """The database file of the small sweep, run once."""
     path = tmp_path_factory.mktemp("verify") / "swept.db"
-    with pytest.MonkeyPatch.context() as patch:
-        for name in ("SLIDELAB_DATABASE_URL", "SLIDELAB_BROKER_URL"):
-            patch.delenv(name, raising=False)
+    with pytest.MonkeyPatch.context() as patch, local_environment(patch):
         sweep_into(f"sqlite:///{path}", str(ROOT / "data/boards/rushhour/Rushhour6x6_1.csv"), EIGHT)
-        settings_module._current.clear()
     return path
 
 
