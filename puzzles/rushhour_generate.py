@@ -27,7 +27,7 @@ hard boards more often and faster. Measured on one core, defaults, seed 1:
 
 A request beyond what placements reach runs all `max_attempts`, at about
 1.5 ms an attempt on 6x6, 40 ms on 9x9 and 90 ms on 12x12. The default,
-`default_max_attempts`, keeps that to one to three minutes on any size.
+`default_max_attempts`, keeps that to a few minutes on any size.
 
 Attempts draw from ``random.Random(seed)``: the same seed and arguments give
 the same boards. Vehicles are relabelled in reading order of their top-left
@@ -109,7 +109,7 @@ def default_max_attempts(size: int) -> int:
 
     An attempt costs 0.5 to 2 ms up to 6x6 and 15 to 300 ms beyond, about as
     size³ (its cluster often fills `max_states`), so an impossible request gives
-    up after one to three minutes on one core whatever the size.
+    up within a few minutes on one core whatever the size (1.5 to 4 measured).
     """
     return 100_000 if size <= 6 else 1_500_000 // size**3
 
