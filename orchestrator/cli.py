@@ -791,7 +791,7 @@ def boards_generate_command(
     max_attempts: Annotated[
         int | None,
         typer.Option("--max-attempts", min=1, help="Rush Hour: placements tried before giving up (default: 100,000 up to 6x6, "
-                     "200,000 / size² beyond, 2,469 on 9x9: two or three minutes).")  # fmt: skip
+                     "1,500,000 / size³ beyond, 2,057 on 9x9: a few minutes).")  # fmt: skip
     ] = None,
     set_name: SetOption = None,
     db: DbOption = None,
