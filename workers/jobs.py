@@ -12,9 +12,11 @@ import os
 import traceback
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import lru_cache
 from typing import Any
 
 from puzzles.domains import problem_for
+from puzzles.problem import Problem
 from puzzles.result import Limits, SolveResult, Status
 from puzzles.solver import solve
 from workers import provenance
@@ -123,7 +125,7 @@ def run_job(spec: JobSpec) -> JobResult:
     started = _now()
     params, seed = spec.params, spec.seed
     try:
-        problem = problem_for(spec.domain, spec.board_text)
+        problem = _problem(spec.domain, spec.board_text)
         limits = Limits(max_nodes=spec.max_nodes, time_limit=spec.time_limit)
         solved = solve(problem, spec.algorithm, spec.params, limits, seed=spec.seed)
         result, params, seed = JobResult.from_solve(solved), solved.params, solved.seed
@@ -135,6 +137,12 @@ def run_job(spec: JobSpec) -> JobResult:
         result = JobResult.failure(f"{type(err).__name__}: {err} ({last.filename}:{last.lineno})")
     result.started_at, result.finished_at = started, _now()
     return result.stamped(spec, params, seed)
+
+
+@lru_cache(maxsize=64)
+def _problem(domain: str, text: str) -> Problem:
+    """The problem of a board, parsed once per job process: a sweep runs many jobs on each board."""
+    return problem_for(domain, text)
 
 
 def _now() -> datetime:
