@@ -102,11 +102,14 @@ class JobResult:
         return cls(status=ERROR, error=error)
 
     def stamped(self, spec: JobSpec, params: dict[str, Any] | None = None, seed: int | None = None) -> "JobResult":
-        """This result with the provenance of this process and of `spec` as it ran (its own parameters by default)."""
+        """This result with the provenance of this process and of `spec` as it ran (its own parameters by default).
+
+        A result made outside the job process (killed, or the process died) has
+        no start time: it ends when it is stamped.
+        """
         self.provenance = {**provenance.process(), "spec": spec.described(spec.params if params is None else params, seed)}
         self.code_version = self.provenance["code_version"]
-        now = _now()
-        self.started_at, self.finished_at = self.started_at or now, self.finished_at or now
+        self.finished_at = self.finished_at or _now()
         return self
 
     def ran_by(self, host: str) -> "JobResult":
