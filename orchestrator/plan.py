@@ -228,6 +228,12 @@ def _sweep(session: Session, plan: SweepPlan, rerun: bool) -> int:
         session.add(sweep)
         session.flush()
         return sweep.id
+    namespace = sweep.spec.get("seed_namespace", sweep.name)
+    if namespace != plan.spec.get("seed_namespace", plan.name):
+        raise PuzzleError(
+            f"sweep {plan.name!r} derives its seeds from {namespace!r} (it was replayed from a spec):"
+            " extend it with orchestrate sweep --from-spec FILE, or give another --name"
+        )
     if sweep.limits != plan.limits and not rerun:
         raise PuzzleError(
             f"sweep {plan.name!r} was planned with limits {limits_text(sweep.limits)}, not {limits_text(plan.limits)}:"

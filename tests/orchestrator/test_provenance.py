@@ -18,10 +18,11 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from tests.orchestrator.clirun import assert_usage_error, local_environment, ok, orchestrate
-from orchestrator.plan import plan_sweep
+from orchestrator.plan import plan_sweep, store_plan
 from puzzles.domains import load_instance
+from puzzles.errors import PuzzleError
 from workers.db import Job, Result, Sweep, engine_for
-from workers import provenance
+from workers import migrate, provenance
 from workers.provenance import PACKAGES, ROOT, code_version, environment, source_hash
 
 BOARDS = ROOT / "data" / "boards" / "rushhour"
@@ -150,6 +151,18 @@ def test_derived_seeds_are_unchanged_for_sweeps_planned_before_specs():
     assert {job["job_key"] for job in renamed.jobs}.isdisjoint(job["job_key"] for job in plan.jobs)
 
 
+def test_a_replayed_sweep_keeps_its_seed_namespace(tmp_path):
+    url = f"sqlite:///{tmp_path / 'results.db'}"
+    migrate.upgrade(url)
+    board = load_instance(str(BOARDS / "Rushhour6x6_1.csv"))
+    store_plan(engine_for(url), plan_sweep("copy", [board], ["random"], {}, repeat=2, seed_namespace="original"))
+    extended = plan_sweep("copy", [board], ["random"], {}, repeat=3)  # seeds from "copy": not the sweep's own
+    with pytest.raises(PuzzleError, match="sweep 'copy' derives its seeds from 'original'"):
+        store_plan(engine_for(url), extended)
+    again = plan_sweep("copy", [board], ["random"], {}, repeat=3, seed_namespace="original")
+    assert store_plan(engine_for(url), again)[1] == 1
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
@@ -193,7 +206,8 @@ def test_from_spec_refuses_grid_options_and_missing_files(swept, tmp_path):
 
 WARM_CHECK = """
 import json, sys
-from puzzles.domains import load_instance, problem_for
+from puzzles.domains import load_instance
+from puzzles.errors import PuzzleError, problem_for
 from puzzles.solver import solve
 rows = []
 for board, algorithm, params in json.loads(sys.argv[1]):
