@@ -17,12 +17,12 @@ import pytest
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from tests.orchestrator.clirun import assert_usage_error, local_environment, ok, orchestrate
 from orchestrator.plan import plan_sweep, store_plan
 from puzzles.domains import load_instance
 from puzzles.errors import PuzzleError
-from workers.db import Job, Result, Sweep, engine_for
+from tests.orchestrator.clirun import assert_usage_error, local_environment, ok, orchestrate
 from workers import migrate, provenance
+from workers.db import Job, Result, Sweep, engine_for
 from workers.provenance import PACKAGES, ROOT, code_version, environment, source_hash
 
 BOARDS = ROOT / "data" / "boards" / "rushhour"
@@ -206,8 +206,7 @@ def test_from_spec_refuses_grid_options_and_missing_files(swept, tmp_path):
 
 WARM_CHECK = """
 import json, sys
-from puzzles.domains import load_instance
-from puzzles.errors import PuzzleError, problem_for
+from puzzles.domains import load_instance, problem_for
 from puzzles.solver import solve
 rows = []
 for board, algorithm, params in json.loads(sys.argv[1]):
