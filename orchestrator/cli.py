@@ -364,9 +364,6 @@ sweep_app = typer.Typer(
     context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "allow_interspersed_args": True},
 )
 app.add_typer(sweep_app, name="sweep")
-GRID_OPTIONS = ("--algo", "--boards", "--goal", "--repeat", "--seeds", "--time-limit", "--memory-limit", "--max-nodes")
-
-
 @sweep_app.callback(
     help=(
         "Run every algorithm with every combination of parameter values on every board.\n\n"
@@ -422,7 +419,10 @@ def sweep_command(
     with user_errors():
         current = override(database_url=db, broker_url=broker)
         if from_spec is not None:
-            given = [option for option, value in zip(GRID_OPTIONS, _grid_values(ctx)) if value]
+            grid_options = {"--algo": algo, "--boards": boards, "--goal": goal, "--repeat": repeat != 1 or None,
+                            "--seeds": seeds, "--time-limit": time_limit, "--memory-limit": memory_limit,
+                            "--max-nodes": max_nodes}
+            given = [option for option, value in grid_options.items() if value is not None]
             if given or ctx.args:
                 raise PuzzleError(f"--from-spec gives the grid, boards and limits: drop {', '.join(given + ctx.args[:1])}")
             spec = sweep_spec.read_spec(from_spec)
@@ -434,12 +434,6 @@ def sweep_command(
             typer.echo(sweep_view.plan_text(sweep_plan))
             return
         _store_and_run(_engine(current.database_url), sweep_plan, rerun, workers, chunk, wait)
-
-
-def _grid_values(ctx: typer.Context) -> list[Any]:
-    """The values of the grid options as given (a default counts as not given)."""
-    values = [ctx.params["algo"], ctx.params["boards"], ctx.params["goal"], ctx.params["repeat"] != 1]
-    return values + [ctx.params["seeds"], ctx.params["time_limit"], ctx.params["memory_limit"], ctx.params["max_nodes"]]
 
 
 def _grid_plan(

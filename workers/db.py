@@ -23,7 +23,8 @@ NAMING_CONVENTION = {
 }
 
 
-def _now() -> datetime:
+def utc_now() -> datetime:
+    """The current time, in UTC."""
     return datetime.now(timezone.utc)
 
 
@@ -53,7 +54,7 @@ class BoardSet(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
 
 
 class BoardSetMember(Base):
@@ -73,7 +74,7 @@ class Sweep(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(200), unique=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
     spec: Mapped[dict[str, Any]] = mapped_column(JSON)
     limits: Mapped[dict[str, Any]] = mapped_column(JSON)
 
@@ -95,7 +96,7 @@ class Job(Base):
     status: Mapped[str] = mapped_column(String(16), default="pending")
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     worker_host: Mapped[str | None] = mapped_column(String(200))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
@@ -127,7 +128,7 @@ class Result(Base):
     host: Mapped[str | None] = mapped_column(String(200))  # the worker that ran it
     code_version: Mapped[str | None] = mapped_column(String(120))  # workers.provenance.code_version
     provenance: Mapped[dict[str, Any] | None] = mapped_column(JSON)  # versions, commit, process, speed, the job as run
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)
 
 
 @lru_cache

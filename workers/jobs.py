@@ -11,7 +11,7 @@ import json
 import os
 import traceback
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
@@ -20,6 +20,7 @@ from puzzles.problem import Problem
 from puzzles.result import Limits, SolveResult, Status
 from puzzles.solver import solve
 from workers import provenance
+from workers.db import utc_now
 
 ERROR = "error"  # a result status of its own: the job raised, it did not search
 
@@ -109,7 +110,7 @@ class JobResult:
         """
         self.provenance = {**provenance.process(), "spec": spec.described(spec.params if params is None else params, seed)}
         self.code_version = self.provenance["code_version"]
-        self.finished_at = self.finished_at or _now()
+        self.finished_at = self.finished_at or utc_now()
         return self
 
     def ran_by(self, host: str) -> "JobResult":
@@ -125,7 +126,7 @@ class JobResult:
 
 def run_job(spec: JobSpec) -> JobResult:
     """Run one job in this process; every failure is a result, never an exception."""
-    started = _now()
+    started = utc_now()
     params, seed = spec.params, spec.seed
     try:
         problem = _problem(spec.domain, spec.board_text)
@@ -138,7 +139,7 @@ def run_job(spec: JobSpec) -> JobResult:
     except Exception as err:  # noqa: BLE001 - a job's failure is data; the worker goes on
         last = traceback.extract_tb(err.__traceback__)[-1]
         result = JobResult.failure(f"{type(err).__name__}: {err} ({last.filename}:{last.lineno})")
-    result.started_at, result.finished_at = started, _now()
+    result.started_at, result.finished_at = started, utc_now()
     return result.stamped(spec, params, seed)
 
 
@@ -147,6 +148,3 @@ def _problem(domain: str, text: str) -> Problem:
     """The problem of a board, parsed once per job process: a sweep runs many jobs on each board."""
     return problem_for(domain, text)
 
-
-def _now() -> datetime:
-    return datetime.now(timezone.utc)

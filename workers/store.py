@@ -10,7 +10,6 @@ retried while the server is unreachable, for up to `db_retry_seconds`.
 import json
 import time
 from collections.abc import Callable, Iterable
-from datetime import datetime, timezone
 from typing import Any, TypeVar
 
 from sqlalchemy import Select, case, select, update
@@ -18,7 +17,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
 
-from workers.db import Board, Job, Result, Sweep
+from workers.db import Board, Job, Result, Sweep, utc_now
 from workers.jobs import ERROR, JobResult, JobSpec
 from workers.runner import JobRunner
 from workers.settings import settings
@@ -50,7 +49,7 @@ def claim(engine: Engine, job_ids: Iterable[int], host: str) -> list[JobSpec]:
         connection.execute(
             update(jobs)
             .where(jobs.c.id.in_(ids), jobs.c.status.not_in(FINAL))
-            .values(status="running", worker_host=host, started_at=_now(), attempts=jobs.c.attempts + 1)
+            .values(status="running", worker_host=host, started_at=utc_now(), attempts=jobs.c.attempts + 1)
         )
         rows = connection.execute(_specs_query(ids).where(jobs.c.status == "running", jobs.c.worker_host == host)).all()
         return [_spec(*row) for row in rows]
@@ -81,7 +80,7 @@ def record(engine: Engine, results: list[tuple[int, JobResult]]) -> None:
         connection.execute(
             update(jobs)
             .where(jobs.c.id.in_([job_id for job_id, _ in results]))
-            .values(status=case((raised, "failed"), else_="done"), finished_at=_now())
+            .values(status=case((raised, "failed"), else_="done"), finished_at=utc_now())
         )
 
 
@@ -149,6 +148,3 @@ def _spec(
 def _disconnected(err: DBAPIError) -> bool:
     return isinstance(err, OperationalError) or err.connection_invalidated
 
-
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
