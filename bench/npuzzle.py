@@ -35,10 +35,10 @@ from pathlib import Path
 
 import numba
 
-from puzzles import pdb
-from puzzles.npuzzle_formats import read_board_list
-from puzzles.npuzzle_problem import NPuzzleProblem
-from puzzles.result import Status
+from puzzles.npuzzle import pdb
+from puzzles.npuzzle.boardlist import read_board_list
+from puzzles.npuzzle.problem import NPuzzleProblem
+from puzzles.result import Outcome
 from puzzles.solver import solve
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,8 +110,8 @@ def solved_row(listed, params: dict) -> dict:
         "expanded": result.expanded,
         "generated": result.generated,
         "seconds": result.elapsed_s,
-        "ok": result.status == Status.SOLVED and result.moves == optimal and problem.check_solution(result.move_codes),
-        "status": str(result.status),
+        "ok": result.outcome == Outcome.SOLVED and result.moves == optimal and problem.check_solution(result.move_codes),
+        "status": str(result.outcome),
     }
 
 

@@ -2,8 +2,9 @@
 
 from alembic import context
 
-from workers.db import Base, engine_for
 from workers.settings import settings
+from workers.store.database import engine_for
+from workers.store.schema import metadata
 
 url = context.config.get_main_option("sqlalchemy.url") or settings().database_url
 
@@ -11,12 +12,12 @@ url = context.config.get_main_option("sqlalchemy.url") or settings().database_ur
 def run_migrations() -> None:
     """Run the migrations on `url`, in batch mode so that they also work on SQLite."""
     if context.is_offline_mode():
-        context.configure(url=url, target_metadata=Base.metadata, render_as_batch=True, literal_binds=True)
+        context.configure(url=url, target_metadata=metadata, render_as_batch=True, literal_binds=True)
         with context.begin_transaction():
             context.run_migrations()
         return
     with engine_for(url).connect() as connection:
-        context.configure(connection=connection, target_metadata=Base.metadata, render_as_batch=True)
+        context.configure(connection=connection, target_metadata=metadata, render_as_batch=True)
         with context.begin_transaction():
             context.run_migrations()
 

@@ -1,8 +1,37 @@
 """`orchestrate analyze`: how close each N-puzzle heuristic comes to the true distance, over a whole space."""
 
+from dataclasses import dataclass
+from pathlib import Path
+
 import pandas as pd
 
-from puzzles.npuzzle_analysis import distances, heuristic_values
+from orchestrator.report import EXPORT_FORMATS, write
+from puzzles.errors import PuzzleError
+from puzzles.npuzzle.analysis import distances, heuristic_values
+from puzzles.npuzzle.board import goal_tiles
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Every board with its distance and estimates, the summary per heuristic, and the boards per distance."""
+
+    rows: pd.DataFrame
+    summary: pd.DataFrame
+    depths: pd.DataFrame
+
+
+def analysis(width: int, height: int, goal: str, pdb: str | None, *, fmt: str, out: Path | None) -> Analysis:
+    """The analysis of every solvable board, its rows written to `out` (csv or parquet) if given.
+
+    `pdb` is a comma-separated list of pattern-database partitions to score (default: the size's own).
+    """
+    if fmt not in EXPORT_FORMATS:
+        raise PuzzleError(f"--format: {fmt!r} is not one of {', '.join(EXPORT_FORMATS)}")
+    goal_tiles(width, height, goal)  # an unknown goal is refused before the search
+    rows = analyze(width, height, goal, [part.strip() for part in pdb.split(",")] if pdb else None)
+    if out is not None:
+        write(rows, fmt, out)
+    return Analysis(rows, summary(rows), depth_histogram(rows))
 
 
 def analyze(width: int, height: int, goal: str, partitions: list[str] | None = None) -> pd.DataFrame:

@@ -7,9 +7,9 @@ from rich.table import Table
 
 from orchestrator.boardsets import BoardInfo, SetSummary
 from orchestrator.show import plain_grid
-from puzzles.npuzzle_formats import format_npuzzle, parse_npuzzle
-from puzzles.rushhour_formats import parse_board
-from workers.db import Board
+from puzzles.npuzzle.formats import format_npuzzle, parse_npuzzle
+from puzzles.rushhour.formats import parse_board
+from workers.store.boards import StoredBoard
 
 DOMAIN_NAMES = {"rushhour": "Rush Hour", "npuzzle": "N-puzzle"}
 WIDTH = 88
@@ -26,7 +26,7 @@ def sets_table(sets: list[SetSummary]) -> Table:
     return table
 
 
-def boards_table(boards: list[Board]) -> Table:
+def boards_table(boards: list[StoredBoard]) -> Table:
     """One row per board, in the order given: its name, domain, size, known optimum and id."""
     table = Table(box=box.SIMPLE_HEAD)
     for column in ("#", "board", "domain", "size", "known optimum", "id"):

@@ -9,18 +9,18 @@ stores what the results prove in `boards.known_optimum`.
 
 import hashlib
 import json
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import func, select
-from sqlalchemy.engine import Engine
-from sqlalchemy.orm import Session
-
-from orchestrator.boardsets import store_optima
+from orchestrator.boardsets import instance
 from orchestrator.plan import SweepPlan, plan_sweep
+from orchestrator.running import store_and_run
 from puzzles.domains import Instance, problem_for
 from puzzles.solver import ALGORITHMS
-from workers.db import Board, Job, Result
+from workers.store import Database
+from workers.store import boards as board_store
+from workers.store.boards import StoredBoard
 
 SWEEP_NAME = "optimum"
 BFS_CELLS = 9  # N-puzzles of up to 9 cells (3x3) by BFS: at most 181,440 states
@@ -34,43 +34,41 @@ def is_optimal(algorithm: str, params: dict[str, Any], domain: str, text: str) -
     return "heuristic" not in params or _admissible(domain, text, params["heuristic"])
 
 
-def best_optima(session: Session, board_ids: set[str]) -> dict[str, int]:
+def best_optima(db: Database, board_ids: set[str]) -> dict[str, int]:
     """The fewest moves any optimal search found on each board, over the whole database."""
     optimal = [name for name, spec in ALGORITHMS.items() if spec.optimal]
-    rows = session.execute(
-        select(Job.board_id, Job.algorithm, Job.params, Board.domain, Board.canonical_text, Result.moves)
-        .join(Result, Result.job_id == Job.id)
-        .join(Board, Job.board_id == Board.id)
-        .where(Job.board_id.in_(board_ids), Job.algorithm.in_(optimal), Result.status == "solved")
-    ).all()
     optima: dict[str, int] = {}
-    for board_id, algorithm, params, domain, text, moves in rows:
-        if is_optimal(algorithm, json.loads(params), domain, text):
-            optima[board_id] = min(moves, optima.get(board_id, moves))
+    for found in board_store.solved_by(db, board_ids, optimal):
+        if is_optimal(found.algorithm, found.params, found.domain, found.text):
+            optima[found.board_id] = min(found.moves, optima.get(found.board_id, found.moves))
     return optima
 
 
-def record_optima(engine: Engine, board_ids: list[str]) -> dict[str, int]:
+def record_optima(db: Database, board_ids: list[str]) -> dict[str, int]:
     """Store the optimum the results prove for each of the boards that has none stored; those stored, by id."""
-    with Session(engine) as session, session.begin():
-        proven = best_optima(session, set(board_ids))
-        lacking = session.scalars(select(Board.id).where(Board.id.in_(proven), Board.known_optimum.is_(None)))
-        stored = {board_id: proven[board_id] for board_id in lacking}
-        store_optima(session, stored)
-    return stored
+    return board_store.store_optima(db, best_optima(db, set(board_ids)))
 
 
-def unresolved(engine: Engine, sweep_id: int, board_ids: list[str]) -> dict[str, int]:
-    """The result statuses of the sweep's jobs on those of the boards that still lack a known optimum, counted."""
-    with Session(engine) as session:
-        rows = session.execute(
-            select(Result.status, func.count())
-            .join(Job, Result.job_id == Job.id)
-            .join(Board, Job.board_id == Board.id)
-            .where(Job.sweep_id == sweep_id, Job.board_id.in_(board_ids), Board.known_optimum.is_(None))
-            .group_by(Result.status)
-        )
-        return dict(rows.all())
+def find_optima(db: Database, boards: list[StoredBoard], limits: dict[str, Any], *, workers: int, chunk: int | None) -> Iterator[str]:
+    """Store the known optimum of every board that lacks one: from the results that prove one, else by a sweep.
+
+    The sweep's jobs run here, or on the workers of the settings' broker, and
+    are followed to the end. Yields the lines to print: what was known, what
+    the sweep found, and the outcomes of the boards still lacking an optimum.
+    """
+    known = record_optima(db, [board.id for board in boards])  # proven by earlier results
+    lacking = [instance(board) for board in boards if board.known_optimum is None and board.id not in known]
+    if known:
+        yield f"{len(known):,} known optima stored from earlier results"
+    if not lacking:
+        yield f"every one of the {len(boards):,} boards has a known optimum"
+        return
+    sweep = store_and_run(db, plan_optima(lacking, limits), rerun=False, workers=workers, chunk=chunk, wait=True)
+    found = record_optima(db, [board.id for board in lacking])
+    others = board_store.outcomes_lacking_optimum(db, sweep.id, [board.id for board in lacking])
+    counts = ", ".join(f"{outcome} {count:,}" for outcome, count in sorted(others.items()))
+    hint = f"; the others: {counts} (orchestrate jobs {sweep.name})" if others else ""
+    yield f"{len(found):,} of {len(lacking):,} boards now have a known optimum{hint}"
 
 
 def optimal_search(board: Instance) -> tuple[str, str | None]:

@@ -15,24 +15,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Engine
-from sqlalchemy.orm import Session
-
-from orchestrator.boardsets import set_boards, set_name, store_boards
-from orchestrator.grid import combinations
+from orchestrator.boardsets import set_boards, set_name
+from orchestrator.grid import combinations, parse_values
 from puzzles.domains import Instance, load_instances, problem_for
 from puzzles.errors import PuzzleError
-from puzzles.npuzzle import check_goal
+from puzzles.npuzzle.board import check_goal
 from puzzles.solver import SEEDS, algorithm_spec, heuristic_options, with_domain_heuristic
-from workers.db import Job, Result, Sweep
-from workers.store import FINAL
+from workers.store import Database
+from workers.store import sweeps as sweep_store
+from workers.store.sweeps import SweepRow
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
-INSERT_CHUNK = 5_000  # rows per INSERT statement
 
 
 @dataclass
@@ -44,6 +39,18 @@ class SweepPlan:
     limits: dict[str, Any]
     boards: list[Instance]
     jobs: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A sweep as the command line gives it: algorithms, parameter values (as typed), seeds or repeats, boards."""
+
+    algorithms: str
+    params: dict[str, str]
+    boards: list[str]
+    seeds: str | None = None
+    repeat: int = 1
+    goal: str | None = None
 
 
 def board_sources(sources: list[str]) -> list[str]:
@@ -65,11 +72,11 @@ def board_sources(sources: list[str]) -> list[str]:
     return expanded
 
 
-def load_boards(sources: list[str], *, goal: str | None = None, engine: Engine | None = None) -> list[Instance]:
+def load_boards(sources: list[str], *, goal: str | None = None, db: Database | None = None) -> list[Instance]:
     """Every board of the sources, validated; a board given twice is kept once.
 
     A board list gives a board per row, `set:NAME` the set's boards in order,
-    read from the database `engine`. `goal` is the goal of every N-puzzle board
+    read from the database `db`. `goal` is the goal of every N-puzzle board
     that does not give its own (a set's boards have theirs); Rush Hour boards
     ignore it.
     """
@@ -79,19 +86,24 @@ def load_boards(sources: list[str], *, goal: str | None = None, engine: Engine |
         check_goal(goal)
     boards = {}
     for source in sources:
-        for instance in _source_boards(source, goal, engine):
+        for instance in _source_boards(source, goal, db):
             boards.setdefault(instance.id, instance)
     return list(boards.values())
 
 
-def _source_boards(source: str, goal: str | None, engine: Engine | None) -> list[Instance]:
+def needs_database(sources: list[str]) -> bool:
+    """True if a board source is a set (`set:NAME`), which is read from the results database."""
+    return any(set_name(source) is not None for source in sources)
+
+
+def _source_boards(source: str, goal: str | None, db: Database | None) -> list[Instance]:
     """The boards of one source: a set's from the database, else those of its files or literal board."""
     name = set_name(source)
     if name is None:
         return [instance for path in board_sources([source]) for instance in load_instances(path, goal=goal)]
-    if engine is None:
+    if db is None:
         raise PuzzleError(f"{source}: a board set is read from the results database, and none was given")
-    return set_boards(engine, name)
+    return set_boards(db, name)
 
 
 def parse_size(text: str) -> int:
@@ -100,6 +112,33 @@ def parse_size(text: str) -> int:
     if not match:
         raise PuzzleError(f"--memory-limit: {text!r} is not a size (write e.g. 512M or 2G)")
     return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
+
+
+def job_limits(time_limit: float | None, max_nodes: int | None, memory_limit: str | None) -> dict[str, Any]:
+    """The limits of every job of a sweep, as the sweep row keeps them."""
+    return {
+        "time_limit": time_limit,
+        "max_nodes": max_nodes,
+        "memory_limit": parse_size(memory_limit) if memory_limit else None,
+    }
+
+
+def grid_plan(grid: Grid, name: str | None, limits: dict[str, Any], db: Database | None) -> SweepPlan:
+    """The plan of a sweep given on the command line; PuzzleError on bad input. `db` is read only for board sets."""
+    params = {param: parse_values(text, "--" + param.replace("_", "-")) for param, text in grid.params.items()}
+    algorithms = [str(a) for a in parse_values(grid.algorithms, "--algo")]
+    seeds = parse_values(grid.seeds, "--seeds") if grid.seeds else None
+    if seeds is not None and not all(isinstance(seed, int) for seed in seeds):
+        raise PuzzleError(f"--seeds: {grid.seeds!r} are not whole numbers")
+    instances = load_boards(grid.boards, goal=grid.goal, db=db)
+    sweep_name = name or default_name(algorithms, params, seeds, grid.repeat)
+    return plan_sweep(sweep_name, instances, algorithms, params, seeds=seeds, repeat=grid.repeat, limits=limits)
+
+
+def default_name(algorithms: list[str], params: dict[str, list[Any]], seeds: list[int] | None, repeat: int) -> str:
+    """`beam+astar-1a2b3c4d`: the algorithms and a digest of the grid, the same for the same grid."""
+    grid = json.dumps([algorithms, params, seeds, repeat], sort_keys=True)
+    return f"{'+'.join(algorithms)}-{hashlib.sha256(grid.encode()).hexdigest()[:8]}"
 
 
 def plan_sweep(
@@ -147,42 +186,56 @@ def plan_sweep(
     return plan
 
 
-def store_plan(engine: Engine, plan: SweepPlan, *, rerun: bool = False) -> tuple[int, int]:
+def store_plan(db: Database, plan: SweepPlan, *, rerun: bool = False) -> tuple[int, int]:
     """Write the sweep, its boards and the jobs it lacks: (sweep id, jobs added).
 
-    With `rerun`, the results of the plan's jobs are deleted so they run again.
+    A sweep stored before keeps its seed namespace and its limits (other
+    limits need `rerun`, which deletes the results of the plan's jobs so they
+    run again).
     """
-    insert = postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert
-    with Session(engine) as session, session.begin():
-        sweep_id = _sweep(session, plan, rerun)
-        store_boards(session, plan.boards)
-        before = _job_count(session, sweep_id)
-        rows = [{**job, "sweep_id": sweep_id} for job in plan.jobs]
-        for start in range(0, len(rows), INSERT_CHUNK):
-            session.execute(insert(Job).on_conflict_do_nothing(index_elements=["job_key"]), rows[start : start + INSERT_CHUNK])
-        added = _job_count(session, sweep_id) - before
-        if rerun:
-            _reset(session, sweep_id, [job["job_key"] for job in plan.jobs])
-    return sweep_id, added
+    existing = sweep_store.find(db, plan.name)
+    if existing is not None:
+        _check_compatible(existing, plan, rerun)
+    return sweep_store.save(db, plan.name, plan.spec, plan.limits, plan.boards, plan.jobs, rerun=rerun)
 
 
-def unfinished_jobs(engine: Engine, sweep_id: int, *, pending_only: bool = False) -> list[int]:
-    """Ids of the sweep's jobs without a final result (or only those never queued), in id order."""
-    unfinished = Job.status == "pending" if pending_only else Job.status.not_in(FINAL)
-    with Session(engine) as session:
-        return list(session.scalars(select(Job.id).where(Job.sweep_id == sweep_id, unfinished).order_by(Job.id)))
-
-
-def find_sweep(engine: Engine, name: str) -> Sweep:
+def find_sweep(db: Database, name: str) -> SweepRow:
     """The sweep called `name`; PuzzleError naming the known sweeps if there is none."""
-    with Session(engine) as session:
-        sweep = session.scalar(select(Sweep).where(Sweep.name == name))
-        if sweep is None:
-            known = list(session.scalars(select(Sweep.name).order_by(Sweep.id.desc()).limit(5)))
-            hint = f" (recent: {', '.join(known)})" if known else " (there are none yet)"
-            raise PuzzleError(f"no sweep named {name!r}{hint}")
-        session.expunge(sweep)
-        return sweep
+    sweep = sweep_store.find(db, name)
+    if sweep is None:
+        known = sweep_store.recent_names(db)
+        hint = f" (recent: {', '.join(known)})" if known else " (there are none yet)"
+        raise PuzzleError(f"no sweep named {name!r}{hint}")
+    return sweep
+
+
+def newest_sweep(db: Database) -> SweepRow:
+    """The sweep made last; PuzzleError if the database holds none."""
+    sweep = sweep_store.newest(db)
+    if sweep is None:
+        raise PuzzleError(f"{db.shown_url} holds no sweeps yet")
+    return sweep
+
+
+def limits_text(limits: dict[str, Any]) -> str:
+    """The limits given, as `name=value` pairs, or "none"."""
+    given = {name: value for name, value in limits.items() if value is not None}
+    return ", ".join(f"{name}={value}" for name, value in sorted(given.items())) or "none"
+
+
+def _check_compatible(sweep: SweepRow, plan: SweepPlan, rerun: bool) -> None:
+    """PuzzleError if the plan would change a stored sweep's seeds, or its limits without `rerun`."""
+    namespace = sweep.spec.get("seed_namespace", sweep.name)
+    if namespace != plan.spec.get("seed_namespace", plan.name):
+        raise PuzzleError(
+            f"sweep {plan.name!r} derives its seeds from {namespace!r} (it was replayed from a spec):"
+            " extend it with orchestrate sweep --from-spec FILE, or give another --name"
+        )
+    if sweep.limits != plan.limits and not rerun:
+        raise PuzzleError(
+            f"sweep {plan.name!r} was planned with limits {limits_text(sweep.limits)}, not {limits_text(plan.limits)}:"
+            " give the same limits, another --name, or --rerun to run it again under the new ones"
+        )
 
 
 def _check_heuristic(board: Instance, problem, values: dict[str, Any], checked: set[tuple]) -> None:
@@ -219,46 +272,3 @@ def _job(
 
 def _digest(*identity: Any) -> str:
     return hashlib.sha256(json.dumps(list(identity)).encode()).hexdigest()
-
-
-def _sweep(session: Session, plan: SweepPlan, rerun: bool) -> int:
-    sweep = session.scalar(select(Sweep).where(Sweep.name == plan.name))
-    if sweep is None:
-        sweep = Sweep(name=plan.name, spec=plan.spec, limits=plan.limits)
-        session.add(sweep)
-        session.flush()
-        return sweep.id
-    namespace = sweep.spec.get("seed_namespace", sweep.name)
-    if namespace != plan.spec.get("seed_namespace", plan.name):
-        raise PuzzleError(
-            f"sweep {plan.name!r} derives its seeds from {namespace!r} (it was replayed from a spec):"
-            " extend it with orchestrate sweep --from-spec FILE, or give another --name"
-        )
-    if sweep.limits != plan.limits and not rerun:
-        raise PuzzleError(
-            f"sweep {plan.name!r} was planned with limits {limits_text(sweep.limits)}, not {limits_text(plan.limits)}:"
-            " give the same limits, another --name, or --rerun to run it again under the new ones"
-        )
-    sweep.spec, sweep.limits = plan.spec, plan.limits
-    return sweep.id
-
-
-def _reset(session: Session, sweep_id: int, keys: list[str]) -> None:
-    for start in range(0, len(keys), INSERT_CHUNK):
-        ids = select(Job.id).where(Job.sweep_id == sweep_id, Job.job_key.in_(keys[start : start + INSERT_CHUNK]))
-        session.execute(delete(Result).where(Result.job_id.in_(ids)))
-        session.execute(
-            update(Job)
-            .where(Job.id.in_(ids))
-            .values(status="pending", attempts=0, worker_host=None, started_at=None, finished_at=None)
-        )
-
-
-def _job_count(session: Session, sweep_id: int) -> int:
-    return session.scalar(select(func.count()).select_from(Job).where(Job.sweep_id == sweep_id))
-
-
-def limits_text(limits: dict[str, Any]) -> str:
-    """The limits given, as `name=value` pairs, or "none"."""
-    given = {name: value for name, value in limits.items() if value is not None}
-    return ", ".join(f"{name}={value}" for name, value in sorted(given.items())) or "none"

@@ -249,8 +249,8 @@ def _comparison_figures(rows: pd.DataFrame) -> list[tuple[str, Figure]]:
 
 def _with_metrics(rows: pd.DataFrame) -> pd.DataFrame:
     """`rows` with numeric metric columns; `solved` is 1/0 for finished jobs, NaN for unfinished ones."""
-    finished = rows["status"].notna() if "status" in rows.columns else pd.Series(False, index=rows.index)
-    solved = (rows["status"] == "solved") if "status" in rows.columns else pd.Series(False, index=rows.index)
+    finished = rows["outcome"].notna() if "outcome" in rows.columns else pd.Series(False, index=rows.index)
+    solved = (rows["outcome"] == "solved") if "outcome" in rows.columns else pd.Series(False, index=rows.index)
     out = rows.assign(solved=solved.astype(float).where(finished))
     for column in ("moves", "elapsed_s", "expanded"):
         out[column] = pd.to_numeric(out[column], errors="coerce") if column in out.columns else np.nan

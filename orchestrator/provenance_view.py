@@ -4,14 +4,13 @@ import json
 from typing import Any
 
 from orchestrator.plan import limits_text
-from orchestrator.progress import Origin, SweepStatus
 from orchestrator.sweep_view import status_text
-from workers.db import Sweep
 from workers.provenance import TIMING, environment
+from workers.store.progress import Origin, SweepStatus
+from workers.store.sweeps import SweepRow
 
 
-
-def sweep_text(sweep: Sweep, status: SweepStatus, origins: list[Origin]) -> str:
+def sweep_text(sweep: SweepRow, status: SweepStatus, origins: list[Origin]) -> str:
     """The sweep's definition, progress, and its results per code version, host and software."""
     spec = sweep.spec
     lines = [
@@ -39,7 +38,7 @@ def job_text(record: dict[str, Any]) -> str:
         return "\n".join(lines + ["result:     none yet"])
     details = result["provenance"] or {}
     lines += [
-        f"result:     {result['status']}, moves {result['moves']}, steps {result['steps']},"
+        f"result:     {result['outcome']}, moves {result['moves']}, steps {result['steps']},"
         f" expanded {result['expanded']:,}, generated {result['generated']:,}" + _why(result),
         f"time:       {result['elapsed_s']:.6f} s wall, {_seconds(result['cpu_s'])} cpu, {_seconds(result['warmup_s'])} warm-up",
         f"ran:        {result['started_at'] or '-'} .. {result['finished_at'] or '-'} on {result['host'] or '-'}"

@@ -19,14 +19,14 @@ from pathlib import Path
 
 import pandas as pd
 from scipy import stats
-from sqlalchemy import select
-from sqlalchemy.engine import Engine
-from sqlalchemy.orm import Session
 
 from orchestrator.optima import best_optima, is_optimal
 from puzzles.errors import PuzzleError
-from workers.db import Board, Job, Result, Sweep
+from puzzles.result import Outcome, measures
 from workers.provenance import TIMING
+from workers.store import Database
+from workers.store.rows import job_rows
+from workers.store.sweeps import SweepRow
 
 GROUPS = ("algorithm", "params", "board")
 ALIASES = {"algo": "algorithm"}
@@ -34,28 +34,18 @@ FORMATS = ("table", "csv", "markdown", "json", "html", "parquet")
 EXPORT_FORMATS = ("csv", "parquet")
 MIB = 1 << 20
 TIMING_NOTE = f"time: {TIMING}"
-STATUSES = ("solved", "unsolvable", "failed", "limit", "error")
-RESULT_COLUMNS = ("moves", "steps", "expanded", "generated", "max_frontier", "stored", "elapsed_s", "cpu_s", "warmup_s",
-                  "peak_mem_bytes")
+RESULT_COLUMNS = measures()
 LEADING_COLUMNS = ("job_id", "board", "board_id", "board_size", "algorithm", "params")
-TRAILING_COLUMNS = ("seed", "repeat", "job_status", "status", *RESULT_COLUMNS, "reason", "host", "code_version",
+TRAILING_COLUMNS = ("seed", "repeat", "state", "outcome", *RESULT_COLUMNS, "reason", "host", "code_version",
                     "speed", "known_optimum", "optimal")
 CONFIDENCE = 0.95  # of the intervals of the mean
 SPEED_CLASS_RATIO = 1.25  # hosts differ in speed class when one's median speed is more than this × the other's
 
 
-def load_rows(engine: Engine, sweep: Sweep) -> pd.DataFrame:
+def load_rows(db: Database, sweep: SweepRow) -> pd.DataFrame:
     """One row per job of the sweep, with its result (if any), its parameters as columns, its board's optima and gaps."""
-    query = (
-        select(Job, Board.name, Board.size, Board.domain, Board.canonical_text, Board.known_optimum, Result)
-        .join(Board, Job.board_id == Board.id)
-        .outerjoin(Result, Result.job_id == Job.id)
-        .where(Job.sweep_id == sweep.id)
-        .order_by(Job.id)
-    )
-    with Session(engine) as session:
-        records = [_record(*row) for row in session.execute(query).all()]
-        optima = best_optima(session, {record["board_id"] for record in records})
+    records = [_record(row) for row in job_rows(db, sweep)]
+    optima = best_optima(db, {record["board_id"] for record in records})
     rows = pd.DataFrame.from_records(records, columns=_columns(records))
     if rows.empty:
         return rows
@@ -79,10 +69,10 @@ def summarize(rows: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
     groups = group_columns(rows, by)
     order = [column for column in ("algorithm", *parameter_columns(rows), "board") if column in rows.columns]
     counted = rows.sort_values(order, kind="stable", na_position="first").assign(
-        solved=rows["status"].eq("solved"),
+        solved=rows["outcome"].eq(Outcome.SOLVED),
         peak_mem_mib=rows["peak_mem_bytes"] / MIB,
-        **{f"n_{status}": rows["status"].eq(status) for status in STATUSES},
-        n_unfinished=rows["status"].isna(),
+        **{f"n_{outcome}": rows["outcome"].eq(outcome) for outcome in Outcome},
+        n_unfinished=rows["outcome"].isna(),
     )
     summary = (
         counted.groupby(groups, dropna=False, sort=False)
@@ -109,7 +99,7 @@ def summarize(rows: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
             **_spread("elapsed", "elapsed_s"),
             cpu_mean=("cpu_s", "mean"),
             peak_mem_mib=("peak_mem_mib", "max"),
-            **{f"n_{status}": (f"n_{status}", "sum") for status in (*STATUSES, "unfinished")},
+            **{f"n_{outcome}": (f"n_{outcome}", "sum") for outcome in (*Outcome, "unfinished")},
         )
         .reset_index()
     )
@@ -131,7 +121,7 @@ def notes(rows: pd.DataFrame, sweep_name: str, by: list[str] | None = None) -> l
     """Every note a report prints, one line each: a sweep still running, groups (as `summarize` groups by) mixing code
     versions or hosts of different speed classes, and how time is measured."""
     groups = group_columns(rows, by)
-    finished = rows[rows["status"].notna()]
+    finished = rows[rows["outcome"].notna()]
     return [*_running_note(rows, sweep_name), *_version_warning(finished, groups), *_speed_warning(finished, groups),
             TIMING_NOTE]
 
@@ -176,29 +166,28 @@ def read(path: Path, fmt: str) -> pd.DataFrame:
     return readers[fmt](path)
 
 
-def _record(job: Job, board: str, size: int, domain: str, text: str, known: int | None, result: Result | None) -> dict:
-    record = {
-        "job_id": job.id,
-        "board": board or job.board_id[:12],
-        "board_id": job.board_id,
-        "board_size": size,
-        "algorithm": job.algorithm,
-        "params": job.params,
-        **json.loads(job.params),
-        "seed": job.seed,
-        "repeat": job.repeat,
-        "job_status": job.status,
-        "status": result.status if result else None,
-        "reason": (result.reason or result.error) if result else None,
-        "host": (result and result.host) or job.worker_host,  # the job's row only for results without provenance
-        "code_version": result.code_version if result else None,
-        "speed": (result.provenance or {}).get("speed") if result else None,
-        "known_optimum": known,
-        "optimal": is_optimal(job.algorithm, json.loads(job.params), domain, text),
+def _record(row: dict) -> dict:
+    params = json.loads(row["params"])
+    return {
+        "job_id": row["job_id"],
+        "board": row["board"] or row["board_id"][:12],
+        "board_id": row["board_id"],
+        "board_size": row["board_size"],
+        "algorithm": row["algorithm"],
+        "params": row["params"],
+        **params,
+        "seed": row["seed"],
+        "repeat": row["repeat"],
+        "state": row["state"],
+        "outcome": row["outcome"],
+        **{column: row[column] for column in RESULT_COLUMNS},
+        "reason": row["reason"] or row["error"],
+        "host": row["host"] or row["worker_host"],  # the job's row only for results without provenance
+        "code_version": row["code_version"],
+        "speed": (row["provenance"] or {}).get("speed"),
+        "known_optimum": row["known_optimum"],
+        "optimal": is_optimal(row["algorithm"], params, row["domain"], row["canonical_text"]),
     }
-    for column in RESULT_COLUMNS:
-        record[column] = getattr(result, column) if result else None
-    return record
 
 
 def _spread(name: str, column: str) -> dict[str, tuple[str, str | Callable]]:
@@ -220,7 +209,7 @@ def _mean_bound(values: pd.Series, sign: int) -> float:
 
 
 def _running_note(rows: pd.DataFrame, name: str) -> list[str]:
-    unfinished = int(rows["status"].isna().sum())
+    unfinished = int(rows["outcome"].isna().sum())
     if not unfinished:
         return []
     done = len(rows) - unfinished

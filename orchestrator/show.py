@@ -16,7 +16,8 @@ from rich.table import Table
 from rich.text import Text
 
 from puzzles.result import SolveResult
-from puzzles.rushhour import RushHourBoard, RushHourProblem
+from puzzles.rushhour.board import RushHourBoard
+from puzzles.rushhour.problem import RushHourProblem
 
 MIB = 1 << 20
 WIDTH = 88
@@ -74,7 +75,7 @@ def summary(result: SolveResult) -> str:
     params = ", ".join(f"{k}={v}" for k, v in result.params.items())
     rows = [
         ("algorithm", f"{result.algorithm} ({params})" if params else result.algorithm),
-        ("status", str(result.status)),
+        ("outcome", str(result.outcome)),
         ("moves", _count(result.moves)),
         ("steps", _count(result.steps)),
         ("expanded", _count(result.expanded)),
@@ -173,13 +174,13 @@ def demo_table(rows: Iterable[tuple[str, str, SolveResult]]) -> Table:
     )
     table.add_column("board", no_wrap=True, overflow="ellipsis", max_width=14)
     table.add_column("algorithm", no_wrap=True)
-    table.add_column("status", no_wrap=True)
+    table.add_column("outcome", no_wrap=True)
     for name in ("moves", "steps", "expanded", "time"):
         table.add_column(name, justify="right", no_wrap=True, min_width=6)
     colours = {"solved": "green", "unsolvable": "cyan", "failed": "yellow", "limit": "red"}
     previous = None
     for board, label, result in rows:
-        status = str(result.status)
+        status = str(result.outcome)
         if previous is not None and board != previous:
             table.add_section()
         table.add_row(

@@ -12,36 +12,25 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, select
-from sqlalchemy.engine import Engine
-from sqlalchemy.orm import Session
-
 from orchestrator.plan import SweepPlan, plan_sweep
 from puzzles.domains import Instance, load_instance
 from puzzles.errors import PuzzleError
-from workers.db import Board, Job, Sweep
 from workers.provenance import environment
+from workers.store import Database
+from workers.store.rows import sweep_boards
+from workers.store.sweeps import SweepRow
 
 FORMAT = "slidelab-sweep/1"
 GRID_KEYS = ("algorithms", "params", "seeds", "repeat")
 LIMITS = {"max_nodes": int, "time_limit": (int, float), "memory_limit": int}
 
 
-def export_spec(engine: Engine, sweep: Sweep) -> dict[str, Any]:
+def export_spec(db: Database, sweep: SweepRow) -> dict[str, Any]:
     """The sweep's definition: its grid, limits, seed namespace and boards (canonical text, in order)."""
     missing = [key for key in GRID_KEYS if key not in sweep.spec]
     if missing:
         raise PuzzleError(f"sweep {sweep.name!r} was not planned from one grid (no {', '.join(missing)}): it has no spec to export")
-    first_job = func.min(Job.id)
-    query = (
-        select(Board.name, Board.domain, Board.canonical_text, first_job)
-        .join(Job, Job.board_id == Board.id)
-        .where(Job.sweep_id == sweep.id)
-        .group_by(Board.id, Board.name, Board.domain, Board.canonical_text)
-        .order_by(first_job)
-    )
-    with Session(engine) as session:
-        boards = [{"name": name, "domain": domain, "text": text} for name, domain, text, _ in session.execute(query)]
+    boards = sweep_boards(db, sweep)
     return {
         "format": FORMAT,
         "name": sweep.name,

@@ -12,9 +12,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColum
 from rich.table import Table
 
 from orchestrator.plan import SweepPlan
-from orchestrator.progress import SweepStatus, SweepSummary
 from puzzles.solver import algorithm_spec
-from workers.store import FINAL
+from workers.store.progress import SweepStatus, SweepSummary
+from workers.store.states import JobState
 
 SAMPLE_JOBS = 5
 BAR_WIDTH = 40
@@ -63,13 +63,13 @@ def status_text(status: SweepStatus) -> str:
     lines = [
         f"sweep:    {status.name}",
         f"progress: {'█' * filled}{'░' * (BAR_WIDTH - filled)} {share:.0%}",
-        f"jobs:     {status.finished:,} of {status.total:,} finished  " + _counts(status.jobs),
-        f"results:  {_counts(status.results) or '-'}",
+        f"jobs:     {status.finished:,} of {status.total:,} done  " + counts_text(status.states),
+        f"outcomes: {counts_text(status.outcomes) or '-'}",
     ]
     if status.jobs_per_s:
         lines.append(f"pace:     {pace(status)}")
     if status.hosts:
-        lines.append(f"hosts:    {_counts(status.hosts)}")
+        lines.append(f"hosts:    {counts_text(status.hosts)}")
     return "\n".join(lines)
 
 
@@ -86,24 +86,24 @@ def plan_text(plan: SweepPlan) -> str:
 
 
 def sweeps_table(sweeps: list[SweepSummary]) -> Table:
-    """One row per sweep, newest first."""
+    """One row per sweep, newest first: its jobs, those done, and their outcomes."""
     table = Table(box=box.SIMPLE_HEAD)
-    for column in ("sweep", "created", "jobs", "finished", "failed"):
-        table.add_column(column, justify="right" if column in ("jobs", "finished", "failed") else "left")
+    for column in ("sweep", "created", "jobs", "done", "outcomes"):
+        table.add_column(column, justify="right" if column in ("jobs", "done") else "left")
     for sweep in sweeps:
         created = sweep.created_at.strftime("%Y-%m-%d %H:%M")
-        table.add_row(sweep.name, created, f"{sweep.total:,}", f"{sweep.finished:,}", f"{sweep.failed:,}")
+        table.add_row(sweep.name, created, f"{sweep.total:,}", f"{sweep.finished:,}", counts_text(sweep.outcomes) or "-")
     return table
 
 
 def jobs_table(rows: list[dict]) -> Table:
-    """One row per job: its result (or job status while unfinished), moves, time, host and any error."""
+    """One row per job: its outcome (or its state while not done), moves, time, host and any error."""
     table = Table(box=box.SIMPLE_HEAD)
     for column in ("id", "board", "algorithm", "seed", "status", "moves", "time", "host", "error / reason"):
         table.add_column(column, justify="right" if column in ("id", "seed", "moves", "time") else "left")
     for row in rows:
         elapsed = f"{row['elapsed_s']:.3f}s" if row["elapsed_s"] is not None else None
-        status = row["result"] if row["status"] in FINAL else row["status"]
+        status = row["outcome"] if row["state"] == JobState.DONE else row["state"]
         values = (row["id"], row["board"], _algorithm_text(row["algorithm"], row["params"]), row["seed"], status,
                   row["moves"], elapsed, row["host"], row["error"])
         table.add_row(*("" if value is None else str(value) for value in values))
@@ -188,5 +188,6 @@ def _algorithm_text(algorithm: str, params: str) -> str:
     return " ".join([algorithm, *given])
 
 
-def _counts(counts: dict[str, int]) -> str:
+def counts_text(counts: dict[str, int]) -> str:
+    """`solved 12, failed 3`: counts by name, the largest first."""
     return ", ".join(f"{name} {count:,}" for name, count in sorted(counts.items(), key=lambda item: -item[1]))

@@ -15,19 +15,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.engine import Engine
-from sqlalchemy.orm import Session
-
-from orchestrator.execute import run_pool
+from orchestrator.running import run_pool
 from puzzles.errors import PuzzleError
-from workers.db import Board, Job, Result, Sweep
-from workers.jobs import JobResult, JobSpec
+from puzzles.result import Outcome
 from workers.provenance import environment
 from workers.runner import JobRunner
-from workers.store import job_specs
+from workers.store import Database
+from workers.store.jobs import job_specs
+from workers.store.records import JobResult, JobSpec
+from workers.store.rows import job_rows
+from workers.store.sweeps import SweepRow
 
-FIELDS = ("status", "moves", "steps", "expanded", "generated", "max_frontier", "stored", "solution")
+FIELDS = ("outcome", "moves", "steps", "expanded", "generated", "max_frontier", "stored", "solution")
 MACHINE_BOUND = ("time limit", "memory")  # words of the reasons of limits that depend on the machine, not the code
 IDENTICAL, DIFFERING, SKIPPED, INCONCLUSIVE = "identical", "differing", "skipped", "inconclusive"
 Progress = Callable[[int, int], None]  # (jobs run again so far, jobs to run)
@@ -49,7 +48,7 @@ class StoredJob:
     @property
     def reproducible(self) -> bool:
         """False for a result stopped by a time or memory limit."""
-        return not machine_bound(self.result["status"], self.reason)
+        return not machine_bound(self.result["outcome"], self.reason)
 
 
 @dataclass(frozen=True)
@@ -129,39 +128,31 @@ class Selection:
     jobs: list[StoredJob]
 
 
-def select_jobs(engine: Engine, sweep: Sweep, *, sample: int | None = None, sample_seed: int = 0) -> Selection:
+def select_jobs(db: Database, sweep: SweepRow, *, sample: int | None = None, sample_seed: int = 0) -> Selection:
     """The sweep's finished jobs, or `sample` of them drawn with `sample_seed`; PuzzleError if there is nothing to check."""
     if sample is not None and sample < 1:
         raise PuzzleError(f"--sample must be at least 1, not {sample}")
-    stored = finished_jobs(engine, sweep.id)
+    stored = finished_jobs(db, sweep)
     if not stored:
         raise PuzzleError(f"sweep {sweep.name!r} has no finished jobs to verify")
     return Selection(sweep.name, len(stored), sampled(stored, sample, sample_seed))
 
 
-def verify(engine: Engine, selection: Selection, *, workers: int = 1, progress: Progress | None = None) -> Verification:
+def verify(db: Database, selection: Selection, *, workers: int = 1, progress: Progress | None = None) -> Verification:
     """Run the selected jobs again, `workers` at once, and compare each result with the stored one; writes nothing."""
     reproducible = [job.job_id for job in selection.jobs if job.reproducible]
-    runs = rerun(job_specs(engine, reproducible), workers, progress)
+    runs = rerun(job_specs(db, reproducible), workers, progress)
     checks = [compare(job, runs.get(job.job_id)) for job in selection.jobs]
     return Verification(selection.sweep, environment()["code_version"], selection.finished, checks)
 
 
-def finished_jobs(engine: Engine, sweep_id: int) -> list[StoredJob]:
+def finished_jobs(db: Database, sweep: SweepRow) -> list[StoredJob]:
     """The sweep's jobs that have a result, in id order."""
-    query = (
-        select(Job.id, Board.name, Board.id, Job.algorithm, Job.params, Job.seed, Result.code_version, Result.reason,
-               *(getattr(Result, name) for name in FIELDS))
-        .join(Board, Job.board_id == Board.id)
-        .join(Result, Result.job_id == Job.id)
-        .where(Job.sweep_id == sweep_id)
-        .order_by(Job.id)
-    )
-    with Session(engine) as session:
-        rows = session.execute(query).all()
     return [
-        StoredJob(job_id, name or board_id[:12], algorithm, params, seed, version, dict(zip(FIELDS, values)), reason)
-        for job_id, name, board_id, algorithm, params, seed, version, reason, *values in rows
+        StoredJob(row["job_id"], row["board"] or row["board_id"][:12], row["algorithm"], row["params"], row["seed"],
+                  row["code_version"], {name: row[name] for name in FIELDS}, row["reason"])
+        for row in job_rows(db, sweep)
+        if row["outcome"] is not None
     ]
 
 
@@ -192,7 +183,7 @@ def compare(job: StoredJob, now: JobResult | None) -> Check:
     """The check of one job given its result now (None: not run again, as its stored result is not reproducible)."""
     if not job.reproducible:
         return Check(job, SKIPPED, note=job.reason)
-    if machine_bound(now.status, now.reason):
+    if machine_bound(now.outcome, now.reason):
         return Check(job, INCONCLUSIVE, note=now.reason)
     differences = [
         Difference(name, job.result[name], getattr(now, name)) for name in FIELDS if job.result[name] != getattr(now, name)
@@ -200,9 +191,9 @@ def compare(job: StoredJob, now: JobResult | None) -> Check:
     return Check(job, DIFFERING if differences else IDENTICAL, differences)
 
 
-def machine_bound(status: str, reason: str | None) -> bool:
+def machine_bound(outcome: str, reason: str | None) -> bool:
     """True for a result stopped by a time or memory limit, which a run elsewhere need not repeat."""
-    return status == "limit" and any(word in (reason or "") for word in MACHINE_BOUND)
+    return outcome == Outcome.LIMIT and any(word in (reason or "") for word in MACHINE_BOUND)
 
 
 def _identity(job: StoredJob) -> dict[str, Any]:

@@ -11,13 +11,15 @@ from pathlib import Path
 from typing import Callable
 
 from puzzles.errors import PuzzleError
-from puzzles import npuzzle_formats
-from puzzles.npuzzle import NPuzzleBoard
-from puzzles.npuzzle_formats import load_npuzzle, load_npuzzles, looks_like_npuzzle, parse_npuzzle, split_board_list
-from puzzles.npuzzle_problem import NPuzzleProblem
+from puzzles.npuzzle import formats as npuzzle_formats
+from puzzles.npuzzle.board import NPuzzleBoard
+from puzzles.npuzzle.boardlist import load_npuzzle, load_npuzzles, split_board_list
+from puzzles.npuzzle.formats import looks_like_npuzzle, parse_npuzzle
+from puzzles.npuzzle.problem import NPuzzleProblem
 from puzzles.problem import Problem
-from puzzles.rushhour import RushHourBoard, RushHourProblem
-from puzzles.rushhour_formats import canonical_text, load_board, parse_board
+from puzzles.rushhour import formats as rushhour_formats
+from puzzles.rushhour.board import RushHourBoard
+from puzzles.rushhour.problem import RushHourProblem
 from puzzles.textio import read_text, text_id
 
 
@@ -51,15 +53,15 @@ def instance_of(board: RushHourBoard | NPuzzleBoard, name: str = "") -> Instance
     """The instance of a board object (a generated one, say), named after the board or `name`."""
     if isinstance(board, NPuzzleBoard):
         return Instance("npuzzle", board.name or name, board.width, npuzzle_formats.canonical_text(board))
-    return Instance("rushhour", board.name or name, board.size, canonical_text(board))
+    return Instance("rushhour", board.name or name, board.size, rushhour_formats.canonical_text(board))
 
 
 def _load_rushhour(source: str) -> Instance:
-    return instance_of(load_board(source), _literal_name(source))
+    return instance_of(rushhour_formats.load_board(source), _literal_name(source))
 
 
 def _rushhour_problem(text: str) -> Problem:
-    return RushHourProblem(parse_board(text, fmt="json"))
+    return RushHourProblem(rushhour_formats.parse_board(text, fmt="json"))
 
 
 def _load_npuzzle(source: str) -> Instance:
@@ -107,6 +109,16 @@ def load_instances(source: str, *, goal: str | None = None) -> list[Instance]:
     if detect_domain(source) == "npuzzle":
         return [_npuzzle_instance(board, source) for board in load_npuzzles(source, goal=goal)]
     return [load_instance(source, "rushhour")]
+
+
+def load_problem(source: str, *, size: int | None = None, move_model: str = "slide", goal: str | None = None) -> Problem:
+    """The search problem of a board file or literal (Rush Hour or N-puzzle); PuzzleError if invalid.
+
+    `size` and `move_model` apply to Rush Hour boards, `goal` to N-puzzle boards that give none of their own.
+    """
+    if detect_domain(source) == "npuzzle":
+        return NPuzzleProblem(load_npuzzle(source, goal=goal))
+    return RushHourProblem(rushhour_formats.load_board(source, size=size), move_model=move_model)
 
 
 def problem_for(domain: str, text: str) -> Problem:

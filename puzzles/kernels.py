@@ -5,15 +5,23 @@ calls `expand`, `is_goal` and `heuristic` with a spec, and numba picks the
 domain's functions when it compiles the algorithm for that spec type. So each
 algorithm is written once, and its compiled form is cached on disk.
 
+The spec describes the board and is never written. What the kernels write
+while they work (a grid to paint, occupancy masks) lives in a *workspace* the
+search makes once with `workspace(spec)` and passes to every call, so two
+searches on one spec never share scratch space.
+
 Signatures:
 
-- ``expand(spec, key, out_keys, out_moves) -> int`` writes the successors of
-  `key` into the first rows of `out_keys` (shape ``(max_branching, key_words)``)
-  and their move codes into `out_moves`, and returns how many it wrote.
+- ``workspace(spec)``: a fresh workspace of the domain's own type.
+- ``expand(spec, work, key, out_keys, out_moves) -> int`` writes the successors
+  of `key` into the first rows of `out_keys` (shape ``(max_branching,
+  key_words)``) and their move codes into `out_moves`, and returns how many it
+  wrote.
 - ``is_goal(spec, key) -> bool``.
-- ``heuristic(spec, code, args, key, parent_branching) -> int``: the estimate of
-  heuristic number `code` (the domain's numbering), with parameters `args`
-  (float64 array) and the number of successors the parent had.
+- ``heuristic(spec, work, code, args, key, parent_branching) -> int``: the
+  estimate of heuristic number `code` (the domain's numbering), with
+  parameters `args` (float64 array) and the number of successors the parent
+  had.
 
 A domain whose states are cheap to change in place may also register the
 make/undo entry points depth-first searches prefer (`register_in_place`):
@@ -33,6 +41,8 @@ make/undo entry points depth-first searches prefer (`register_in_place`):
 The board carries what these need, so the hot loop passes one small object.
 """
 
+import numba as nb
+import numpy as np
 from numba.core import types
 from numba.core.errors import TypingError
 from numba.extending import overload
@@ -41,9 +51,9 @@ _DOMAINS: dict[type, tuple] = {}
 _IN_PLACE: dict[type, tuple] = {}
 
 
-def register(spec_class: type, *, expand, is_goal, heuristic) -> None:
+def register(spec_class: type, *, workspace, expand, is_goal, heuristic) -> None:
     """Make a domain's compiled functions the ones called for specs of `spec_class`."""
-    _DOMAINS[spec_class] = (expand, is_goal, heuristic)
+    _DOMAINS[spec_class] = (workspace, expand, is_goal, heuristic)
 
 
 def register_in_place(spec_class: type, board_class: type, *, place, branches, makes, inverse, solved) -> None:
@@ -61,37 +71,48 @@ def _functions(spec_type):
     return _DOMAINS[spec_type.instance_class]
 
 
-def expand(spec, key, out_keys, out_moves):
+def workspace(spec):
+    """A fresh workspace for the domain's kernels (see the module docstring)."""
+    return _DOMAINS[type(spec)][0](spec)
+
+
+def expand(spec, work, key, out_keys, out_moves):
     """Write the successors of `key`; returns their number (see the module docstring)."""
-    return _DOMAINS[type(spec)][0](spec, key, out_keys, out_moves)
+    return _DOMAINS[type(spec)][1](spec, work, key, out_keys, out_moves)
 
 
 def is_goal(spec, key):
     """True if `key` is a goal state."""
-    return _DOMAINS[type(spec)][1](spec, key)
+    return _DOMAINS[type(spec)][2](spec, key)
 
 
-def heuristic(spec, code, args, key, parent_branching):
+def heuristic(spec, work, code, args, key, parent_branching):
     """Heuristic number `code` of the domain at `key`."""
-    return _DOMAINS[type(spec)][2](spec, code, args, key, parent_branching)
+    return _DOMAINS[type(spec)][3](spec, work, code, args, key, parent_branching)
+
+
+@overload(workspace)
+def _workspace(spec):
+    function = _functions(spec)[0]
+    return lambda spec: function(spec)
 
 
 @overload(expand)
-def _expand(spec, key, out_keys, out_moves):
-    function = _functions(spec)[0]
-    return lambda spec, key, out_keys, out_moves: function(spec, key, out_keys, out_moves)
+def _expand(spec, work, key, out_keys, out_moves):
+    function = _functions(spec)[1]
+    return lambda spec, work, key, out_keys, out_moves: function(spec, work, key, out_keys, out_moves)
 
 
 @overload(is_goal)
 def _is_goal(spec, key):
-    function = _functions(spec)[1]
+    function = _functions(spec)[2]
     return lambda spec, key: function(spec, key)
 
 
 @overload(heuristic)
-def _heuristic(spec, code, args, key, parent_branching):
-    function = _functions(spec)[2]
-    return lambda spec, code, args, key, parent_branching: function(spec, code, args, key, parent_branching)
+def _heuristic(spec, work, code, args, key, parent_branching):
+    function = _functions(spec)[3]
+    return lambda spec, work, code, args, key, parent_branching: function(spec, work, code, args, key, parent_branching)
 
 
 def place(spec, code, key):
@@ -117,6 +138,24 @@ def inverse(board, move):
 def solved(board):
     """True if `board` is a goal state."""
     return _IN_PLACE[type(board)][3](board)
+
+
+def successors(spec, max_branching: int, key: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """The (move code, key) pairs one move from `key`, for Python callers (replays, tests), not for searches."""
+    out_keys = np.empty((max_branching, key.shape[0]), dtype=np.uint64)
+    out_moves = np.empty(max_branching, dtype=np.int64)
+    count = expand(spec, workspace(spec), key, out_keys, out_moves)
+    return [(int(out_moves[i]), out_keys[i].copy()) for i in range(count)]
+
+
+@nb.njit(cache=True)
+def estimates(spec, code, args, keys):
+    """Heuristic `code`'s estimate at every row of `keys` (a 2-D array of keys), with no parent (branching 0)."""
+    work = workspace(spec)
+    values = np.empty(keys.shape[0], dtype=np.int64)
+    for row in range(keys.shape[0]):
+        values[row] = heuristic(spec, work, code, args, keys[row], 0)
+    return values
 
 
 def _in_place(numba_type):

@@ -1,7 +1,7 @@
 """Node and time limits as compiled code can check them.
 
-Kernels return one of the status codes below; `outcome_status` turns a code into
-a `Status` and a reason. Time is `CLOCK_MONOTONIC`, the clock of
+Kernels return one of the status codes below; `outcome_of` turns a code into
+an `Outcome` and a reason: the one place kernel codes meet the outcome vocabulary. Time is `CLOCK_MONOTONIC`, the clock of
 `time.monotonic()`, read from libc's `clock_gettime` by an intrinsic (so that
 functions checking a deadline can still be cached on disk).
 """
@@ -15,7 +15,7 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from puzzles.result import Limits, Status
+from puzzles.result import Limits, Outcome
 
 SOLVED, UNSOLVABLE, FAILED, NODE_LIMIT, TIME_LIMIT, MEMORY_LIMIT = range(6)
 CHECK_EVERY = 1024  # expansions between two reads of the clock
@@ -72,12 +72,12 @@ def budget(limits: Limits) -> tuple[int, float]:
     return max_nodes, deadline
 
 
-def outcome_status(code: int, limits: Limits) -> tuple[Status, str | None]:
-    """A kernel's status code as a `Status` and, for a limit, the reason."""
+def outcome_of(code: int, limits: Limits) -> tuple[Outcome, str | None]:
+    """A kernel's status code as an `Outcome` and, for a limit, the reason."""
     if code == NODE_LIMIT:
-        return Status.LIMIT, f"node limit of {limits.max_nodes} expansions reached"
+        return Outcome.LIMIT, f"node limit of {limits.max_nodes} expansions reached"
     if code == TIME_LIMIT:
-        return Status.LIMIT, f"time limit of {limits.time_limit} s reached"
+        return Outcome.LIMIT, f"time limit of {limits.time_limit} s reached"
     if code == MEMORY_LIMIT:
-        return Status.LIMIT, "out of memory: the table of states could not grow"
-    return {SOLVED: Status.SOLVED, UNSOLVABLE: Status.UNSOLVABLE, FAILED: Status.FAILED}[code], None
+        return Outcome.LIMIT, "out of memory: the table of states could not grow"
+    return {SOLVED: Outcome.SOLVED, UNSOLVABLE: Outcome.UNSOLVABLE, FAILED: Outcome.FAILED}[code], None

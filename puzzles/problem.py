@@ -24,12 +24,18 @@ class Kernels(NamedTuple):
 
 
 class Heuristic(NamedTuple):
-    """A domain's heuristic number `code` with its parameters; `admissible` if it never overestimates."""
+    """A domain's heuristic number `code` with its parameters; `admissible` if it never overestimates.
+
+    `spec` is the spec to search with: the problem's own `kernels.spec`, or a
+    copy of it that also holds the heuristic's tables (the N-puzzle's pattern
+    databases). A problem returns its heuristics and never changes itself.
+    """
 
     name: str
     code: int
     args: np.ndarray
     admissible: bool
+    spec: Any
 
 
 class Problem(Protocol):
@@ -50,7 +56,7 @@ class Problem(Protocol):
         """PuzzleError unless the domain has the heuristic and takes its parameters; builds nothing."""
 
     def heuristic(self, name: str, **params: Any) -> Heuristic:
-        """The named heuristic, compiled (its tables loaded); raises PuzzleError for an unknown name."""
+        """The named heuristic with its tables loaded; raises PuzzleError for an unknown name."""
 
     def format_move(self, move: int) -> str:
         """A move code in the domain's notation."""

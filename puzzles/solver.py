@@ -10,10 +10,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from puzzles import astar, beam, bfs, idastar, iddfs, moves_freed, randomwalk, spr
 from puzzles.errors import PuzzleError
 from puzzles.problem import Problem
-from puzzles.result import Limits, Outcome, SolveResult, Status
+from puzzles.result import Limits, Outcome, SearchReport, SolveResult, findings_of
+from puzzles.search import astar, beam, bfs, idastar, iddfs, randomwalk, spr
 
 WEIGHTS = ("w_exit", "w_blockers", "w_freed")
 HEURISTIC_OPTIONS = {"pdb": ("pdb", "pdb-max")}  # options passed to the domain's `heuristic`, and who takes them
@@ -22,7 +22,7 @@ SEEDS = 2**32  # numba's generator takes 32-bit seeds
 
 @dataclass(frozen=True)
 class Param:
-    """A parameter's default, its type, and its least value for numbers.
+    """A parameter's default, its type, what it means (for the command line's help) and its least value for numbers.
 
     A parameter whose default is None is optional: it is left out of the bound
     values unless given, so adding one does not change existing jobs' keys.
@@ -30,6 +30,7 @@ class Param:
 
     default: Any
     kind: type
+    help: str
     minimum: float | None = None
 
 
@@ -37,38 +38,49 @@ class Param:
 class Algorithm:
     """An algorithm module's `search` with the parameters it takes."""
 
-    search: Callable[..., Outcome]
+    search: Callable[..., SearchReport]
     summary: str
     params: dict[str, Param] = field(default_factory=dict)
     randomized: bool = False
     optimal: bool = False  # finds a shortest solution (with an admissible heuristic, if it takes one)
 
 
-_MAX_STEPS = Param(1_000_000, int, 1)
-_PDB = Param(None, str)  # the N-puzzle's pattern-database partition, e.g. 6-6-3 (default: per board size)
+_MAX_STEPS = Param(1_000_000, int, "moves per random run", 1)
+_HEURISTIC_HELP = ("the heuristic: Rush Hour blockers, blockers-lb, moves-freed;"
+                   " N-puzzle misplaced, manhattan, linear-conflict, pdb, pdb-max")
+_PDB = Param(None, str, "the N-puzzle's pattern databases for pdb and pdb-max: group sizes (6-6-3) or tile groups"
+             " (1 2 3/4 5 6 7 8); default: the board size's")
 ALGORITHMS: dict[str, Algorithm] = {
     "random": Algorithm(randomwalk.search, "uniformly random legal moves until solved", {"max_steps": _MAX_STEPS}, True),
     "spr": Algorithm(
         spr.search,
         "Shortened-Path Random: batches of random runs compressed by BFS over their union graph",
-        {"batches": Param(10, int, 1), "batch_size": Param(10, int, 1), "max_steps": _MAX_STEPS},
+        {"batches": Param(10, int, "batches of random runs", 1), "batch_size": Param(10, int, "random runs per batch", 1),
+         "max_steps": _MAX_STEPS},
         True,
     ),
     "iddfs": Algorithm(iddfs.search, "iterative deepening depth-first search", optimal=True),
-    "bfs": Algorithm(bfs.search, "breadth-first search", {"exhaustive": Param(False, bool)}, optimal=True),
+    "bfs": Algorithm(
+        bfs.search, "breadth-first search",
+        {"exhaustive": Param(False, bool, "search every reachable state, not just up to the goal")}, optimal=True,
+    ),
     "beam": Algorithm(
         beam.search, "beam search keeping the k best boards per depth",
-        {"k": Param(10, int, 1), "heuristic": Param("blockers", str), "pdb": _PDB},
+        {"k": Param(10, int, "the beam width", 1), "heuristic": Param("blockers", str, _HEURISTIC_HELP), "pdb": _PDB},
     ),
-    "astar": Algorithm(astar.search, "A* on g + h", {"heuristic": Param("blockers-lb", str), "pdb": _PDB}, optimal=True),
+    "astar": Algorithm(
+        astar.search, "A* on g + h", {"heuristic": Param("blockers-lb", str, _HEURISTIC_HELP), "pdb": _PDB}, optimal=True
+    ),
     "idastar": Algorithm(
-        idastar.search, "IDA*: iterative deepening on g + h", {"heuristic": Param("blockers-lb", str), "pdb": _PDB},
-        optimal=True,
+        idastar.search, "IDA*: iterative deepening on g + h",
+        {"heuristic": Param("blockers-lb", str, _HEURISTIC_HELP), "pdb": _PDB}, optimal=True,
     ),
-    "moves-freed": Algorithm(
-        moves_freed.search,
+    "moves-freed": Algorithm(  # the seed's "Moves Freed": the A* loop ordered by the moves-freed heuristic
+        astar.search,
         "the seed's moves-freed heuristic inside the A* loop",
-        {"w_exit": Param(3.0, float), "w_blockers": Param(3.0, float), "w_freed": Param(-14.0, float)},
+        {"w_exit": Param(3.0, float, "weight of the red car's distance to the exit"),
+         "w_blockers": Param(3.0, float, "weight of the vehicles blocking the red car"),
+         "w_freed": Param(-14.0, float, "weight of the legal moves gained by a move")},
     ),
 }
 
@@ -96,7 +108,8 @@ def solve(
         if not 0 <= seed < SEEDS:
             raise PuzzleError(f"a seed must be between 0 and {SEEDS - 1}, not {seed}")
     if problem.proven_unsolvable():
-        return SolveResult(Status.UNSOLVABLE, algorithm, values, seed=seed if spec.randomized else None,
+        return SolveResult(outcome=Outcome.UNSOLVABLE, algorithm=algorithm, params=values,
+                           seed=seed if spec.randomized else None,
                            reason="unsolvable by the parity of the board: nothing searched")
     warming = time.perf_counter()
     arguments = _search_arguments(problem, values, seed if spec.randomized else None)
@@ -105,29 +118,26 @@ def solve(
     _reset_peak_memory()
     started, cpu_started = time.perf_counter(), time.process_time()
     try:
-        outcome = spec.search(problem, limits, **arguments)
+        report = spec.search(problem, limits, **arguments)
     except MemoryError:
-        outcome = Outcome(Status.LIMIT, reason="out of memory (memory limit reached)")
+        report = SearchReport(outcome=Outcome.LIMIT, reason="out of memory (memory limit reached)")
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+    solved = report.outcome == Outcome.SOLVED
     return SolveResult(
-        status=outcome.status,
+        **findings_of(report)
+        | {
+            "moves": len(report.path) if solved else None,
+            "steps": sum(problem.move_steps(m) for m in report.path) if solved else None,
+            "elapsed_s": elapsed,
+            "cpu_s": cpu,
+            "warmup_s": warmup,
+            "peak_mem_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        },
         algorithm=algorithm,
         params=values,
-        solution=[problem.format_move(m) for m in outcome.moves],
-        moves=len(outcome.moves) if outcome.status == Status.SOLVED else None,
-        steps=sum(problem.move_steps(m) for m in outcome.moves) if outcome.status == Status.SOLVED else None,
-        expanded=outcome.expanded,
-        generated=outcome.generated,
-        max_frontier=outcome.max_frontier,
-        stored=outcome.stored,
-        elapsed_s=elapsed,
-        cpu_s=cpu,
-        warmup_s=warmup,
-        peak_mem_bytes=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        solution=[problem.format_move(m) for m in report.path],
         seed=seed if spec.randomized else None,
-        reason=outcome.reason,
-        extra=outcome.extra,
-        move_codes=outcome.moves,
+        move_codes=report.path,
     )
 
 

@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from puzzles import pdb
-from workers import migrate
-from workers.db import engine_for
+from puzzles.npuzzle import pdb
+from workers.settings import configure
+from workers.store.database import engine_for, upgrade
 
 TABLES = ("results", "jobs", "sweeps", "board_set_members", "board_sets", "boards")
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,7 +21,7 @@ def pattern_database_dir(tmp_path_factory) -> Path:
     cache = tmp_path_factory.mktemp("cache")
     patch = pytest.MonkeyPatch()
     patch.setenv("SLIDELAB_CACHE_DIR", str(cache))
-    pdb.use_directory(cache / "pdb")
+    configure()
     yield cache / "pdb"
     patch.undo()
 
@@ -51,11 +51,11 @@ def db_url(request, tmp_path):
     """An empty results database at the newest schema: a new SQLite file, or the test PostgreSQL emptied."""
     if request.param == "sqlite":
         url = f"sqlite:///{tmp_path / 'results.db'}"
-        migrate.upgrade(url)
+        upgrade(url)
         yield url
         return
     url = request.getfixturevalue("postgres_url")
-    migrate.upgrade(url)
+    upgrade(url)
     truncate_tables(url)
     yield url
     truncate_tables(url)

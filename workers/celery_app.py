@@ -30,7 +30,7 @@ app.conf.update(
 )
 
 
-def configured() -> Celery:
+def broker_app() -> Celery:
     """The app pointed at the broker of the current settings."""
     current = settings()
     redelivery = current.redelivery_seconds
@@ -41,3 +41,10 @@ def configured() -> Celery:
         "unacked_restore_throttle": 1,
     }
     return app
+
+
+def start_worker(concurrency: int, hostname: str | None = None) -> None:
+    """Run a worker in this process until it is stopped: `concurrency` threads, each with its own job process."""
+    argv = ["worker", "--pool=threads", f"--concurrency={concurrency}", "--loglevel=INFO", f"--queues={QUEUE}",
+            "--without-gossip", "--without-mingle"]
+    broker_app().worker_main(argv + ([f"--hostname={hostname}"] if hostname else []))

@@ -17,10 +17,10 @@ import signal
 from collections.abc import Iterator
 from multiprocessing.connection import Connection
 
-from puzzles import pdb as pattern_databases
 from workers import provenance
-from workers.jobs import JobResult, JobSpec, run_job
-from workers.settings import settings
+from workers.jobs import run_job, stamped
+from workers.settings import Settings, configure, settings
+from workers.store.records import JobResult, JobSpec
 
 COMPILE_ALLOWANCE_S = 600.0  # the first job of an algorithm in a child may compile its kernels
 _PR_SET_PDEATHSIG = 1
@@ -90,7 +90,7 @@ class JobRunner:
         if self._process is None:
             parent_conn, child_conn = multiprocessing.Pipe()
             process = multiprocessing.get_context("spawn").Process(
-                target=_serve, args=(child_conn, os.getpid()), name="slidelab-job", daemon=True
+                target=_serve, args=(child_conn, os.getpid(), settings()), name="slidelab-job", daemon=True
             )
             try:
                 process.start()
@@ -114,7 +114,7 @@ class JobRunner:
         except (EOFError, OSError):
             return self._lost(spec)
         self.close()
-        return JobResult.limit(f"time limit (killed after {deadline:.0f} s)", elapsed_s=deadline).stamped(spec)
+        return stamped(JobResult.limit(f"time limit (killed after {deadline:.0f} s)", elapsed_s=deadline), spec)
 
     def _lost(self, spec: JobSpec) -> JobResult:
         exitcode = self._process.exitcode if self._process else None
@@ -123,14 +123,14 @@ class JobRunner:
             result = JobResult.limit(f"out of memory (the job process died under its memory cap, exit {exitcode})")
         else:
             result = JobResult.failure(f"the job process died (exit code {exitcode})")
-        return result.stamped(spec)
+        return stamped(result, spec)
 
 
-def _serve(conn: Connection, parent_pid: int) -> None:
-    """The child: run each batch it is sent, sending back each job's result."""
+def _serve(conn: Connection, parent_pid: int, parent_settings: Settings) -> None:
+    """The child: configured as its parent is, run each batch it is sent, sending back each job's result."""
     _die_with_parent(parent_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    pattern_databases.use_directory(settings().cache_dir / "pdb")
+    configure(parent_settings)
     provenance.process()  # the code's identity and this process's speed, measured before any job runs
     while True:
         try:

@@ -1,13 +1,20 @@
-"""The one settings object, read from the environment (`SLIDELAB_*`).
+"""The one settings object, read from the environment (`SLIDELAB_*`), and the one place a process is configured.
 
-Command-line options override it; nothing else in slidelab reads `os.environ`.
+`configure` is where process-wide configuration is set, and nowhere else:
+the command line calls it with its options (`--db`, `--broker`), a job
+process with its parent's settings. It also points the solver core at the
+settings' cache directory (the pattern databases' folder). Nothing else in
+slidelab reads `os.environ`.
 """
 
 from pathlib import Path
 from typing import Any
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
-from sqlalchemy.engine import make_url
+
+from workers.store.database import masked
+
+__all__ = ["Settings", "configure", "masked", "settings"]
 
 
 class Settings(BaseSettings):
@@ -26,19 +33,20 @@ _current: list[Settings] = []
 
 
 def settings() -> Settings:
-    """The settings of this process: the environment's, with any overrides applied."""
+    """This process's settings: as `configure` set them, else the environment's."""
     if not _current:
-        _current.append(Settings())
+        configure()
     return _current[0]
 
 
-def override(**values: Any) -> Settings:
-    """Replace the given settings for this process (command-line options); None leaves one as it is."""
-    updated = settings().model_copy(update={name: value for name, value in values.items() if value is not None})
-    _current[:] = [updated]
-    return updated
+def configure(base: Settings | None = None, **overrides: Any) -> Settings:
+    """Set this process's configuration: `base` (default: the environment's) with the overrides that are not None.
 
+    The solver core's pattern databases then live in the `pdb` folder of the settings' cache directory.
+    """
+    from puzzles.npuzzle import pdb  # the solver core is loaded only by processes that configure it
 
-def masked(url: str) -> str:
-    """A URL fit to print: its password replaced by ***."""
-    return make_url(url).render_as_string(hide_password=True)
+    current = (base or Settings()).model_copy(update={name: value for name, value in overrides.items() if value is not None})
+    _current[:] = [current]
+    pdb.use_directory(current.cache_dir / "pdb")
+    return current

@@ -3,10 +3,10 @@
 import threading
 
 from workers.celery_app import app
-from workers.db import engine_for
+from workers.execute import execute
 from workers.runner import JobRunner
 from workers.settings import settings
-from workers.store import execute
+from workers.store import connect
 
 _local = threading.local()
 
@@ -14,8 +14,7 @@ _local = threading.local()
 @app.task(name="slidelab.run_jobs", bind=True)
 def run_jobs(self, job_ids: list[int]) -> int:
     """Run a batch of jobs in this worker thread's job process; the number of results stored."""
-    engine = engine_for(settings().database_url)
-    return len(execute(engine, job_ids, _runner(), self.request.hostname or "celery"))
+    return len(execute(connect(settings().database_url), job_ids, _runner(), self.request.hostname or "celery"))
 
 
 def _runner() -> JobRunner:

@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from orchestrator.cli import app
-from workers import settings as settings_module
+from workers.settings import configure
 
 runner = CliRunner()
 
@@ -37,6 +37,6 @@ def local_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """No broker and no database from the environment; the CLI's overrides undone at the end."""
     for name in ("SLIDELAB_DATABASE_URL", "SLIDELAB_BROKER_URL"):
         monkeypatch.delenv(name, raising=False)
-    settings_module._current.clear()
+    configure()
     yield
-    settings_module._current.clear()
+    configure()

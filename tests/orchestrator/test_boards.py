@@ -20,7 +20,9 @@ from orchestrator.optima import optimal_search, plan_optima
 from orchestrator.plan import find_sweep, load_boards
 from puzzles.domains import load_instance
 from puzzles.errors import PuzzleError
-from workers.db import Board, BoardSet, BoardSetMember, Job, Result, Sweep, engine_for
+from tests.tables import Board, BoardSet, BoardSetMember, Job, Result, Sweep
+from workers.store import connect
+from workers.store.database import engine_for
 
 NPUZZLE = Path(__file__).resolve().parents[2] / "data" / "boards" / "npuzzle"
 SIX = {"Rushhour6x6_1": 21, "Rushhour6x6_2": 15, "Rushhour6x6_3": 33}
@@ -54,7 +56,7 @@ def snapshot(url: str) -> dict:
 
 
 def optima_by_name(url: str, set_name: str) -> dict[str, int | None]:
-    return {board.name: board.known_optimum for board in members(engine_for(url), set_name)}
+    return {board.name: board.known_optimum for board in members(connect(url), set_name)}
 
 
 def test_every_boards_command_has_help_with_an_example():
@@ -88,20 +90,20 @@ def test_a_set_round_trips_into_a_sweep_in_order(db_url, boards_dir):
     names = ["Rushhour6x6_3", "412763058", "Rushhour6x6_1"]
     ok(orchestrate("boards", "import", *sources, "--set", "mix", "--db", db_url))
     assert [row[1] for row in table_rows(ok(orchestrate("boards", "list", "--set", "mix", "--db", db_url)).stdout)] == names
-    engine = engine_for(db_url)
+    db = connect(db_url)
     expected = [load_instance(str(source)).id for source in sources]
-    assert [board.id for board in load_boards(["set:mix"], engine=engine)] == expected
-    assert [board.id for board in load_boards(["set:mix", str(sources[2])], engine=engine)] == expected  # kept once
+    assert [board.id for board in load_boards(["set:mix"], db=db)] == expected
+    assert [board.id for board in load_boards(["set:mix", str(sources[2])], db=db)] == expected  # kept once
 
     planned = ok(orchestrate("sweep", "--algo", "bfs", "--boards", "set:mix", "--dry-run", "--db", db_url)).stdout
     lines = planned.splitlines()
     assert lines[0].endswith(": 3 jobs on 3 boards")
     assert [line.split()[0] for line in lines[1:]] == names
     ok(orchestrate("boards", "import", "set:mix", "--set", "copy", "--db", db_url))
-    assert [board.name for board in members(engine, "copy")] == names
+    assert [board.name for board in members(db, "copy")] == names
 
     ok(orchestrate("sweep", "--algo", "bfs", "--boards", "set:mix", "--name", "on-mix", "--workers", 1, "--db", db_url))
-    with Session(engine) as session:
+    with Session(db.engine) as session:
         boards = session.scalars(select(Job.board_id).join(Sweep).where(Sweep.name == "on-mix").order_by(Job.id))
         assert list(boards) == expected
 
@@ -120,16 +122,16 @@ def test_shipped_sets_are_listed_before_their_first_use_and_imported_once(db_url
         assert f"{name} {boards} {optima} imported on first use (shipped)" in " ".join(listed.split())
     assert counts(db_url)["boards"] == 0
 
-    engine = engine_for(db_url)
+    db = connect(db_url)
     course = optima_by_name(db_url, "rushhour-course")
     assert course == {"Rushhour6x6_1": 21, "Rushhour6x6_2": 15, "Rushhour6x6_3": 33, "Rushhour9x9_4": 27,
                       "Rushhour9x9_5": 22, "Rushhour9x9_6": 18, "Rushhour12x12_7": None}
     with open(NPUZZLE / "korf100.csv") as file:
         published = [int(row["optimal"]) for row in csv.DictReader(line for line in file if not line.startswith("#"))]
-    korf = members(engine, "korf100")
+    korf = members(db, "korf100")
     assert [board.known_optimum for board in korf] == published and len(korf) == 100
     assert sum(published) / 100 == 53.05
-    eight = members(engine, "eight-puzzle-seed")
+    eight = members(db, "eight-puzzle-seed")
     assert [("".join(map(str, json.loads(b.canonical_text)["tiles"])), b.known_optimum) for b in eight] == [
         ("123456078", 2), ("123460758", 3), ("412053786", 5), ("412763058", 8), ("412763580", 10), ("134805726", None),
     ]
@@ -183,8 +185,8 @@ def test_optimum_stores_what_optimal_searches_prove_and_reports_show_the_gaps(db
     assert found.endswith("6 of 7 boards now have a known optimum; the others: unsolvable 1 (orchestrate jobs optimum)\n")
     proven = {**SIX, **EIGHT, UNSOLVABLE: None, FIFTEEN: 2}
     assert optima_by_name(db_url, "small") == proven
-    engine = engine_for(db_url)
-    with Session(engine) as session:
+    db = connect(db_url)
+    with Session(db.engine) as session:
         searches = session.execute(select(Job.algorithm, Job.params).join(Sweep).where(Sweep.name == "optimum")).all()
     assert sorted(set(searches)) == [("bfs", '{"exhaustive":false}'), ("idastar", '{"heuristic":"pdb-max","pdb":"6-6-3"}')]
 
@@ -193,8 +195,8 @@ def test_optimum_stores_what_optimal_searches_prove_and_reports_show_the_gaps(db
 
     ok(orchestrate("sweep", "--algo", "beam,bfs", "--k", "1,5,20", "--boards", "set:small", "--name", "beam-small",
                    "--workers", 2, "--db", db_url))
-    rows = report.load_rows(engine, find_sweep(engine, "beam-small"))
-    solved = rows[rows["status"] == "solved"]
+    rows = report.load_rows(db, find_sweep(db, "beam-small"))
+    solved = rows[rows["outcome"] == "solved"]
     solvable = {name: optimum for name, optimum in proven.items() if optimum is not None}
     bfs = solved[solved["algorithm"] == "bfs"]
     assert sorted(bfs["board"]) == sorted(solvable) and (bfs["gap_moves"] == 0).all()

@@ -6,10 +6,10 @@ from typer.testing import CliRunner
 from orchestrator.boardsets import members
 from orchestrator.cli import app
 from puzzles.domains import problem_for
-from puzzles.npuzzle import is_solvable
-from puzzles.npuzzle_formats import parse_npuzzle
+from puzzles.npuzzle.board import is_solvable
+from puzzles.npuzzle.formats import parse_npuzzle
 from puzzles.solver import solve
-from workers.db import engine_for
+from workers.store import connect
 
 runner = CliRunner()
 
@@ -23,7 +23,7 @@ def test_rush_hour_boards_are_stored_with_the_optimum_bfs_confirms(tmp_path):
     result = generate(db, "rushhour", "--size", "6", "--count", "3", "--seed", "4", "--min-moves", "12")
     assert result.exit_code == 0, result.output
     assert "set rushhour-6x6-s4: 3 added" in result.output
-    boards = members(engine_for(db), "rushhour-6x6-s4")
+    boards = members(connect(db), "rushhour-6x6-s4")
     assert [board.name for board in boards] == [f"rushhour-6x6-s4-00{i}" for i in (1, 2, 3)]
     for board in boards:
         bfs = solve(problem_for(board.domain, board.canonical_text), "bfs")
@@ -36,7 +36,7 @@ def test_npuzzle_walks_go_into_the_named_set_and_sweep_from_it(tmp_path):
     db = f"sqlite:///{tmp_path / 'gen.db'}"
     result = generate(db, "npuzzle", "--size", "3", "--count", "4", "--seed", "9", "--walk", "6", "--set", "walks")
     assert result.exit_code == 0, result.output
-    boards = members(engine_for(db), "walks")
+    boards = members(connect(db), "walks")
     assert len(boards) == 4
     for board in boards:
         assert is_solvable(parse_npuzzle(board.canonical_text, fmt="json"))

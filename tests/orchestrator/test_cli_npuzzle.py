@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 from orchestrator.cli import app
 from orchestrator.plan import load_boards
 from puzzles.domains import detect_domain, load_instance, problem_for
-from puzzles.npuzzle import apply_moves, goal_tiles
-from puzzles.npuzzle_formats import load_npuzzle, read_board_list
+from puzzles.npuzzle.board import apply_moves, goal_tiles
+from puzzles.npuzzle.boardlist import load_npuzzle, read_board_list
 from puzzles.solver import solve
 
 KORF_1 = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"  # Korf (1985) instance 1, 57 moves to the blank-first goal
@@ -45,13 +45,13 @@ def test_solve_idastar_finds_korf_1_in_57_moves():
     result = run("solve", KORF_1, "--goal", "blank-first", "--algo", "idastar", "--heuristic", "linear-conflict", "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert (data["status"], data["moves"]) == ("solved", 57)
+    assert (data["outcome"], data["moves"]) == ("solved", 57)
     assert set(data["solution"]) <= set("UDLR") and len(data["solution"]) == 57
 
 
 def test_an_unsolvable_board_is_answered_without_search():
     data = json.loads(run("solve", "134805726", "--algo", "bfs", "--json").output)
-    assert (data["status"], data["expanded"]) == ("unsolvable", 0)
+    assert (data["outcome"], data["expanded"]) == ("unsolvable", 0)
 
 
 def test_show_and_unknown_goal_are_usage_errors():
@@ -67,7 +67,7 @@ def test_a_sweep_of_n_puzzles_runs_locally_and_reports(tmp_path):
                 "412763580", "412053786", "134805726", "--name", "eight", "--workers", 2, "--db", db)
     assert swept.exit_code == 0, swept.output
     status = json.loads(run("status", "eight", "--json", "--db", db).output)
-    assert status["results"] == {"solved": 8, "unsolvable": 4}
+    assert status["outcomes"] == {"solved": 8, "unsolvable": 4}
     table = run("report", "eight", "--by", "board", "--format", "csv", "--db", db).stdout.splitlines()
     moves = {line.split(",")[0]: line.split(",")[3] for line in table[1:]}
     assert moves == {"412053786": "5.0", "412763580": "10.0", "134805726": ""}
@@ -107,7 +107,7 @@ def test_a_korf_instance_from_the_board_list_solves_to_its_goal_through_the_runn
     assert (instance.name, problem.goal) == ("korf100-12", "blank-first")
     result = solve(problem, "idastar", {"heuristic": "linear-conflict"})
     optimal = int(read_board_list(str(KORF100))[11].columns["optimal"])
-    assert (result.status, result.moves) == ("solved", optimal) == ("solved", 45)
+    assert (result.outcome, result.moves) == ("solved", optimal) == ("solved", 45)
     assert apply_moves(problem.board, "".join(result.solution)).tiles == goal_tiles(4, 4, "blank-first")
     data = json.loads(run("solve", f"{KORF100}#12", "--algo", "idastar", "--json").output)
     assert (data["moves"], data["solution"]) == (45, "".join(result.solution))

@@ -11,12 +11,13 @@ from sqlalchemy.orm import Session
 
 from tests.orchestrator.clirun import assert_usage_error, ok
 from tests.orchestrator.clirun import orchestrate as run
-from puzzles import pdb
-from puzzles.npuzzle_formats import load_npuzzle
-from puzzles.npuzzle_problem import NPuzzleProblem
+from puzzles.npuzzle import pdb
+from puzzles.npuzzle.boardlist import load_npuzzle
+from puzzles.npuzzle.problem import NPuzzleProblem
 from puzzles.solver import solve
-from workers import settings as settings_module
-from workers.db import Board, Job, Result, engine_for
+from workers.settings import configure
+from tests.tables import Board, Job, Result
+from workers.store.database import engine_for
 
 KORF100 = Path(__file__).resolve().parents[2] / "data" / "boards" / "npuzzle" / "korf100.csv"
 EIGHT = {"412763580": 10, "412053786": 5}  # the 8-puzzle document's boards and their optima
@@ -29,9 +30,8 @@ def local_settings(monkeypatch, pattern_database_dir):
     """No broker or database from the environment; settings read afresh; the session's pdb directory after each test."""
     for name in ("SLIDELAB_DATABASE_URL", "SLIDELAB_BROKER_URL"):
         monkeypatch.delenv(name, raising=False)
-    settings_module._current.clear()
+    configure()
     yield
-    settings_module._current.clear()
     pdb.use_directory(pattern_database_dir)
 
 
@@ -138,7 +138,7 @@ def test_pdb_commands_have_help_with_an_example():
 def test_solve_with_pattern_databases_names_them_and_finds_the_optimum(board, length, heuristic):
     data = json.loads(ok(run("solve", board, "--algo", "idastar", "--heuristic", heuristic, "--pdb", "4-4", "--json")).stdout)
     assert data["params"] == {"heuristic": heuristic, "pdb": "4-4"}
-    assert (data["status"], data["moves"], data["extra"]["bound"], len(data["solution"])) == ("solved", length, length, length)
+    assert (data["outcome"], data["moves"], data["extra"]["bound"], len(data["solution"])) == ("solved", length, length, length)
     default = json.loads(ok(run("solve", board, "--algo", "astar", "--heuristic", heuristic, "--json")).stdout)
     assert default["params"] == {"heuristic": heuristic, "pdb": "6-2"} and default["moves"] == length
 
@@ -163,7 +163,7 @@ def stored(url: str) -> list[tuple[str, str, dict, str, int | None]]:
     """(board name, algorithm, params, status, moves) of every job in the database, in job order."""
     with Session(engine_for(url)) as session:
         rows = session.execute(
-            select(Board.name, Job.algorithm, Job.params, Result.status, Result.moves)
+            select(Board.name, Job.algorithm, Job.params, Result.outcome, Result.moves)
             .join(Board, Job.board_id == Board.id)
             .outerjoin(Result, Result.job_id == Job.id)
             .order_by(Job.id)

@@ -7,8 +7,8 @@ from typer.testing import CliRunner
 
 from orchestrator.cli import app
 from puzzles.result import Limits
-from puzzles.rushhour import RushHourProblem
-from puzzles.rushhour_formats import format_board, load_board
+from puzzles.rushhour.problem import RushHourProblem
+from puzzles.rushhour.formats import format_board, load_board
 from puzzles.solver import solve
 
 runner = CliRunner()
@@ -38,7 +38,7 @@ def assert_usage_error(result) -> None:
 
 def test_bfs_json_solves_course_board(boards_dir):
     data = solve_json(boards_dir / "Rushhour6x6_1.csv", "--algo", "bfs")
-    assert data["status"] == "solved"
+    assert data["outcome"] == "solved"
     assert isinstance(data["moves"], int) and data["moves"] > 0
     assert len(data["solution"]) == data["moves"]
     assert data["steps"] >= data["moves"]
@@ -55,26 +55,26 @@ def test_astar_blockers_lb_is_optimal_like_bfs(boards_dir):
     board = boards_dir / "Rushhour6x6_1.csv"
     bfs = solve_json(board, "--algo", "bfs")
     astar = solve_json(board, "--algo", "astar", "--heuristic", "blockers-lb")
-    assert astar["status"] == "solved"
+    assert astar["outcome"] == "solved"
     assert astar["moves"] == bfs["moves"]
 
 
 def test_fogleman_string_is_a_board():
     data = solve_json(FOGLEMAN, "--algo", "bfs")
-    assert data["status"] == "solved"
+    assert data["outcome"] == "solved"
     assert len(data["solution"]) == data["moves"] > 0
 
 
 def test_step_model_counts_one_cell_per_move(boards_dir):
     data = solve_json(boards_dir / "Rushhour6x6_1.csv", "--algo", "bfs", "--move-model", "step")
-    assert data["status"] == "solved"
+    assert data["outcome"] == "solved"
     assert data["steps"] == data["moves"]
 
 
 def test_summary_is_readable(boards_dir):
     result = orchestrate("solve", boards_dir / "Rushhour6x6_1.csv", "--algo", "bfs")
     assert result.exit_code == 0, result.output
-    assert "status:" in result.stdout and "solved" in result.stdout
+    assert "outcome:" in result.stdout and "solved" in result.stdout
     assert "solution:" in result.stdout and "peak memory:" in result.stdout
 
 
@@ -129,7 +129,7 @@ def test_json_and_show_together_are_a_usage_error(boards_dir):
 
 def test_limit_is_a_result_not_an_error(boards_dir):
     data = solve_json(boards_dir / "Rushhour9x9_4.csv", "--algo", "bfs", "--max-nodes", "10")
-    assert data["status"] == "limit"
+    assert data["outcome"] == "limit"
 
 
 def test_demo_compares_algorithms_on_a_board(boards_dir):

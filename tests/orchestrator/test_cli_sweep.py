@@ -19,11 +19,12 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
-from orchestrator import execute as execute_module
-from tests.orchestrator.clirun import assert_usage_error, ok, orchestrate
+from orchestrator import running as running_module
 from orchestrator.plan import load_boards, plan_sweep, store_plan
-from workers import migrate
-from workers.db import Board, Job, Result, Sweep, engine_for
+from tests.orchestrator.clirun import assert_usage_error, ok, orchestrate
+from tests.tables import Board, Job, Result, Sweep
+from workers.store import connect
+from workers.store.database import engine_for, upgrade
 
 ROOT = Path(__file__).resolve().parents[2]
 SIX = ["Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv"]
@@ -70,7 +71,7 @@ def job_rows(db: str, sweep_name: str | None = None) -> list[dict]:
             "seed": job.seed, "repeat": job.repeat, "status": job.status, "attempts": job.attempts,
             "finished_at": job.finished_at,
             "result": None if result is None else {
-                "id": result.id, "status": result.status, "moves": result.moves, "reason": result.reason,
+                "id": result.id, "outcome": result.outcome, "moves": result.moves, "reason": result.reason,
                 "error": result.error, "created_at": result.created_at,
             },
         }
@@ -96,18 +97,18 @@ def test_a_beam_sweep_runs_each_job_once_and_again_only_with_rerun(db, six_dir):
     args = ("--algo", "beam", "--k", "1..3", "--heuristic", "blockers", "--boards", six_dir, "--name", "beam-k")
     first = ok(sweep(db, *args))
     assert first.stdout.startswith("sweep beam-k: 9 jobs, 9 new\n")
-    assert "9 of 9 finished" in first.stdout
+    assert "9 of 9 done" in first.stdout
     jobs = job_rows(db)
     assert len(jobs) == 9
     assert {(j["status"], j["attempts"]) for j in jobs} == {("done", 1)}
     # beam with k <= 3 and the blockers heuristic runs dry on all three boards (known: depth 26, 22, 42 on 6x6_1)
-    assert {j["result"]["status"] for j in jobs} == {"failed"}
+    assert {j["result"]["outcome"] for j in jobs} == {"failed"}
     assert all(j["result"]["reason"].startswith("beam emptied at depth") for j in jobs)
     assert sorted((j["board"], j["params"]["k"]) for j in jobs) == [(b[:-4], k) for b in SIX for k in (1, 2, 3)]
 
     status = json.loads(ok(orchestrate("status", "beam-k", "--json", "--db", db)).stdout)
-    assert {key: status[key] for key in ("name", "total", "finished", "complete", "jobs", "results")} == {
-        "name": "beam-k", "total": 9, "finished": 9, "complete": True, "jobs": {"done": 9}, "results": {"failed": 9},
+    assert {key: status[key] for key in ("name", "total", "finished", "complete", "states", "outcomes")} == {
+        "name": "beam-k", "total": 9, "finished": 9, "complete": True, "states": {"done": 9}, "outcomes": {"failed": 9},
     }
     assert sum(status["hosts"].values()) == 9
 
@@ -146,7 +147,7 @@ def test_an_spr_grid_runs_every_combination_of_batches_sizes_and_seeds(db, board
         mine = [j for j in jobs if j["board"] == board]
         combos = sorted((j["params"]["batches"], j["params"]["batch_size"], j["seed"]) for j in mine)
         assert combos == [(b, s, seed) for b in (1, 2) for s in (10, 100) for seed in (1, 2)]
-    assert {(j["status"], j["result"]["status"]) for j in jobs} == {("done", "solved")}
+    assert {(j["status"], j["result"]["outcome"]) for j in jobs} == {("done", "solved")}
     assert all(j["result"]["moves"] >= OPTIMUM[j["board"]] for j in jobs)
 
 
@@ -173,31 +174,35 @@ def test_the_default_name_is_derived_from_the_grid(db, six_dir):
 def test_jobs_sweeps_and_resume(db, six_dir):
     ok(sweep(db, "--algo", "bfs,beam", "--k", "50", "--heuristic", "blockers-lb", "--boards", six_dir, "--name", "mix"))
     broken = job_rows(db)[-1]  # beam on 6x6_3: given a heuristic the planner would refuse, and run again
-    engine = engine_for(db)
-    with Session(engine) as session, session.begin():
+    with Session(engine_for(db)) as session, session.begin():
         session.execute(delete(Result).where(Result.job_id == broken["id"]))
         session.execute(update(Job).where(Job.id == broken["id"])
                         .values(status="pending", params='{"heuristic":"nope","k":50}'))
 
     resumed = ok(orchestrate("resume", "mix", "--workers", 2, "--db", db))
-    assert "6 of 6 finished" in resumed.stdout and "done 5, failed 1" in resumed.stdout
+    assert "6 of 6 done" in resumed.stdout and "outcomes: solved 5, error 1" in resumed.stdout
     jobs = {j["id"]: j for j in job_rows(db)}
-    assert (jobs[broken["id"]]["status"], jobs[broken["id"]]["attempts"]) == ("failed", 2)
+    assert (jobs[broken["id"]]["status"], jobs[broken["id"]]["attempts"]) == ("done", 2)
+    assert jobs[broken["id"]]["result"]["outcome"] == "error"
     assert "unknown heuristic 'nope'" in jobs[broken["id"]]["result"]["error"]
 
-    failed = ok(orchestrate("jobs", "mix", "--status", "failed", "--db", db)).stdout
-    assert "unknown heuristic 'nope'" in failed
-    assert [line.split()[0] for line in failed.splitlines() if "Rushhour" in line] == [str(broken["id"])]
+    raised = ok(orchestrate("jobs", "mix", "--status", "error", "--db", db)).stdout
+    assert "unknown heuristic 'nope'" in raised
+    assert [line.split()[0] for line in raised.splitlines() if "Rushhour" in line] == [str(broken["id"])]
+    done_jobs = ok(orchestrate("jobs", "mix", "--status", "done", "--db", db)).stdout
+    assert sum("Rushhour" in line for line in done_jobs.splitlines()) == 6
+    solved = ok(orchestrate("jobs", "mix", "--status", "solved", "--db", db)).stdout
+    assert sum("Rushhour" in line for line in solved.splitlines()) == 5
     listed = ok(orchestrate("jobs", "mix", "--db", db)).stdout
     assert sum("Rushhour" in line for line in listed.splitlines()) == 6
 
     sweeps = ok(orchestrate("sweeps", "--db", db)).stdout
-    (row,) = [line.split() for line in sweeps.splitlines() if line.strip().startswith("mix")]
-    assert row[-3:] == ["6", "6", "1"]  # jobs, finished, failed
+    (row,) = [line for line in sweeps.splitlines() if line.strip().startswith("mix")]
+    assert row.split()[3:5] == ["6", "6"] and row.rstrip().endswith("solved 5, error 1")  # jobs, done, outcomes
 
     before = job_rows(db)
     done = ok(orchestrate("resume", "mix", "--workers", 2, "--db", db))  # nothing left to do
-    assert "6 of 6 finished" in done.stdout
+    assert "6 of 6 done" in done.stdout
     assert job_rows(db) == before
 
 
@@ -209,7 +214,9 @@ def test_commands_on_an_unknown_sweep_name_the_known_ones(db, six_dir):
 
 def test_jobs_refuses_an_unknown_status(db, six_dir):
     ok(sweep(db, "--algo", "bfs", "--boards", six_dir, "--name", "only"))
-    assert_usage_error(orchestrate("jobs", "only", "--status", "bogus", "--db", db), "unknown job status 'bogus'")
+    assert_usage_error(orchestrate("jobs", "only", "--status", "bogus", "--db", db),
+                       "--status: 'bogus' is neither a job state nor an outcome (choose from pending, queued, running,"
+                       " done, solved, unsolvable, failed, limit, error)")
 
 
 def test_status_of_an_empty_database_is_a_usage_error(db):
@@ -222,9 +229,9 @@ def test_status_of_an_empty_database_is_a_usage_error(db):
 @pytest.fixture
 def planned_db(db, boards_dir) -> str:
     """A database that already holds a sweep `base` (bfs on 6x6_1 under a 10 s limit), not yet run."""
-    migrate.upgrade(db)
+    upgrade(db)
     boards = load_boards([str(boards_dir / SIX[0])])
-    store_plan(engine_for(db), plan_sweep("base", boards, ["bfs"], {}, limits={**LIMITS_OFF, "time_limit": 10.0}))
+    store_plan(connect(db), plan_sweep("base", boards, ["bfs"], {}, limits={**LIMITS_OFF, "time_limit": 10.0}))
     return db
 
 
@@ -232,8 +239,8 @@ def planned_db(db, boards_dir) -> str:
     "args, message",
     [
         (("--algo", "beam", "--k", "5..1"), "--k: the range '5..1' is empty"),
-        (("--algo", "beam", "--foo", "1"), "no algorithm among beam takes foo"),
-        (("--algo", "beam", "--k"), "--k needs a value"),
+        (("--algo", "beam", "--foo", "1"), "No such option: --foo"),
+        (("--algo", "bfs", "--k", "5"), "no algorithm among bfs takes k"),
         (("--algo", "beam", "--k", "0"), "beam: k must be at least 1"),
         (("--algo", "dijkstra"), "unknown algorithm 'dijkstra'"),
         (("--algo", "spr", "--seeds", "1.5"), "--seeds: '1.5' are not whole numbers"),
@@ -245,6 +252,13 @@ def planned_db(db, boards_dir) -> str:
 def test_bad_input_is_one_error_line_and_changes_nothing(planned_db, six_dir, args, message):
     before = snapshot(planned_db)
     assert_usage_error(sweep(planned_db, *args, "--boards", six_dir), message)
+    assert snapshot(planned_db) == before
+
+
+def test_an_option_without_its_value_is_one_error_line(planned_db, six_dir):
+    before = snapshot(planned_db)
+    result = orchestrate("sweep", "--algo", "beam", "--boards", six_dir, "--db", planned_db, "--k")
+    assert_usage_error(result, "Option '--k' requires an argument")
     assert snapshot(planned_db) == before
 
 
@@ -280,21 +294,21 @@ def test_ctrl_c_in_the_local_pool_waits_for_the_threads_to_store_what_they_hold(
     """A KeyboardInterrupt that lands in `Thread.join` (CPython < 3.13) must not let run_local return early."""
     stored = []
 
-    def slow_to_store(engine, batch, runner, host):
+    def slow_to_store(db, batch, runner, host):
         while not runner.stopping:
             time.sleep(0.01)
         time.sleep(0.5)  # writing the results the stopped batch had
         stored.append(batch)
         return []
 
-    monkeypatch.setattr(execute_module, "execute", slow_to_store)
-    monkeypatch.setattr(execute_module, "release", lambda engine, job_ids, host: None)
+    monkeypatch.setattr(running_module, "execute", slow_to_store)
+    monkeypatch.setattr(running_module, "release", lambda db, job_ids, host: None)
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     interrupt = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
     try:
         interrupt.start()
         with pytest.raises(KeyboardInterrupt):
-            execute_module.run_local(None, [1], 1, 1, lambda: None)
+            running_module.run_local(None, [1], 1, 1, lambda: None)
         assert stored == [[1]]
     finally:
         interrupt.cancel()
@@ -348,7 +362,6 @@ def test_ctrl_c_stops_a_local_sweep_and_resume_finishes_it(db, boards_dir, tmp_p
 
     stopped = job_rows(db)
     assert len(stopped) == 12
-    assert not [j for j in stopped if j["status"] == "failed"]
     assert all((j["result"] is not None) == (j["status"] == "done") for j in stopped)
     held = [j for j in stopped if j["status"] == "pending" and j["attempts"] == 1]  # given back by Ctrl-C
     assert held and all(j["board"] in ("Rushhour9x9_5", "Rushhour9x9_6") for j in held)
@@ -362,9 +375,9 @@ def test_ctrl_c_stops_a_local_sweep_and_resume_finishes_it(db, boards_dir, tmp_p
         assert session.scalar(select(func.count()).select_from(Result)) == 12
     for job in finished:
         if job["board"] in OPTIMUM:
-            assert (job["result"]["status"], job["result"]["moves"]) == ("solved", OPTIMUM[job["board"]])
+            assert (job["result"]["outcome"], job["result"]["moves"]) == ("solved", OPTIMUM[job["board"]])
         else:
-            assert job["result"]["status"] == "limit" and "time limit" in job["result"]["reason"]
+            assert job["result"]["outcome"] == "limit" and "time limit" in job["result"]["reason"]
     assert {j["id"]: j["attempts"] for j in finished if j["attempts"] == 2} == {j["id"]: 2 for j in held}
     kept = {j["id"]: j["result"] for j in stopped if j["result"]}
     assert all(job["result"] == kept[job["id"]] for job in finished if job["id"] in kept)  # results stay as stored

@@ -1,26 +1,34 @@
-"""The results database: migrations match the models, `orchestrate db upgrade` works and fails cleanly."""
+"""The results database: migrations match the schema and convert stored rows, `orchestrate db upgrade` works and
+fails cleanly."""
 
+import json
+import shutil
+from pathlib import Path
+
+import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from typer.testing import CliRunner
 
 from orchestrator.cli import app
-from workers import migrate
-from workers.db import Base, engine_for
 from workers.settings import masked
+from workers.store.database import downgrade, engine_for, upgrade
+from workers.store.schema import metadata
+
+BEFORE_RESTRUCTURING = Path(__file__).resolve().parents[1] / "data" / "results-0004.db"  # made by the code of schema 0004
 
 TABLES = {"alembic_version", "boards", "board_sets", "board_set_members", "sweeps", "jobs", "results"}
 
 
 def test_the_migrations_build_exactly_the_models_and_undo(tmp_path):
     url = f"sqlite:///{tmp_path / 'results.db'}"
-    migrate.upgrade(url)
+    upgrade(url)
     engine = engine_for(url)
     assert set(sa.inspect(engine).get_table_names()) == TABLES
     with engine.connect() as connection:
-        assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
-    migrate.downgrade(url, "base")
+        assert compare_metadata(MigrationContext.configure(connection), metadata) == []
+    downgrade(url, "base")
     assert set(sa.inspect(engine).get_table_names()) == {"alembic_version"}
 
 
@@ -58,11 +66,78 @@ def test_db_help_has_an_example():
 
 
 def test_the_migrations_match_the_models_on_postgresql(postgres_url):
-    migrate.upgrade(postgres_url)
+    upgrade(postgres_url)
     engine = engine_for(postgres_url)
     assert TABLES <= set(sa.inspect(engine).get_table_names())
     with engine.connect() as connection:
-        assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
-    migrate.downgrade(postgres_url, "base")
+        assert compare_metadata(MigrationContext.configure(connection), metadata) == []
+    downgrade(postgres_url, "base")
     assert set(sa.inspect(engine).get_table_names()) == {"alembic_version"}
-    migrate.upgrade(postgres_url)
+    upgrade(postgres_url)
+
+
+def _old_rows(url: str) -> None:
+    """Rows as schema 0004 kept them: a job that raised was `failed`, one given back was `pending`, results had a status."""
+    with engine_for(url).begin() as connection:
+        connection.execute(sa.text(
+            "INSERT INTO boards (id, domain, size, name, canonical_text) VALUES ('b1', 'rushhour', 6, 'b', '{}')"))
+        connection.execute(sa.text(
+            "INSERT INTO sweeps (id, name, created_at, spec, limits) VALUES (1, 's', '2026-11-30', '{}', '{}')"))
+        for job_id, status in enumerate(("done", "failed", "pending", "failed", "done"), 1):
+            connection.execute(sa.text(
+                "INSERT INTO jobs (id, sweep_id, board_id, algorithm, params, repeat, job_key, status, attempts, created_at)"
+                f" VALUES ({job_id}, 1, 'b1', 'bfs', '{{}}', {job_id}, 'k{job_id}', '{status}', 1, '2026-11-30')"))
+        for job_id, status, moves in ((1, "solved", 21), (2, "error", None), (5, "failed", None)):
+            connection.execute(sa.text(
+                "INSERT INTO results (job_id, status, moves, expanded, generated, max_frontier, stored, elapsed_s,"
+                " peak_mem_bytes, created_at, host) VALUES"
+                f" ({job_id}, '{status}', {'NULL' if moves is None else moves}, 1, 2, 3, 4, 0.5, 9, '2026-11-30', 'h')"))
+
+
+def _states(url: str, column: str) -> list[tuple]:
+    query = f"SELECT jobs.id, jobs.status, results.{column}, results.moves FROM jobs LEFT JOIN results ON results.job_id = jobs.id ORDER BY jobs.id"
+    with engine_for(url).connect() as connection:
+        return [tuple(row) for row in connection.execute(sa.text(query))]
+
+
+def _convert_and_undo(url: str) -> None:
+    upgrade(url, "0004")
+    _old_rows(url)
+    upgrade(url)
+    assert _states(url, "outcome") == [  # a job that raised is done with outcome error; one without a result is pending
+        (1, "done", "solved", 21), (2, "done", "error", None), (3, "pending", None, None), (4, "pending", None, None),
+        (5, "done", "failed", None)]
+    with engine_for(url).connect() as connection:
+        assert compare_metadata(MigrationContext.configure(connection), metadata) == []
+    downgrade(url, "0004")
+    assert _states(url, "status") == [
+        (1, "done", "solved", 21), (2, "failed", "error", None), (3, "pending", None, None), (4, "pending", None, None),
+        (5, "done", "failed", None)]
+
+
+def test_the_status_migration_converts_stored_rows_on_sqlite_and_undoes(tmp_path):
+    _convert_and_undo(f"sqlite:///{tmp_path / 'old.db'}")
+
+
+def test_the_status_migration_converts_stored_rows_on_postgresql_and_undoes(postgres_url):
+    downgrade(postgres_url, "base")
+    try:
+        _convert_and_undo(postgres_url)
+    finally:
+        downgrade(postgres_url, "base")
+        upgrade(postgres_url)
+
+
+@pytest.mark.slow
+def test_a_sweep_run_before_the_restructuring_verifies_identical_after_it(tmp_path):
+    copy = tmp_path / "before.db"
+    shutil.copy(BEFORE_RESTRUCTURING, copy)
+    url = f"sqlite:///{copy}"
+    verified = CliRunner().invoke(app, ["verify", "rushhour-0004", "--json", "--db", url])
+    again = CliRunner().invoke(app, ["verify", "npuzzle-0004", "--json", "--db", url])
+    for run, jobs in ((verified, 22), (again, 60)):
+        assert run.exit_code == 1, run.output  # 1: every result came from another code version
+        outcome = json.loads(run.stdout)
+        summary = outcome["summary"]
+        assert summary["checked"] == jobs and summary["identical"] == jobs and summary["differing"] == 0, summary
+        assert summary["other_code_version"] == jobs and outcome["differences"] == []

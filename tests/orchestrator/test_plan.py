@@ -8,13 +8,14 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from orchestrator.grid import parse_values
-from orchestrator.plan import (
-    board_sources, find_sweep, load_boards, parse_size, plan_sweep, store_plan, unfinished_jobs,
-)
+from orchestrator.plan import board_sources, find_sweep, load_boards, parse_size, plan_sweep, store_plan
 from puzzles.domains import load_instance, problem_for
 from puzzles.errors import PuzzleError
 from puzzles.solver import SEEDS
-from workers.db import Board, Job, Result, Sweep, engine_for
+from tests.tables import Board, Job, Result, Sweep
+from workers.store import connect
+from workers.store.database import engine_for
+from workers.store.sweeps import unfinished_jobs
 
 FOGLEMAN = "IBBxooIooLDDJAALooJoKEEMFFKooMGGHHHM"
 COURSE = [f"Rushhour{name}.csv" for name in ("12x12_7", "6x6_1", "6x6_2", "6x6_3", "9x9_4", "9x9_5", "9x9_6")]
@@ -216,91 +217,91 @@ def test_an_unknown_heuristic_is_refused_when_planning(six_boards):
 # --------------------------------------------------------------------------- storing plans
 
 
-def _rows(engine, model):
-    with Session(engine) as session:
+def _rows(db, model):
+    with Session(db.engine) as session:
         return session.scalar(select(func.count()).select_from(model))
 
 
-def _counts(engine) -> dict[str, int]:
-    return {model.__tablename__: _rows(engine, model) for model in (Board, Sweep, Job, Result)}
+def _counts(db) -> dict[str, int]:
+    return {model.__tablename__: _rows(db, model) for model in (Board, Sweep, Job, Result)}
 
 
-def _finish(engine, sweep_id: int) -> None:
+def _finish(db, sweep_id: int) -> None:
     """Give every job of the sweep a result, as a worker would."""
-    with Session(engine) as session, session.begin():
+    with Session(db.engine) as session, session.begin():
         jobs = session.scalars(select(Job).where(Job.sweep_id == sweep_id)).all()
         for job in jobs:
-            session.add(Result(job_id=job.id, status="solved", moves=21))
+            session.add(Result(job_id=job.id, outcome="solved", moves=21))
             job.status, job.attempts = "done", 1
 
 
 def test_storing_a_plan_twice_adds_its_jobs_once(db_url, six_boards):
-    engine = engine_for(db_url)
+    db = connect(db_url)
     plan = plan_sweep("twice", six_boards, ["beam", "bfs"], {"k": [1, 2, 3]}, limits={"time_limit": 10.0})
-    sweep_id, added = store_plan(engine, plan)
+    sweep_id, added = store_plan(db, plan)
     assert added == 12
-    assert store_plan(engine, plan) == (sweep_id, 0)
-    assert _counts(engine) == {"boards": 3, "sweeps": 1, "jobs": 12, "results": 0}
-    assert len(unfinished_jobs(engine, sweep_id)) == 12
-    sweep = find_sweep(engine, "twice")
+    assert store_plan(db, plan) == (sweep_id, 0)
+    assert _counts(db) == {"boards": 3, "sweeps": 1, "jobs": 12, "results": 0}
+    assert len(unfinished_jobs(db, sweep_id)) == 12
+    sweep = find_sweep(db, "twice")
     assert sweep.id == sweep_id and sweep.limits == {"time_limit": 10.0}
     assert sweep.spec["boards"] == ["Rushhour6x6_1", "Rushhour6x6_2", "Rushhour6x6_3"]
 
 
 def test_extending_the_grid_adds_only_the_missing_jobs(db_url, six_boards):
-    engine = engine_for(db_url)
-    sweep_id, _ = store_plan(engine, plan_sweep("grow", six_boards[:2], ["beam"], {"k": [1, 2]}))
-    _finish(engine, sweep_id)
+    db = connect(db_url)
+    sweep_id, _ = store_plan(db, plan_sweep("grow", six_boards[:2], ["beam"], {"k": [1, 2]}))
+    _finish(db, sweep_id)
     wider = plan_sweep("grow", six_boards, ["beam"], {"k": [1, 2, 3]})
-    assert store_plan(engine, wider) == (sweep_id, 9 - 4)
-    assert _counts(engine) == {"boards": 3, "sweeps": 1, "jobs": 9, "results": 4}
-    assert len(unfinished_jobs(engine, sweep_id)) == 5  # the four finished jobs keep their results
+    assert store_plan(db, wider) == (sweep_id, 9 - 4)
+    assert _counts(db) == {"boards": 3, "sweeps": 1, "jobs": 9, "results": 4}
+    assert len(unfinished_jobs(db, sweep_id)) == 5  # the four finished jobs keep their results
 
 
 def test_two_sweeps_with_the_same_grid_keep_their_own_jobs(db_url, six_boards):
-    engine = engine_for(db_url)
-    first, _ = store_plan(engine, plan_sweep("one", six_boards, ["bfs"], {}))
-    second, added = store_plan(engine, plan_sweep("two", six_boards, ["bfs"], {}))
+    db = connect(db_url)
+    first, _ = store_plan(db, plan_sweep("one", six_boards, ["bfs"], {}))
+    second, added = store_plan(db, plan_sweep("two", six_boards, ["bfs"], {}))
     assert first != second and added == 3
-    assert _counts(engine) == {"boards": 3, "sweeps": 2, "jobs": 6, "results": 0}
+    assert _counts(db) == {"boards": 3, "sweeps": 2, "jobs": 6, "results": 0}
 
 
 def test_other_limits_without_rerun_are_refused_and_change_nothing(db_url, six_boards):
-    engine = engine_for(db_url)
-    sweep_id, _ = store_plan(engine, plan_sweep("limits", six_boards[:1], ["bfs"], {}, limits={"time_limit": 10.0}))
-    _finish(engine, sweep_id)
-    before = _counts(engine)
+    db = connect(db_url)
+    sweep_id, _ = store_plan(db, plan_sweep("limits", six_boards[:1], ["bfs"], {}, limits={"time_limit": 10.0}))
+    _finish(db, sweep_id)
+    before = _counts(db)
     wider = plan_sweep("limits", six_boards, ["bfs", "beam"], {}, limits={"time_limit": 20.0})
     with pytest.raises(PuzzleError, match=r"planned with limits time_limit=10.0, not time_limit=20.0.*--rerun"):
-        store_plan(engine, wider)
-    assert _counts(engine) == before
-    assert find_sweep(engine, "limits").limits == {"time_limit": 10.0}
-    assert unfinished_jobs(engine, sweep_id) == []
+        store_plan(db, wider)
+    assert _counts(db) == before
+    assert find_sweep(db, "limits").limits == {"time_limit": 10.0}
+    assert unfinished_jobs(db, sweep_id) == []
 
 
 def test_rerun_deletes_the_results_and_makes_the_jobs_pending(db_url, six_boards):
-    engine = engine_for(db_url)
+    db = connect(db_url)
     plan = plan_sweep("again", six_boards, ["bfs"], {}, limits={"time_limit": 10.0})
-    sweep_id, _ = store_plan(engine, plan)
-    _finish(engine, sweep_id)
-    with Session(engine) as session, session.begin():
+    sweep_id, _ = store_plan(db, plan)
+    _finish(db, sweep_id)
+    with Session(db.engine) as session, session.begin():
         session.execute(update(Job).values(worker_host="w1"))
     rerun = plan_sweep("again", six_boards, ["bfs"], {}, limits={"time_limit": 30.0})
-    assert store_plan(engine, rerun, rerun=True) == (sweep_id, 0)
-    assert _counts(engine) == {"boards": 3, "sweeps": 1, "jobs": 3, "results": 0}
-    with Session(engine) as session:
+    assert store_plan(db, rerun, rerun=True) == (sweep_id, 0)
+    assert _counts(db) == {"boards": 3, "sweeps": 1, "jobs": 3, "results": 0}
+    with Session(db.engine) as session:
         jobs = session.scalars(select(Job)).all()
     states = {(job.status, job.attempts, job.worker_host, job.finished_at) for job in jobs}
     assert states == {("pending", 0, None, None)}
-    assert find_sweep(engine, "again").limits == {"time_limit": 30.0}
-    assert len(unfinished_jobs(engine, sweep_id)) == 3
+    assert find_sweep(db, "again").limits == {"time_limit": 30.0}
+    assert len(unfinished_jobs(db, sweep_id)) == 3
 
 
 def test_find_sweep_names_the_recent_sweeps(db_url, six_boards):
-    engine = engine_for(db_url)
+    db = connect(db_url)
     with pytest.raises(PuzzleError, match="no sweep named 'x' \\(there are none yet\\)"):
-        find_sweep(engine, "x")
-    store_plan(engine, plan_sweep("first", six_boards, ["bfs"], {}))
-    store_plan(engine, plan_sweep("second", six_boards, ["bfs"], {}))
+        find_sweep(db, "x")
+    store_plan(db, plan_sweep("first", six_boards, ["bfs"], {}))
+    store_plan(db, plan_sweep("second", six_boards, ["bfs"], {}))
     with pytest.raises(PuzzleError, match="no sweep named 'x' \\(recent: second, first\\)"):
-        find_sweep(engine, "x")
+        find_sweep(db, "x")

@@ -17,7 +17,7 @@ def job(job_id, board, algorithm, params, seed, status, moves, elapsed, expanded
     return {
         "job_id": job_id, "board": board, "board_size": 6, "algorithm": algorithm,
         "params": json.dumps(params, sort_keys=True), **columns, "seed": seed, "repeat": 0,
-        "job_status": "done" if status else "queued", "status": status,
+        "state": "done" if status else "queued", "outcome": status,
         "moves": float(moves) if status == "solved" else np.nan, "steps": moves, "expanded": expanded,
         "generated": 3 * expanded, "max_frontier": 10, "stored": expanded, "elapsed_s": elapsed,
         "peak_mem_bytes": 1 << 20, "reason": None, "error": None, "host": "h", "optimum": 10.0,
@@ -74,7 +74,7 @@ def test_the_moves_figure_plots_the_mean_per_board_and_k():
     for line, board in zip(lines, BOARDS):
         expected = []
         for k in range(1, 6):
-            solved = rows[(rows.board == board) & (rows.k == k) & (rows.status == "solved")]
+            solved = rows[(rows.board == board) & (rows.k == k) & (rows.outcome == "solved")]
             expected.append(solved.moves.mean() if len(solved) else np.nan)
         np.testing.assert_array_equal(line.get_xdata(), [1, 2, 3, 4, 5])
         np.testing.assert_allclose(line.get_ydata(), expected)  # NaN where nothing was solved

@@ -21,9 +21,11 @@ from orchestrator.plan import plan_sweep, store_plan
 from puzzles.domains import load_instance
 from puzzles.errors import PuzzleError
 from tests.orchestrator.clirun import assert_usage_error, local_environment, ok, orchestrate
-from workers import migrate, provenance
-from workers.db import Job, Result, Sweep, engine_for
+from tests.tables import Job, Result, Sweep
+from workers import provenance
 from workers.provenance import PACKAGES, ROOT, code_version, environment, source_hash
+from workers.store import connect
+from workers.store.database import engine_for, upgrade
 
 BOARDS = ROOT / "data" / "boards" / "rushhour"
 GRID = [
@@ -31,7 +33,7 @@ GRID = [
     "--repeat", "2", "--max-nodes", "200000",
     "--boards", BOARDS / "Rushhour6x6_1.csv", BOARDS / "Rushhour6x6_2.csv", "8 1 3/4 0 2/7 6 5",
 ]
-COMPARED = ("status", "moves", "steps", "expanded", "generated", "max_frontier", "stored", "solution")
+COMPARED = ("outcome", "moves", "steps", "expanded", "generated", "max_frontier", "stored", "solution")
 
 
 @pytest.fixture(scope="module")
@@ -95,13 +97,14 @@ def test_the_code_version_is_the_sources_not_where_they_came_from(tmp_path, monk
         shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setattr(provenance, "ROOT", tmp_path)
     assert source_hash() == environment()["source"]
-    (tmp_path / "puzzles" / "bfs.py").write_text((ROOT / "puzzles" / "bfs.py").read_text() + "\n# edited\n")
+    bfs = tmp_path / "puzzles" / "search" / "bfs.py"
+    bfs.write_text(bfs.read_text() + "\n# edited\n")
     assert source_hash() != environment()["source"]
 
 
 def test_provenance_is_shown(swept):
     shown = ok(orchestrate("sweep", "show", "original", "--db", swept)).stdout
-    assert "limits:   max_nodes=200000" in shown and "jobs:     30 of 30 finished" in shown
+    assert "limits:   max_nodes=200000" in shown and "jobs:     30 of 30 done" in shown
     assert origin(30) in shown and f"Python {platform.python_version()}" in shown
     with Session(engine_for(swept)) as session:
         job_id = session.scalar(select(Job.id).where(Job.algorithm == "spr").limit(1))
@@ -153,14 +156,14 @@ def test_derived_seeds_are_unchanged_for_sweeps_planned_before_specs():
 
 def test_a_replayed_sweep_keeps_its_seed_namespace(tmp_path):
     url = f"sqlite:///{tmp_path / 'results.db'}"
-    migrate.upgrade(url)
+    upgrade(url)
     board = load_instance(str(BOARDS / "Rushhour6x6_1.csv"))
-    store_plan(engine_for(url), plan_sweep("copy", [board], ["random"], {}, repeat=2, seed_namespace="original"))
+    store_plan(connect(url), plan_sweep("copy", [board], ["random"], {}, repeat=2, seed_namespace="original"))
     extended = plan_sweep("copy", [board], ["random"], {}, repeat=3)  # seeds from "copy": not the sweep's own
     with pytest.raises(PuzzleError, match="sweep 'copy' derives its seeds from 'original'"):
-        store_plan(engine_for(url), extended)
+        store_plan(connect(url), extended)
     again = plan_sweep("copy", [board], ["random"], {}, repeat=3, seed_namespace="original")
-    assert store_plan(engine_for(url), again)[1] == 1
+    assert store_plan(connect(url), again)[1] == 1
 
 
 @pytest.mark.parametrize(

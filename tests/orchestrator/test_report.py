@@ -10,20 +10,22 @@ from typer.testing import CliRunner
 
 from orchestrator import report
 from orchestrator.cli import app
-from orchestrator.plan import find_sweep, load_boards, plan_sweep, store_plan, unfinished_jobs
-from workers import migrate
-from workers.db import Board, Sweep, engine_for
-from workers.jobs import JobResult
-from workers.store import record
+from orchestrator.plan import find_sweep, load_boards, plan_sweep, store_plan
+from workers.store.sweeps import unfinished_jobs
+from tests.tables import Board, Sweep
+from workers.store import connect
+from workers.store.database import engine_for, upgrade
+from workers.store.jobs import record
+from workers.store.records import JobResult
 
 # job index (in plan order) -> the result recorded by hand
 BY_HAND = {
-    0: JobResult("solved", moves=21, steps=30, expanded=100, generated=500, elapsed_s=1.0, peak_mem_bytes=100 << 20),
-    1: JobResult("solved", moves=21, steps=30, expanded=300, generated=900, elapsed_s=3.0, peak_mem_bytes=300 << 20),
-    2: JobResult("failed", expanded=5, elapsed_s=0.1, reason="beam emptied at depth 3"),
-    3: JobResult("failed", expanded=7, elapsed_s=0.3, reason="beam emptied at depth 4"),
-    4: JobResult("solved", moves=25, steps=40, expanded=10, generated=50, elapsed_s=0.5),
-    5: JobResult("solved", moves=27, steps=44, expanded=30, generated=70, elapsed_s=1.5),
+    0: JobResult(outcome="solved", moves=21, steps=30, expanded=100, generated=500, elapsed_s=1.0, peak_mem_bytes=100 << 20),
+    1: JobResult(outcome="solved", moves=21, steps=30, expanded=300, generated=900, elapsed_s=3.0, peak_mem_bytes=300 << 20),
+    2: JobResult(outcome="failed", expanded=5, elapsed_s=0.1, reason="beam emptied at depth 3"),
+    3: JobResult(outcome="failed", expanded=7, elapsed_s=0.3, reason="beam emptied at depth 4"),
+    4: JobResult(outcome="solved", moves=25, steps=40, expanded=10, generated=50, elapsed_s=0.5),
+    5: JobResult(outcome="solved", moves=27, steps=44, expanded=30, generated=70, elapsed_s=1.5),
 }
 
 
@@ -31,20 +33,20 @@ BY_HAND = {
 def db(tmp_path, boards_dir) -> str:
     """A sweep `hand`: bfs and beam k=1,2 on Rushhour6x6_1, twice each, with the results above."""
     url = f"sqlite:///{tmp_path / 'report.db'}"
-    migrate.upgrade(url)
-    engine = engine_for(url)
+    upgrade(url)
+    db = connect(url)
     boards = load_boards([str(boards_dir / "Rushhour6x6_1.csv")])
     plan = plan_sweep("hand", boards, ["bfs", "beam"], {"k": [1, 2]}, repeat=2)
-    sweep_id, _ = store_plan(engine, plan)
-    ids = unfinished_jobs(engine, sweep_id)
+    sweep_id, _ = store_plan(db, plan)
+    ids = unfinished_jobs(db, sweep_id)
     order = sorted(range(6), key=lambda i: (plan.jobs[i]["algorithm"] != "bfs", plan.jobs[i]["params"], i))
-    record(engine, [(ids[job], BY_HAND[index]) for index, job in enumerate(order)])
+    record(db, [(ids[job], BY_HAND[index]) for index, job in enumerate(order)])
     return url
 
 
 def rows_of(url: str) -> pd.DataFrame:
-    engine = engine_for(url)
-    return report.load_rows(engine, find_sweep(engine, "hand"))
+    db = connect(url)
+    return report.load_rows(db, find_sweep(db, "hand"))
 
 
 def test_rows_have_parameters_as_columns_and_the_optimum_from_bfs(db):
@@ -113,9 +115,8 @@ def test_cli_report_table_and_a_running_sweep_says_so(db, boards_dir):
     result = run("report", "hand", "--db", db)
     assert result.exit_code == 0, result.output
     assert "heuristic=blockers k=2" in result.output and "26.0" in result.output
-    engine = engine_for(db)
     plan = plan_sweep("hand", load_boards([str(boards_dir / "Rushhour6x6_2.csv")]), ["bfs"], {}, repeat=1)
-    store_plan(engine, plan)  # a job not run yet: the sweep is still running
+    store_plan(connect(db), plan)  # a job not run yet: the sweep is still running
     result = run("report", "hand", "--db", db, "--by", "algo")
     assert result.exit_code == 0
     assert "still running: 6 of 7 jobs finished" in result.output

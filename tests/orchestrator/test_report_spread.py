@@ -11,11 +11,14 @@ from typer.testing import CliRunner
 
 from orchestrator import report
 from orchestrator.cli import app
-from orchestrator.plan import find_sweep, load_boards, plan_sweep, store_plan, unfinished_jobs
-from workers import migrate
-from workers.db import Job, engine_for
-from workers.jobs import JobResult
-from workers.store import record
+from orchestrator.plan import find_sweep, load_boards, plan_sweep, store_plan
+from workers.store.sweeps import unfinished_jobs
+from workers.store.database import downgrade, upgrade
+from tests.tables import Job
+from workers.store import connect
+from workers.store.database import engine_for
+from workers.store.records import JobResult
+from workers.store.jobs import record
 
 RUNS = 5  # of each job, standing for seeds
 MOVES = [21, 25, 27, 30, 31]  # beam k=1, one per run
@@ -28,13 +31,13 @@ def result(k: int, index: int, host: str, version: str | None, speed: float) -> 
     """Beam k=1 solves every run; beam k=2 solves only the first (one value: no interval)."""
     provenance = {"speed": speed}
     if k == 1:
-        return JobResult("solved", moves=MOVES[index], expanded=EXPANDED[index], generated=2 * EXPANDED[index],
+        return JobResult(outcome="solved", moves=MOVES[index], expanded=EXPANDED[index], generated=2 * EXPANDED[index],
                          elapsed_s=ELAPSED[index], cpu_s=ELAPSED[index] / 2, warmup_s=0.5, host=host,
                          code_version=version, provenance=provenance)
     if index == 0:
-        return JobResult("solved", moves=24, expanded=50, elapsed_s=0.4, cpu_s=0.4, host=host, code_version=version,
+        return JobResult(outcome="solved", moves=24, expanded=50, elapsed_s=0.4, cpu_s=0.4, host=host, code_version=version,
                          provenance=provenance)
-    return JobResult("failed", expanded=5, elapsed_s=0.1, cpu_s=0.1, reason="beam emptied", host=host,
+    return JobResult(outcome="failed", expanded=5, elapsed_s=0.1, cpu_s=0.1, reason="beam emptied", host=host,
                      code_version=version, provenance=provenance)
 
 
@@ -45,25 +48,25 @@ def store(tmp_path, boards_dir):
 
     def make(host=lambda k, i: "w1", version=lambda k, i: "0.1.0+gaaa", speed=lambda k, i: 10.0) -> str:
         url = f"sqlite:///{tmp_path / 'spread.db'}"
-        migrate.upgrade(url)
-        engine = engine_for(url)
+        upgrade(url)
+        db = connect(url)
         boards = load_boards([str(boards_dir / "Rushhour6x6_1.csv")])
         plan = plan_sweep("spread", boards, ["beam"], {"k": [1, 2]}, repeat=RUNS)
-        sweep_id, _ = store_plan(engine, plan)
-        ids = unfinished_jobs(engine, sweep_id)
+        sweep_id, _ = store_plan(db, plan)
+        ids = unfinished_jobs(db, sweep_id)
         results = []
         for job_id, job in zip(ids, plan.jobs, strict=True):
             k, i = (1 if '"k":1' in job["params"] else 2), job["repeat"]
             results.append((job_id, result(k, i, host(k, i), version(k, i), speed(k, i))))
-        record(engine, results)
+        record(db, results)
         return url
 
     return make
 
 
 def rows_of(url: str) -> pd.DataFrame:
-    engine = engine_for(url)
-    return report.load_rows(engine, find_sweep(engine, "spread"))
+    db = connect(url)
+    return report.load_rows(db, find_sweep(db, "spread"))
 
 
 def by_k(url: str) -> pd.DataFrame:
@@ -107,7 +110,7 @@ def test_rows_carry_provenance_and_old_results_the_job_host(store):
     assert rows["host"].value_counts().to_dict() == {"w1": 9, "celery@old": 1}  # the result's host, else the job's
     assert set(rows["code_version"]) == {"0.1.0+gaaa"} and set(rows["speed"]) == {10.0}
     assert sorted(rows["cpu_s"]) == [0.1] * 4 + [0.4, 0.45, 0.5, 0.55, 0.6, 0.65]
-    assert set(rows["warmup_s"]) == {0.0, 0.5}
+    assert rows["warmup_s"].isna().sum() == 5 and set(rows["warmup_s"].dropna()) == {0.5}  # none measured: NULL
 
 
 def test_a_group_mixing_code_versions_is_warned_about(store):

@@ -17,8 +17,9 @@ from sqlalchemy.orm import Session
 from tests.orchestrator.clirun import local_environment, orchestrate
 from orchestrator.verify import INCONCLUSIVE, SKIPPED, StoredJob, compare, sampled
 from orchestrator.verify_view import id_ranges
-from workers.db import Job, Result, engine_for
-from workers.jobs import JobResult
+from tests.tables import Job, Result
+from workers.store.database import engine_for
+from workers.store.records import JobResult
 from workers.provenance import environment
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -131,7 +132,7 @@ def test_results_of_another_or_an_unknown_code_version_are_listed_and_exit_1(db)
 
 def test_a_result_stopped_by_a_time_limit_is_skipped_not_run_again(db):
     bfs = job_id(db, "bfs")
-    alter(db, bfs, status="limit", moves=None, reason="time limit of 0.5 s reached")
+    alter(db, bfs, outcome="limit", moves=None, reason="time limit of 0.5 s reached")
     report = json.loads(verify(db, "--json").stdout)
     assert report["ok"] and report["summary"]["skipped"] == 1 and report["summary"]["identical"] == JOBS - 1
     assert report["not_compared"] == [{"job_id": bfs, "board": "Rushhour6x6_1", "algorithm": "bfs",
@@ -162,12 +163,12 @@ def test_the_help_has_an_example():
 
 
 def test_a_run_stopped_by_a_time_limit_now_is_inconclusive_and_a_stored_one_skipped():
-    job = StoredJob(1, "b", "bfs", "{}", None, "v", {"status": "solved", "moves": 3}, None)
+    job = StoredJob(1, "b", "bfs", "{}", None, "v", {"outcome": "solved", "moves": 3}, None)
     now = JobResult.limit("time limit (killed after 17 s)")
     assert (compare(job, now).outcome, compare(job, now).note) == (INCONCLUSIVE, "time limit (killed after 17 s)")
-    capped = StoredJob(1, "b", "bfs", "{}", None, "v", {"status": "limit"}, "out of memory (memory limit reached)")
+    capped = StoredJob(1, "b", "bfs", "{}", None, "v", {"outcome": "limit"}, "out of memory (memory limit reached)")
     assert compare(capped, None).outcome == SKIPPED
-    by_nodes = StoredJob(1, "b", "bfs", "{}", None, "v", {"status": "limit"}, "node limit of 10 expansions reached")
+    by_nodes = StoredJob(1, "b", "bfs", "{}", None, "v", {"outcome": "limit"}, "node limit of 10 expansions reached")
     assert by_nodes.reproducible  # node limits are deterministic: compared
 
 

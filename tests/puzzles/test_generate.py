@@ -14,13 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puzzles.errors import PuzzleError
-from puzzles.npuzzle import GOALS, goal_tiles, is_solvable
-from puzzles.npuzzle_generate import random_boards
-from puzzles.npuzzle_problem import NPuzzleProblem
-from puzzles.result import Status
-from puzzles.rushhour import RushHourProblem
-from puzzles.rushhour_formats import canonical_text, format_board, parse_board
-from puzzles.rushhour_generate import TooFewBoards, cluster_distances, default_max_attempts, hardest_boards
+from puzzles.npuzzle.board import GOALS, goal_tiles, is_solvable
+from puzzles.npuzzle.generate import random_boards
+from puzzles.npuzzle.problem import NPuzzleProblem
+from puzzles.result import Outcome
+from puzzles.rushhour.problem import RushHourProblem
+from puzzles.rushhour.formats import canonical_text, format_board, parse_board
+from puzzles.rushhour.generate import TooFewBoards, cluster_distances, default_max_attempts, hardest_boards
 from puzzles.solver import solve
 from tests.puzzles.test_rushhour_search import course, distances_to_goal, enumerate_space
 
@@ -28,7 +28,7 @@ from tests.puzzles.test_rushhour_search import course, distances_to_goal, enumer
 def npuzzle_distance(board) -> int:
     """The fewest moves to the board's goal: BFS on 3x3 and smaller, IDA* (admissible heuristic) beyond."""
     result = solve(NPuzzleProblem(board), "bfs" if len(board.tiles) <= 9 else "idastar")
-    assert result.status == Status.SOLVED
+    assert result.outcome == Outcome.SOLVED
     return result.moves
 
 
@@ -189,7 +189,7 @@ def test_an_impossible_request_fails_naming_what_was_reached():
 
 def test_the_default_attempts_shrink_with_the_board_so_an_impossible_request_ends_within_minutes(monkeypatch):
     assert [default_max_attempts(size) for size in (4, 6, 7, 9, 12, 16)] == [100_000, 100_000, 4_373, 2_057, 868, 366]
-    monkeypatch.setattr("puzzles.rushhour_generate.default_max_attempts", lambda size: size - 4)
+    monkeypatch.setattr("puzzles.rushhour.generate.default_max_attempts", lambda size: size - 4)
     with pytest.raises(TooFewBoards, match=r"^3 placements on 7x7 gave 0 of 1 boards"):
         hardest_boards(7, 1, 1, min_moves=200)
     assert issubclass(TooFewBoards, PuzzleError)

@@ -11,15 +11,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from puzzles import iddfs, pdb
+from puzzles.npuzzle import pdb
+from puzzles.search import iddfs
 from puzzles.kernels import has_in_place
-from puzzles.npuzzle import GOALS, NPuzzleBoard, goal_tiles
-from puzzles.npuzzle_formats import read_board_list
-from puzzles.npuzzle_generate import solvable_board
-from puzzles.npuzzle_problem import NPuzzleProblem
-from puzzles.result import Limits, SolveResult, Status
-from puzzles.rushhour import RushHourProblem
-from puzzles.rushhour_formats import parse_board
+from puzzles.npuzzle.board import GOALS, NPuzzleBoard, goal_tiles
+from puzzles.npuzzle.boardlist import read_board_list
+from puzzles.npuzzle.generate import solvable_board
+from puzzles.npuzzle.problem import NPuzzleProblem
+from puzzles.result import Limits, SolveResult, Outcome
+from puzzles.rushhour.problem import RushHourProblem
+from puzzles.rushhour.formats import parse_board
 from puzzles.solver import solve
 from tests.puzzles.npuzzle_cases import SEED_CASES
 
@@ -50,7 +51,7 @@ def params(heuristic: str, partition: str | None = None) -> dict[str, str]:
 
 
 def assert_optimal(problem: NPuzzleProblem, result: SolveResult, length: int) -> None:
-    assert (result.status, result.moves) == (Status.SOLVED, length), (result.status, result.moves, result.params)
+    assert (result.outcome, result.moves) == (Outcome.SOLVED, length), (result.outcome, result.moves, result.params)
     assert problem.check_solution(result.move_codes) and len(result.move_codes) == length
     assert result.extra["bound"] == length
     assert result.max_frontier == length  # in place, IDA* holds its path: never deeper than the last bound
@@ -104,7 +105,7 @@ def test_the_8_puzzle_documents_cases(digits, length, heuristic):
     result = solve(problem, "idastar", params(heuristic))
     assert result.params == {"heuristic": heuristic, **({"pdb": "6-2"} if heuristic.startswith("pdb") else {})}
     if length is None:
-        assert (result.status, result.expanded, result.moves) == (Status.UNSOLVABLE, 0, None)
+        assert (result.outcome, result.expanded, result.moves) == (Outcome.UNSOLVABLE, 0, None)
         return
     assert_optimal(problem, result, length)
 
@@ -112,7 +113,7 @@ def test_the_8_puzzle_documents_cases(digits, length, heuristic):
 @pytest.mark.parametrize("heuristic, partition", [("manhattan", None), ("linear-conflict", None), ("pdb", "6-6-3")])
 def test_a_node_limit_stops_idastar_on_korf_1_at_that_many_expansions(korf, heuristic, partition):
     result = solve(NPuzzleProblem(korf[1].board), "idastar", params(heuristic, partition), Limits(max_nodes=1000))
-    assert (result.status, result.reason) == (Status.LIMIT, "node limit of 1000 expansions reached")
+    assert (result.outcome, result.reason) == (Outcome.LIMIT, "node limit of 1000 expansions reached")
     assert (result.moves, result.solution, result.expanded) == (None, [], 1000)
     assert 0 < result.max_frontier <= result.extra["bound"] <= 57
 
@@ -131,15 +132,15 @@ def test_a_node_limit_is_never_overshot(korf, heuristic):
 def test_a_time_limit_stops_idastar_promptly_on_korf_1(korf):
     # Korf 1 takes Manhattan IDA* some 276 million generated nodes: far more than 0.3 s.
     result = solve(NPuzzleProblem(korf[1].board), "idastar", params("manhattan"), Limits(time_limit=0.3))
-    assert (result.status, result.reason, result.moves) == (Status.LIMIT, "time limit of 0.3 s reached", None)
+    assert (result.outcome, result.reason, result.moves) == (Outcome.LIMIT, "time limit of 0.3 s reached", None)
     assert 0.29 <= result.elapsed_s < 1.5 and result.expanded > 0
 
 
 def test_a_time_limit_of_zero_stops_idastar_like_the_other_searches():
     problem = NPuzzleProblem(NPuzzleBoard(3, 3, (4, 1, 2, 7, 6, 3, 5, 8, 0)))
     for algorithm in ("bfs", "astar", "iddfs"):
-        assert solve(problem, algorithm, {}, Limits(time_limit=0.0)).status == Status.LIMIT
-    assert solve(problem, "idastar", {}, Limits(time_limit=0.0)).status == Status.LIMIT
+        assert solve(problem, algorithm, {}, Limits(time_limit=0.0)).outcome == Outcome.LIMIT
+    assert solve(problem, "idastar", {}, Limits(time_limit=0.0)).outcome == Outcome.LIMIT
 
 
 def test_stronger_heuristics_expand_fewer_nodes_on_korf_12(korf):
@@ -179,7 +180,7 @@ def test_idastar_on_rush_hour_runs_iddfs_loop_and_matches_bfs(monkeypatch, text,
     assert not has_in_place(problem.kernels.spec)
     result = solve(problem, "idastar", {"heuristic": "blockers-lb"})
     assert calls and calls[-1][2].name == "blockers-lb"
-    assert (result.status, result.moves, result.extra["bound"]) == (Status.SOLVED, length, length)
+    assert (result.outcome, result.moves, result.extra["bound"]) == (Outcome.SOLVED, length, length)
     assert solve(problem, "bfs").moves == length
 
 

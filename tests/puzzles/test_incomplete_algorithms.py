@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from puzzles import astar, beam, iddfs, randomwalk, spr
+from puzzles.search import astar, beam, iddfs, randomwalk, spr
 from puzzles.errors import PuzzleError
 from puzzles.result import Limits
-from puzzles.rushhour import RushHourProblem
-from puzzles.rushhour_formats import load_board
+from puzzles.rushhour.problem import RushHourProblem
+from puzzles.rushhour.formats import load_board
 from puzzles.solver import solve
 
 BOARDS = Path(__file__).resolve().parents[2] / "data" / "boards" / "rushhour"
@@ -87,7 +87,7 @@ def beam_search(problem, k, heuristic="blockers", limits=Limits()):
 def test_astar_confirms_the_known_optima(name):
     problem = course(name)
     result = astar.search(problem, Limits(), heuristic=problem.heuristic("blockers-lb"))
-    assert len(result.moves) == OPTIMA[name] and problem.check_solution(result.moves)
+    assert len(result.path) == OPTIMA[name] and problem.check_solution(result.path)
 
 
 @pytest.mark.parametrize(
@@ -104,10 +104,10 @@ def test_astar_confirms_the_known_optima(name):
 def test_solutions_replay(name, algorithm, params, seed):
     problem = course(name)
     result = solve(problem, algorithm, params, Limits(), seed=seed)
-    if result.status == "failed":  # only a narrow beam may give up here
+    if result.outcome == "failed":  # only a narrow beam may give up here
         assert algorithm == "beam" and result.reason.startswith("beam emptied at depth ")
         return
-    assert result.status == "solved" and problem.check_solution(result.move_codes)
+    assert result.outcome == "solved" and problem.check_solution(result.move_codes)
     assert result.moves == len(result.move_codes) >= OPTIMA[name]
 
 
@@ -123,7 +123,7 @@ def test_solutions_replay(name, algorithm, params, seed):
 )
 def test_node_limit(search):
     result = search(course("6x6_3"), Limits(max_nodes=10))
-    assert result.status == "limit" and result.moves == []
+    assert result.outcome == "limit" and result.path == []
     assert result.expanded == 10 and "node limit of 10" in result.reason
 
 
@@ -132,15 +132,15 @@ def test_node_limit(search):
 )
 def test_time_limit_of_zero(algorithm, params):
     result = solve(course("9x9_4"), algorithm, params, Limits(time_limit=0.0), seed=1)
-    assert result.status == "limit" and "time limit" in result.reason
+    assert result.outcome == "limit" and "time limit" in result.reason
     assert result.elapsed_s < 0.5
 
 
 def test_a_board_without_moves():
     problem = letters(STUCK)
-    assert iddfs.search(problem, Limits()).status == "unsolvable"
+    assert iddfs.search(problem, Limits()).outcome == "unsolvable"
     assert walk(problem, 1).reason == "no legal move after 0 steps"
-    assert shortened(problem, 1).status == "failed"
+    assert shortened(problem, 1).outcome == "failed"
     assert beam_search(problem, 3).reason == "beam emptied at depth 1"
 
 
@@ -149,15 +149,15 @@ def test_a_board_without_moves():
 
 def test_random_is_reproducible_from_its_seed():
     problem = course("6x6_1")
-    walks = [walk(problem, seed).moves for seed in (1, 2, 3, 1)]
+    walks = [walk(problem, seed).path for seed in (1, 2, 3, 1)]
     assert walks[0] == walks[3]
     assert len({tuple(w) for w in walks}) == 3
 
 
 def test_random_gives_up_after_max_steps():
     result = walk(course("6x6_3"), 1, max_steps=20)
-    assert (result.status, result.reason) == ("failed", "goal not reached in 20 steps")
-    assert result.expanded == 20 and result.moves == []
+    assert (result.outcome, result.reason) == ("failed", "goal not reached in 20 steps")
+    assert result.expanded == 20 and result.path == []
 
 
 # --- Shortened-Path Random --------------------------------------------------------------------
@@ -166,7 +166,7 @@ def test_random_gives_up_after_max_steps():
 def test_spr_is_reproducible_from_its_seed():
     problem = course("6x6_2")
     runs = [shortened(problem, seed) for seed in (1, 2, 3, 1)]
-    assert runs[0].moves == runs[3].moves and runs[0].extra == runs[3].extra
+    assert runs[0].path == runs[3].path and runs[0].extra == runs[3].extra
     assert len({r.extra["shortest_run"] for r in runs}) == 3
 
 
@@ -175,8 +175,8 @@ def test_spr_is_reproducible_from_its_seed():
 def test_spr_is_never_longer_than_its_shortest_walk(name, seed):
     problem = course(name)
     result = shortened(problem, seed, batches=2, batch_size=4)
-    assert result.status == "solved" and problem.check_solution(result.moves)
-    assert OPTIMA[name] <= len(result.moves) <= result.extra["shortest_run"]
+    assert result.outcome == "solved" and problem.check_solution(result.path)
+    assert OPTIMA[name] <= len(result.path) <= result.extra["shortest_run"]
     assert result.extra["runs"] == result.extra["solved_runs"] == 8
 
 
@@ -184,13 +184,13 @@ def test_spr_of_one_walk_compresses_that_walk():
     problem = course("6x6_3")
     single = walk(problem, 5)
     compressed = shortened(problem, 5, batches=1, batch_size=1)
-    assert compressed.extra["shortest_run"] == len(single.moves) == compressed.expanded
-    assert len(compressed.moves) < len(single.moves)
+    assert compressed.extra["shortest_run"] == len(single.path) == compressed.expanded
+    assert len(compressed.path) < len(single.path)
 
 
 def test_spr_skips_walks_that_give_up():
     result = shortened(course("6x6_3"), 1, batches=2, batch_size=3, max_steps=20)
-    assert result.status == "failed" and result.moves == []
+    assert result.outcome == "failed" and result.path == []
     assert result.extra == {"runs": 6, "solved_runs": 0, "shortest_run": None}
     assert result.reason == "none of 6 random walks reached the goal in 20 steps"
 
@@ -200,7 +200,7 @@ def test_spr_skips_walks_that_give_up():
 
 def test_a_beam_of_one_empties_on_6x6_1():
     result = beam_search(course("6x6_1"), 1)
-    assert result.status == "failed" and result.moves == []
+    assert result.outcome == "failed" and result.path == []
     assert result.reason.startswith("beam emptied at depth ")
     assert result == beam_search(course("6x6_1"), 1)  # deterministic
 
@@ -209,7 +209,7 @@ def test_a_beam_of_one_empties_on_6x6_1():
 def test_a_beam_wider_than_any_layer_is_breadth_first(name):
     problem = course(name)
     result = beam_search(problem, 10**6)
-    assert len(result.moves) == OPTIMA[name] and problem.check_solution(result.moves)
+    assert len(result.path) == OPTIMA[name] and problem.check_solution(result.path)
     assert result.stored <= result.generated + 1
 
 
@@ -220,13 +220,13 @@ def test_a_beam_wider_than_any_layer_is_breadth_first(name):
 def test_iddfs_finds_the_optimum(text):
     problem = letters(text)
     result = iddfs.search(problem, Limits(time_limit=30.0))
-    assert result.status == "solved" and problem.check_solution(result.moves)
-    assert len(result.moves) == result.extra["bound"] == SHORT[text]
+    assert result.outcome == "solved" and problem.check_solution(result.path)
+    assert len(result.path) == result.extra["bound"] == SHORT[text]
 
 
 def test_iddfs_stops_only_on_limits():
     result = iddfs.search(course("6x6_2"), Limits(max_nodes=100_000))
-    assert result.status == "limit" and 0 < result.extra["bound"] < OPTIMA["6x6_2"]
+    assert result.outcome == "limit" and 0 < result.extra["bound"] < OPTIMA["6x6_2"]
 
 
 @pytest.mark.parametrize("seed", [-1, 2**32])

@@ -10,12 +10,12 @@ CAPPED_SOLVE = """
 import json, resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[1]), int(sys.argv[1])))
 from puzzles.result import Limits
-from puzzles.rushhour import RushHourProblem
-from puzzles.rushhour_formats import load_board
+from puzzles.rushhour.problem import RushHourProblem
+from puzzles.rushhour.formats import load_board
 from puzzles.solver import solve
 problem = RushHourProblem(load_board("data/boards/rushhour/Rushhour12x12_7.csv"))
 result = solve(problem, "bfs", {}, Limits(time_limit=120))
-print(json.dumps({"status": str(result.status), "reason": result.reason, "stored": result.stored,
+print(json.dumps({"status": str(result.outcome), "reason": result.reason, "stored": result.stored,
                   "depth": result.extra.get("depth_reached")}))
 """
 

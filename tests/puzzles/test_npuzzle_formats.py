@@ -11,20 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puzzles.errors import PuzzleError
-from puzzles.npuzzle import GOALS, MOVES, NPuzzleBoard, apply_moves, goal_tiles, is_solvable, is_solved
-from puzzles.npuzzle_formats import (
-    FORMATS,
-    canonical_text,
-    detect_npuzzle_format,
-    format_npuzzle,
-    is_board_list,
-    load_npuzzle,
-    load_npuzzles,
-    looks_like_npuzzle,
-    parse_npuzzle,
-    read_board_list,
-)
-from puzzles.rushhour_formats import format_board, load_board
+from puzzles.npuzzle.board import GOALS, MOVES, NPuzzleBoard, apply_moves, goal_tiles, is_solvable, is_solved
+from puzzles.npuzzle.boardlist import is_board_list, load_npuzzle, load_npuzzles, read_board_list
+from puzzles.npuzzle.formats import FORMATS, canonical_text, detect_npuzzle_format, format_npuzzle, looks_like_npuzzle, parse_npuzzle
+from puzzles.rushhour.formats import format_board, load_board
 from puzzles.textio import text_id
 
 

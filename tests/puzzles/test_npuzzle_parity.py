@@ -6,7 +6,7 @@ from math import factorial
 
 import pytest
 
-from puzzles.npuzzle import GOALS, NPuzzleBoard, apply_moves, goal_tiles, is_solvable
+from puzzles.npuzzle.board import GOALS, NPuzzleBoard, apply_moves, goal_tiles, is_solvable
 
 
 def reachable(width: int, height: int, start: tuple[int, ...]) -> set[tuple[int, ...]]:

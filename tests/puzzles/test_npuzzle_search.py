@@ -6,11 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from puzzles import npuzzle_kernels as nk
-from puzzles.npuzzle import MOVES, NPuzzleBoard, goal_tiles
-from puzzles.npuzzle_analysis import distances
-from puzzles.npuzzle_problem import NPuzzleProblem
-from puzzles.result import Status
+from puzzles.kernels import estimates
+from puzzles.npuzzle import kernels as nk
+from puzzles.npuzzle.board import MOVES, NPuzzleBoard, goal_tiles
+from puzzles.npuzzle.analysis import distances
+from puzzles.npuzzle.problem import NPuzzleProblem
+from puzzles.result import Outcome
 from puzzles.solver import solve
 from tests.puzzles.npuzzle_cases import SEED_CASES
 
@@ -27,9 +28,9 @@ def test_the_seed_cases(digits, length, algorithm, params):
     problem = NPuzzleProblem(board(digits))
     result = solve(problem, algorithm, params)
     if length is None:
-        assert (result.status, result.expanded) == (Status.UNSOLVABLE, 0)
+        assert (result.outcome, result.expanded) == (Outcome.UNSOLVABLE, 0)
         return
-    assert (result.status, result.moves) == (Status.SOLVED, length)
+    assert (result.outcome, result.moves) == (Outcome.SOLVED, length)
     assert problem.check_solution(result.move_codes)
     assert set("".join(result.solution)) <= set(MOVES)
 
@@ -51,12 +52,12 @@ def test_exhaustive_bfs_from_the_goal_reaches_half_the_8_puzzle_and_depth_31():
 @pytest.mark.parametrize("goal", ["blank-last", "blank-first"])
 def test_every_heuristic_is_admissible_on_every_8_puzzle_board(goal):
     problem = NPuzzleProblem(board("123456780"), goal)
-    problem.heuristic("pdb", pdb="4-4")  # the seed's databases, {1,2,3,4} and {5,6,7,8}
-    spec = problem.kernels.spec
+    spec = problem.heuristic("pdb", pdb="4-4").spec  # the seed's databases, {1,2,3,4} and {5,6,7,8}
     args = np.zeros(1)
-    for tiles, distance in distances(3, 3, goal).items():
-        key = problem.encode(tiles)
-        values = [int(nk.heuristic(spec, code, args, key, 0)) for code in range(len(nk.HEURISTICS))]
+    boards = distances(3, 3, goal)
+    keys = np.array([problem.encode(tiles) for tiles in boards])
+    columns = [estimates(spec, code, args, keys) for code in range(len(nk.HEURISTICS))]
+    for (tiles, distance), *values in zip(boards.items(), *columns):
         misplaced, manhattan, conflict, pattern, pattern_max = values
         assert misplaced <= manhattan <= conflict <= distance, (tiles, values, distance)
         assert (conflict - manhattan) % 2 == 0
@@ -66,10 +67,10 @@ def test_every_heuristic_is_admissible_on_every_8_puzzle_board(goal):
 def test_linear_conflict_counts_the_row_3_1_2_as_one_tile_out():
     # Tiles 3 1 2 in their goal row: only 3 must leave it, so 2 extra moves, not 4.
     problem = NPuzzleProblem(board("312456780"))
-    key = problem.start_key()
+    keys = problem.start_key().reshape(1, -1)
     spec = problem.kernels.spec
-    manhattan = int(nk.heuristic(spec, 1, np.zeros(1), key, 0))
-    assert int(nk.heuristic(spec, 2, np.zeros(1), key, 0)) == manhattan + 2
+    manhattan = estimates(spec, 1, np.zeros(1), keys)[0]
+    assert estimates(spec, 2, np.zeros(1), keys)[0] == manhattan + 2
 
 
 def scrambled(width: int, height: int, steps: int, seed: int) -> NPuzzleBoard:

@@ -16,12 +16,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from puzzles import npuzzle_kernels as nk
-from puzzles import pdb
+from puzzles.kernels import estimates
+from puzzles.npuzzle import pdb
 from puzzles.errors import PuzzleError
-from puzzles.npuzzle import GOALS, NPuzzleBoard, goal_tiles
-from puzzles.npuzzle_analysis import distances
-from puzzles.npuzzle_problem import NPuzzleProblem
+from puzzles.npuzzle.board import GOALS, NPuzzleBoard, goal_tiles
+from puzzles.npuzzle.analysis import distances
+from puzzles.npuzzle.problem import NPuzzleProblem
 
 
 # --- ground truth and an independent lookup --------------------------------------------------
@@ -72,9 +72,8 @@ def kernel_values(width: int, height: int, goal: str, name: str, partition: str,
     """The compiled heuristic `name` on each board."""
     problem = NPuzzleProblem(NPuzzleBoard(width, height, goal_tiles(width, height, goal)), goal)
     heuristic = problem.heuristic(name, pdb=partition)
-    spec = problem.kernels.spec
-    boards = np.argsort(positions, axis=1)
-    return np.array([nk.heuristic(spec, heuristic.code, heuristic.args, problem.encode(tuple(b)), 0) for b in boards])
+    keys = np.array([problem.encode(tuple(b)) for b in np.argsort(positions, axis=1)])
+    return estimates(heuristic.spec, heuristic.code, heuristic.args, keys)
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puzzles.errors import PuzzleError
-from puzzles.rushhour import RushHourBoard, Vehicle
-from puzzles.rushhour_formats import (
+from puzzles.rushhour.board import RushHourBoard, Vehicle
+from puzzles.rushhour.formats import (
     canonical_text,
     detect_format,
     format_board,

@@ -19,10 +19,12 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from puzzles import rushhour_kernels as rk
+from puzzles.kernels import estimates
+from puzzles.rushhour import kernels as rk
 from puzzles.result import Limits, SolveResult
-from puzzles.rushhour import RushHourBoard, RushHourProblem
-from puzzles.rushhour_formats import load_board, parse_board
+from puzzles.rushhour.board import RushHourBoard
+from puzzles.rushhour.problem import RushHourProblem
+from puzzles.rushhour.formats import load_board, parse_board
 from puzzles.solver import solve
 
 BOARDS = Path(__file__).resolve().parents[2] / "data" / "boards" / "rushhour"
@@ -159,8 +161,7 @@ def fewest_cells(problem: RushHourProblem) -> float:
 
 def heuristic_values(problem: RushHourProblem, sp: Space, name: str) -> list[int]:
     h = problem.heuristic(name)
-    spec = problem.kernels.spec
-    return [int(rk.heuristic(spec, h.code, h.args, np.array(k, dtype=np.uint64), 0)) for k in sp.keys]
+    return [int(value) for value in estimates(h.spec, h.code, h.args, np.array(sp.keys, dtype=np.uint64))]
 
 
 def oracle_moves(board: RushHourBoard, model: str) -> set[str]:
@@ -196,7 +197,7 @@ def cells_of(notation: str) -> int:
 
 def assert_solution(problem: RushHourProblem, result: SolveResult) -> None:
     """A solved result whose moves are legal, end on a solved board and add up."""
-    assert result.status == "solved", result.reason
+    assert result.outcome == "solved", result.reason
     assert problem.check_solution(result.move_codes)
     assert len(result.solution) == result.moves == len(result.move_codes)
     assert result.steps == sum(cells_of(m) for m in result.solution)
@@ -286,7 +287,7 @@ ALL_ALGORITHMS = [
 def test_every_algorithm_returns_a_legal_solution(name, algorithm, params, seed):
     problem = course(name)
     result = run(problem, algorithm, params, seed)
-    if algorithm == "beam" and result.status == "failed":  # beam search is incomplete
+    if algorithm == "beam" and result.outcome == "failed":  # beam search is incomplete
         assert result.reason and "beam" in result.reason and result.moves is None
         return
     assert_solution(problem, result)
@@ -315,7 +316,7 @@ def test_moves_freed_weights_reach_the_heuristic(name):
 def test_beam_solves_6x6_1_with_either_width():
     problem = course("6x6_1")
     for k in (5, 20):
-        assert run(problem, "beam", (("k", k),)).status == "solved"
+        assert run(problem, "beam", (("k", k),)).outcome == "solved"
 
 
 def test_iddfs_returns_a_legal_solution_on_a_walled_board():
@@ -358,7 +359,7 @@ def test_exhaustive_bfs_counts_the_reachable_states(name, model):
     problem = course(name, model)
     result = run(problem, "bfs", (("exhaustive", True),))
     sp = space(problem)
-    assert result.status == "solved"
+    assert result.outcome == "solved"
     assert result.moves == (SLIDE_OPTIMA[name] if model == "slide" else STEP_OPTIMA[name])
     assert result.extra["reachable"] == len(sp.keys) == REACHABLE[name]
     assert result.extra["depth_counts"] == sp.layers
@@ -428,10 +429,10 @@ def test_moves_freed_is_not_admissible(kind, ident):
     sp = space(problem)
     dist = goal_distances(problem)
     h = problem.heuristic("moves-freed")
-    spec = problem.kernels.spec
+    work = rk.workspace(h.spec)
     # as A* calls it: on a child, with the number of moves its parent had
     assert any(
-        rk.heuristic(spec, h.code, h.args, np.array(sp.keys[i], np.uint64), len(out)) > dist[i]
+        rk.heuristic(h.spec, work, h.code, h.args, np.array(sp.keys[i], np.uint64), len(out)) > dist[i]
         for out in sp.edges
         for i, _ in out
     )
@@ -476,7 +477,7 @@ def test_blockers_heuristics_are_admissible_on_random_small_boards(text, model):
         assert_solution(problem, astar)
         assert astar.moves == dist[0]
     else:
-        assert result.status == "unsolvable"
+        assert result.outcome == "unsolvable"
 
 
 # --- 5. unsolvable and solved boards ----------------------------------------------------------
@@ -488,27 +489,27 @@ def test_red_car_blocked_by_a_horizontal_car_is_unsolvable(model):
     sp = space(problem)
     assert all(d == float("inf") for d in goal_distances(problem))
     bfs = run(problem, "bfs")
-    assert bfs.status == "unsolvable" and bfs.moves is None and bfs.solution == []
+    assert bfs.outcome == "unsolvable" and bfs.moves is None and bfs.solution == []
     exhaustive = run(problem, "bfs", (("exhaustive", True),))
-    assert exhaustive.status == "unsolvable"
+    assert exhaustive.outcome == "unsolvable"
     assert exhaustive.extra["reachable"] == len(sp.keys)
     for heuristic in ("blockers", "blockers-lb"):
-        assert run(problem, "astar", (("heuristic", heuristic),)).status == "unsolvable"
-    assert run(problem, "moves-freed").status == "unsolvable"
+        assert run(problem, "astar", (("heuristic", heuristic),)).outcome == "unsolvable"
+    assert run(problem, "moves-freed").outcome == "unsolvable"
     for k in (5, 20):
         beam = run(problem, "beam", (("k", k),))
-        assert beam.status == "failed" and beam.reason
+        assert beam.outcome == "failed" and beam.reason
     random = run(problem, "random", (("max_steps", 500),), 3)
-    assert random.status == "failed" and "500" in random.reason
+    assert random.outcome == "failed" and "500" in random.reason
 
 
 def test_board_without_moves_is_unsolvable_for_iddfs_too():
     problem = letters(STUCK)
     assert problem.successors(problem.start_key()) == []
     for algorithm in ("bfs", "iddfs", "astar"):
-        assert run(problem, algorithm).status == "unsolvable"
-    assert run(problem, "beam").status == "failed"
-    assert run(problem, "random", (), 1).status == "failed"
+        assert run(problem, algorithm).outcome == "unsolvable"
+    assert run(problem, "beam").outcome == "failed"
+    assert run(problem, "random", (), 1).outcome == "failed"
     assert run(problem, "bfs", (("exhaustive", True),)).extra["reachable"] == 1
 
 
@@ -517,14 +518,14 @@ def test_iddfs_proves_unsolvable_when_its_pruned_tree_is_finite():
     for model in ("slide", "step"):
         problem = letters(SHUTTLE, model)
         result = run(problem, "iddfs")
-        assert result.status == "unsolvable" and result.moves is None
+        assert result.outcome == "unsolvable" and result.moves is None
         assert run(problem, "bfs", (("exhaustive", True),)).extra["reachable"] == 3
 
 
 def test_exhaustive_bfs_from_a_solved_board():
     problem = letters(SOLVED_BOARD)
     result = run(problem, "bfs", (("exhaustive", True),))
-    assert result.status == "solved" and result.moves == 0
+    assert result.outcome == "solved" and result.moves == 0
     assert result.extra["reachable"] == len(space(problem).keys)
     assert result.extra["depth_counts"] == space(problem).layers
 
@@ -534,7 +535,7 @@ def test_exhaustive_bfs_from_a_solved_board():
 def test_solved_board_takes_zero_moves(model, algorithm, params, seed):
     problem = letters(SOLVED_BOARD, model)
     result = run(problem, algorithm, params, seed)
-    assert result.status == "solved"
+    assert result.outcome == "solved"
     assert result.moves == result.steps == 0
     assert result.solution == [] and problem.check_solution(result.move_codes)
 
@@ -555,7 +556,7 @@ LIMITED = [
 def test_node_limit(algorithm, params):
     problem = course("6x6_3")
     result = run(problem, algorithm, params, max_nodes=10)
-    assert result.status == "limit"
+    assert result.outcome == "limit"
     assert result.reason and "node limit" in result.reason and "10" in result.reason
     assert result.moves is None and result.solution == []
 
@@ -568,7 +569,7 @@ def test_node_limit(algorithm, params):
 def test_node_limit_is_not_overshot(algorithm, params):
     problem = course("6x6_3")
     result = run(problem, algorithm, params, seed=1 if algorithm == "random" else None, max_nodes=10)
-    assert result.status == "limit"
+    assert result.outcome == "limit"
     assert result.expanded <= 10
 
 
@@ -576,7 +577,7 @@ def test_node_limit_is_not_overshot(algorithm, params):
 def test_time_limit_of_zero(algorithm, params):
     problem = course("6x6_3")
     result = run(problem, algorithm, params, time_limit=0.0)
-    assert result.status == "limit"
+    assert result.outcome == "limit"
     assert result.reason and "time limit" in result.reason
     assert result.moves is None and result.solution == []
 
@@ -586,6 +587,6 @@ def test_time_limit_stops_a_long_search_promptly(algorithm, params):
     # 12x12_7 is far beyond these searches; the node cap only guards against a limit that never fires
     problem = course("12x12_7")
     result = solve(problem, algorithm, dict(params), Limits(time_limit=0.3, max_nodes=400_000))
-    assert result.status == "limit"
+    assert result.outcome == "limit"
     assert result.reason == "time limit of 0.3 s reached"
     assert 0.29 <= result.elapsed_s < 1.5

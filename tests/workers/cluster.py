@@ -227,10 +227,10 @@ class Cluster:
             return conn.execute(sa.text(query), params).scalar()
 
     def counts(self) -> dict[str, int]:
-        """jobs, finished (done/failed), results and jobs with more than one result, across every sweep."""
+        """jobs, finished (done), results and jobs with more than one result, across every sweep."""
         row = self.sql(
             "SELECT (SELECT count(*) FROM jobs) AS jobs,"
-            " (SELECT count(*) FROM jobs WHERE status IN ('done', 'failed')) AS finished,"
+            " (SELECT count(*) FROM jobs WHERE status = 'done') AS finished,"
             " (SELECT count(*) FROM results) AS results,"
             " (SELECT count(*) FROM (SELECT job_id FROM results GROUP BY job_id HAVING count(*) > 1) AS d) AS doubled"
         )[0]
@@ -275,8 +275,8 @@ class Cluster:
 def results_of(engine: sa.Engine, sweep: str | None = None) -> dict[tuple, dict[str, Any]]:
     """The results in a database keyed by (board id, algorithm, params, seed, repeat), with their job's columns."""
     query = (
-        "SELECT j.board_id, j.algorithm, j.params, j.seed, j.repeat, j.status AS job_status, j.attempts,"
-        " j.worker_host, r.status, r.moves, r.steps, r.expanded, r.generated, r.solution, r.reason, r.error"
+        "SELECT j.board_id, j.algorithm, j.params, j.seed, j.repeat, j.status AS state, j.attempts,"
+        " j.worker_host, r.outcome, r.moves, r.steps, r.expanded, r.generated, r.solution, r.reason, r.error"
         " FROM jobs j JOIN results r ON r.job_id = j.id JOIN sweeps s ON s.id = j.sweep_id"
     ) + (" WHERE s.name = :sweep" if sweep is not None else "")
     with engine.connect() as conn:

@@ -20,7 +20,7 @@ from tests.workers.cluster import SLOW_START_S, Cluster, pid_alive, results_of, 
 from workers.provenance import environment
 
 BOARDS_6X6 = ("Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv")
-COMPARED = ("status", "moves", "steps", "expanded", "generated", "solution")
+COMPARED = ("outcome", "moves", "steps", "expanded", "generated", "solution")
 # 208 jobs: beam (25 widths x 2 heuristics) and astar (2 heuristics) on 4 boards. The 9x9 ones come first
 # and take ~20-150 ms each, the 6x6 ones a few ms: a few seconds of work, enough to break things mid-sweep.
 MANY_JOBS = 208
@@ -81,7 +81,7 @@ def test_two_workers_share_a_sweep_and_store_what_a_local_run_stores(cluster, bo
     cluster.sweep(*grid, "--chunk", "1", "--wait", timeout=SLOW_START_S)
 
     status = status_json(cluster, "beam-e2e")
-    assert (status["total"], status["jobs"], status["complete"]) == (30, {"done": 30}, True), status
+    assert (status["total"], status["states"], status["complete"]) == (30, {"done": 30}, True), status
     assert set(status["hosts"]) == {a.hostname, b.hostname}, status["hosts"]
     assert_one_result_per_job(cluster, 30)
     origins = cluster.sql("SELECT r.host, j.worker_host, r.code_version FROM results r JOIN jobs j ON j.id = r.job_id")
@@ -92,7 +92,7 @@ def test_two_workers_share_a_sweep_and_store_what_a_local_run_stores(cluster, bo
     assert len(expected) == 30 and got.keys() == expected.keys()
     for key, row in expected.items():
         assert {f: got[key][f] for f in COMPARED} == {f: row[f] for f in COMPARED}, key
-    assert {row["status"] for row in got.values()} >= {"solved"}
+    assert {row["outcome"] for row in got.values()} >= {"solved"}
     assert a.alive() and b.alive()
 
 
@@ -122,8 +122,8 @@ def test_a_job_on_a_killed_worker_is_delivered_again_and_finished_elsewhere(clus
     cluster.wait_finished(4)
     assert_one_result_per_job(cluster, 4)
     job = cluster.sql("SELECT status, attempts, worker_host FROM jobs WHERE id = :id", id=long_id)[0]
-    result = cluster.sql("SELECT status, moves FROM results WHERE job_id = :id", id=long_id)[0]
-    assert (job.status, job.worker_host, result.status, result.moves) == ("done", survivor.hostname, "solved", 18)
+    result = cluster.sql("SELECT outcome, moves FROM results WHERE job_id = :id", id=long_id)[0]
+    assert (job.status, job.worker_host, result.outcome, result.moves) == ("done", survivor.hostname, "solved", 18)
     assert job.attempts >= 2
     assert survivor.alive()
     moves = {r["moves"] for r in cluster.results("crash").values()}
@@ -159,7 +159,7 @@ def test_a_queue_lost_with_redis_is_resumed_from_the_database(cluster, redis_ser
     assert_one_result_per_job(cluster, total)
     assert all(w.alive() for w in workers)
     status = status_json(cluster, "lost")
-    assert status["complete"] and status["jobs"] == {"done": total}, status
+    assert status["complete"] and status["states"] == {"done": total}, status
 
 
 @pytest.mark.slow
@@ -193,7 +193,7 @@ def test_jobs_over_their_limits_are_stored_and_the_worker_goes_on(cluster, board
     cluster.wait_finished(2)
     (slow,) = cluster.results("slow").values()
     (big,) = cluster.results("big").values()
-    assert (slow["status"], big["status"]) == ("limit", "limit")
+    assert (slow["outcome"], big["outcome"]) == ("limit", "limit")
     assert "time" in slow["reason"], slow
     assert "memory" in big["reason"], big
     assert worker.alive()
@@ -202,7 +202,7 @@ def test_jobs_over_their_limits_are_stored_and_the_worker_goes_on(cluster, board
                   "--boards", *board_paths(boards_dir, ["Rushhour6x6_1.csv"]))
     cluster.wait_finished(3)
     (after,) = cluster.results("after").values()
-    assert (after["job_status"], after["status"], after["moves"]) == ("done", "solved", 21)
+    assert (after["state"], after["outcome"], after["moves"]) == ("done", "solved", 21)
     assert_one_result_per_job(cluster, 3)
     assert worker.alive()
 

@@ -15,7 +15,8 @@ import pytest
 
 from puzzles.domains import load_instance
 from workers import runner as runner_module
-from workers.jobs import ERROR, JobSpec
+from puzzles.result import Outcome
+from workers.store.records import JobSpec
 from workers.runner import JobRunner, hard_deadline
 
 OPTIMUM = {"6x6_1": 21, "6x6_2": 15, "6x6_3": 33, "9x9_4": 27}
@@ -58,7 +59,7 @@ def test_hard_deadline():
 
 def test_a_batch_of_bfs_jobs_gets_the_optimal_move_counts_from_one_process(runner, texts):
     results = run_all(runner, [spec(i, texts[name]) for i, name in enumerate(OPTIMUM)])
-    assert [(r.status, r.moves) for r in results.values()] == [("solved", m) for m in OPTIMUM.values()]
+    assert [(r.outcome, r.moves) for r in results.values()] == [("solved", m) for m in OPTIMUM.values()]
     assert len(results[0].solution.split()) == 21
     assert results[3].expanded > 100_000 and results[3].stored >= results[3].expanded
     assert len(job_processes()) == 1  # the process lives on for the next batch
@@ -68,9 +69,9 @@ def test_a_search_stops_at_its_time_limit_in_the_same_process(runner, texts):
     run_all(runner, [spec(0, texts["6x6_1"])])
     before = job_processes()
     results = run_all(runner, [spec(1, texts["9x9_5"], time_limit=0.5), spec(2, texts["6x6_2"], time_limit=0.5)])
-    assert results[1].status == "limit" and "time limit" in results[1].reason and "killed" not in results[1].reason
+    assert results[1].outcome == "limit" and "time limit" in results[1].reason and "killed" not in results[1].reason
     assert 0.5 <= results[1].elapsed_s < 2.0
-    assert (results[2].status, results[2].moves) == ("solved", 15)
+    assert (results[2].outcome, results[2].moves) == ("solved", 15)
     assert job_processes() == before  # not killed: the search stopped itself
 
 
@@ -79,11 +80,11 @@ def test_a_search_over_its_memory_cap_is_a_limit_and_the_runner_goes_on(runner, 
     results = run_all(
         runner, [spec(1, texts["9x9_5"], memory_limit=capped), spec(2, texts["6x6_3"], memory_limit=capped)]
     )
-    assert results[1].status == "limit" and "memory" in results[1].reason
+    assert results[1].outcome == "limit" and "memory" in results[1].reason
     assert results[1].moves is None and results[1].stored > 0
-    assert (results[2].status, results[2].moves) == ("solved", 33)
+    assert (results[2].outcome, results[2].moves) == ("solved", 33)
     again = run_all(runner, [spec(3, texts["6x6_1"])])
-    assert (again[3].status, again[3].moves) == ("solved", 21)
+    assert (again[3].outcome, again[3].moves) == ("solved", 21)
 
 
 def test_a_job_that_raises_is_an_error_result_and_the_runner_goes_on(runner, texts):
@@ -96,7 +97,7 @@ def test_a_job_that_raises_is_an_error_result_and_the_runner_goes_on(runner, tex
             spec(4, texts["6x6_2"], "beam", {"k": 50, "heuristic": "blockers-lb"}),
         ],
     )
-    assert [r.status for r in results.values()] == [ERROR, ERROR, ERROR, "solved"]
+    assert [r.outcome for r in results.values()] == [Outcome.ERROR, Outcome.ERROR, Outcome.ERROR, "solved"]
     assert results[1].error.startswith("PuzzleError: unknown heuristic 'nope'")
     assert "not valid JSON" in results[2].error
     assert "bfs does not take k" in results[3].error
@@ -114,9 +115,9 @@ def test_a_job_past_its_hard_deadline_is_killed_and_the_batch_goes_on_in_a_new_p
         [spec(1, texts["9x9_6"], time_limit=60), spec(2, texts["6x6_3"]), spec(3, texts["6x6_1"], time_limit=60)],
     )
     assert time.monotonic() - started < 15  # not the ~40 s bfs on 9x9_6 takes
-    assert results[1].status == "limit" and "killed" in results[1].reason and results[1].moves is None
-    assert (results[2].status, results[2].moves) == ("solved", 33)
-    assert (results[3].status, results[3].moves) == ("solved", 21)  # well within 0.2 s in the warm new process
+    assert results[1].outcome == "limit" and "killed" in results[1].reason and results[1].moves is None
+    assert (results[2].outcome, results[2].moves) == ("solved", 33)
+    assert (results[3].outcome, results[3].moves) == ("solved", 21)  # well within 0.2 s in the warm new process
     assert old not in job_processes()
 
 
@@ -125,8 +126,8 @@ def test_a_job_process_that_dies_is_replaced(runner, texts):
     (old,) = job_processes()
     threading.Timer(1.0, os.kill, (old, signal.SIGKILL)).start()  # as the kernel's OOM killer would
     results = run_all(runner, [spec(1, texts["9x9_6"]), spec(2, texts["6x6_2"])])
-    assert results[1].status == ERROR and "the job process died" in results[1].error
-    assert (results[2].status, results[2].moves) == ("solved", 15)
+    assert results[1].outcome == Outcome.ERROR and "the job process died" in results[1].error
+    assert (results[2].outcome, results[2].moves) == ("solved", 15)
     assert old not in job_processes()
 
 
@@ -135,8 +136,8 @@ def test_a_job_process_that_dies_under_a_memory_cap_is_a_memory_limit(runner, te
     (old,) = job_processes()
     threading.Timer(1.0, os.kill, (old, signal.SIGKILL)).start()
     results = run_all(runner, [spec(1, texts["9x9_6"], memory_limit=4 << 30), spec(2, texts["6x6_1"])])
-    assert results[1].status == "limit" and "out of memory" in results[1].reason
-    assert (results[2].status, results[2].moves) == ("solved", 21)
+    assert results[1].outcome == "limit" and "out of memory" in results[1].reason
+    assert (results[2].outcome, results[2].moves) == ("solved", 21)
 
 
 def test_stop_from_another_thread_ends_run_without_a_result_for_the_held_job(texts):
@@ -145,7 +146,7 @@ def test_stop_from_another_thread_ends_run_without_a_result_for_the_held_job(tex
         seen = []
         started = time.monotonic()
         for done, result in job_runner.run([spec(1, texts["6x6_1"]), spec(2, texts["9x9_6"]), spec(3, texts["6x6_2"])]):
-            seen.append((done.job_id, result.status, result.moves))
+            seen.append((done.job_id, result.outcome, result.moves))
             threading.Timer(0.5, job_runner.stop).start()
         assert seen == [(1, "solved", 21)]
         assert time.monotonic() - started < 15

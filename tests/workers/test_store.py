@@ -9,23 +9,28 @@ from sqlalchemy import func, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
-from orchestrator.plan import load_boards, plan_sweep, store_plan, unfinished_jobs
-from workers import migrate, settings as settings_module, store
-from workers.db import Job, Result, engine_for
-from workers.jobs import ERROR, JobResult
-from workers.runner import JobRunner
-from workers.settings import override
-from workers.store import claim, execute, record, retrying
+from orchestrator.plan import load_boards, plan_sweep, store_plan
+from puzzles.result import Outcome
 from tests.conftest import truncate_tables
+from tests.tables import Job, Result
+from workers.execute import execute
+from workers.runner import JobRunner
+from workers.settings import configure
+from workers.store import connect
+from workers.store import database as database_module
+from workers.store.database import retrying, upgrade
+from workers.store.jobs import claim, record
+from workers.store.records import JobResult
+from workers.store.sweeps import unfinished_jobs
 
 SIX = ["Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv"]
 
 
 @pytest.fixture(autouse=True)
 def fresh_settings():
-    settings_module._current.clear()
+    configure()
     yield
-    settings_module._current.clear()
+    configure()
 
 
 @pytest.fixture(scope="module")
@@ -40,111 +45,111 @@ def boards(boards_dir):
     return load_boards([str(boards_dir / name) for name in SIX])
 
 
-def stored(engine, boards, algorithms=("bfs",), params=None, **options) -> tuple[int, list[int]]:
+def stored(db, boards, algorithms=("bfs",), params=None, **options) -> tuple[int, list[int]]:
     """A sweep of the grid stored in the database: its id and its job ids."""
-    sweep_id, _ = store_plan(engine, plan_sweep("s", boards, list(algorithms), params or {}, **options))
-    return sweep_id, unfinished_jobs(engine, sweep_id)
+    sweep_id, _ = store_plan(db, plan_sweep("s", boards, list(algorithms), params or {}, **options))
+    return sweep_id, unfinished_jobs(db, sweep_id)
 
 
-def jobs(engine) -> dict[int, Job]:
-    with Session(engine) as session:
+def jobs(db) -> dict[int, Job]:
+    with Session(db.engine) as session:
         return {job.id: job for job in session.scalars(select(Job).order_by(Job.id))}
 
 
-def results(engine) -> dict[int, Result]:
-    with Session(engine) as session:
+def results(db) -> dict[int, Result]:
+    with Session(db.engine) as session:
         return {result.job_id: result for result in session.scalars(select(Result))}
 
 
 def test_a_result_recorded_twice_is_stored_once_and_the_first_wins(db_url, boards):
-    engine = engine_for(db_url)
-    _, (job_id, *_) = stored(engine, boards)
-    record(engine, [(job_id, JobResult(status="solved", moves=21, solution="X+1"))])
-    record(engine, [(job_id, JobResult(status="solved", moves=99, solution="late"))])
-    with Session(engine) as session:
+    db = connect(db_url)
+    _, (job_id, *_) = stored(db, boards)
+    record(db, [(job_id, JobResult(outcome="solved", moves=21, solution="X+1"))])
+    record(db, [(job_id, JobResult(outcome="solved", moves=99, solution="late"))])
+    with Session(db.engine) as session:
         assert session.scalar(select(func.count()).select_from(Result)) == 1
-    (result,) = results(engine).values()
-    assert (result.job_id, result.status, result.moves, result.solution) == (job_id, "solved", 21, "X+1")
-    assert jobs(engine)[job_id].status == "done"
+    (result,) = results(db).values()
+    assert (result.job_id, result.outcome, result.moves, result.solution) == (job_id, "solved", 21, "X+1")
+    assert jobs(db)[job_id].status == "done"
 
 
-def test_record_stores_every_column_and_marks_errors_failed(db_url, boards):
-    engine = engine_for(db_url)
-    _, (solved, raised, limited) = stored(engine, boards)
+def test_record_stores_every_column_and_marks_every_job_done(db_url, boards):
+    db = connect(db_url)
+    _, (solved, raised, limited) = stored(db, boards)
     record(
-        engine,
+        db,
         [
-            (solved, JobResult(status="solved", moves=21, steps=30, expanded=536, stored=818, extra={"depth": [1, 2]})),
+            (solved, JobResult(outcome="solved", moves=21, steps=30, expanded=536, stored=818, extra={"depth": [1, 2]})),
             (raised, JobResult.failure("ValueError: boom (x.py:1)")),
             (limited, JobResult.limit("time limit (killed after 18 s)", elapsed_s=17.5)),
         ],
     )
-    rows, job_rows = results(engine), jobs(engine)
+    rows, job_rows = results(db), jobs(db)
     ok = rows[solved]
     assert (ok.steps, ok.expanded, ok.stored, ok.extra) == (30, 536, 818, {"depth": [1, 2]})
-    assert (rows[raised].status, rows[raised].error) == (ERROR, "ValueError: boom (x.py:1)")
+    assert (rows[raised].outcome, rows[raised].error) == (Outcome.ERROR, "ValueError: boom (x.py:1)")
     limit = rows[limited]
-    assert (limit.status, limit.reason, limit.elapsed_s) == ("limit", "time limit (killed after 18 s)", 17.5)
-    assert [job_rows[i].status for i in (solved, raised, limited)] == ["done", "failed", "done"]
+    assert (limit.outcome, limit.reason, limit.elapsed_s) == ("limit", "time limit (killed after 18 s)", 17.5)
+    assert [job_rows[i].status for i in (solved, raised, limited)] == ["done", "done", "done"]
     assert all(job_rows[i].finished_at is not None for i in (solved, raised, limited))
-    record(engine, [])  # nothing to store is fine
+    record(db, [])  # nothing to store is fine
 
 
 def test_a_late_duplicate_result_does_not_change_the_job_status(db_url, boards):
-    engine = engine_for(db_url)
-    _, (job_id, *_) = stored(engine, boards)
-    record(engine, [(job_id, JobResult(status="solved", moves=21))])
-    record(engine, [(job_id, JobResult.failure("the job process died (exit code -9)"))])
-    assert results(engine)[job_id].status == "solved"
-    assert jobs(engine)[job_id].status == "done"
+    db = connect(db_url)
+    _, (job_id, *_) = stored(db, boards)
+    record(db, [(job_id, JobResult(outcome="solved", moves=21))])
+    record(db, [(job_id, JobResult.failure("the job process died (exit code -9)"))])
+    assert results(db)[job_id].outcome == "solved"
+    assert jobs(db)[job_id].status == "done"
 
 
 def test_claim_takes_the_unfinished_jobs_and_counts_attempts(db_url, boards):
-    engine = engine_for(db_url)
+    db = connect(db_url)
     limits = {"time_limit": 5.0, "max_nodes": 1000, "memory_limit": 1 << 30}
-    _, ids = stored(engine, boards, ["spr"], {"batches": [2]}, seeds=[7], limits=limits)
-    record(engine, [(ids[0], JobResult(status="solved", moves=21))])
-    specs = claim(engine, ids, "w1")
+    _, ids = stored(db, boards, ["spr"], {"batches": [2]}, seeds=[7], limits=limits)
+    record(db, [(ids[0], JobResult(outcome="solved", moves=21))])
+    specs = claim(db, ids, "w1")
     assert [s.job_id for s in specs] == ids[1:]
     assert {(s.algorithm, s.seed, s.time_limit, s.max_nodes, s.memory_limit) for s in specs} == {
         ("spr", 7, 5.0, 1000, 1 << 30)
     }
     assert specs[0].params == {"batches": 2, "batch_size": 10, "max_steps": 1_000_000}
     assert json.loads(specs[0].board_text)["size"] == 6 and specs[0].domain == "rushhour"
-    rows = jobs(engine)
+    rows = jobs(db)
     assert (rows[ids[0]].status, rows[ids[0]].attempts) == ("done", 0)
     assert {(rows[i].status, rows[i].attempts, rows[i].worker_host) for i in ids[1:]} == {("running", 1, "w1")}
     assert all(rows[i].started_at is not None for i in ids[1:])
     # delivered again (a lost worker): another host takes the running jobs over
-    assert [s.job_id for s in claim(engine, ids, "w2")] == ids[1:]
-    assert {(job.status, job.attempts, job.worker_host) for i, job in jobs(engine).items() if i != ids[0]} == {
+    assert [s.job_id for s in claim(db, ids, "w2")] == ids[1:]
+    assert {(job.status, job.attempts, job.worker_host) for i, job in jobs(db).items() if i != ids[0]} == {
         ("running", 2, "w2")
     }
-    assert claim(engine, [ids[0]], "w3") == []
+    assert claim(db, [ids[0]], "w3") == []
 
 
 def test_execute_runs_claims_and_stores_a_small_sweep(db_url, boards, runner):
-    engine = engine_for(db_url)
+    db = connect(db_url)
     grid = {"k": [50], "heuristic": ["blockers-lb"]}
-    _, ids = stored(engine, boards, ["bfs", "beam"], grid, limits={"time_limit": 30.0})
+    _, ids = stored(db, boards, ["bfs", "beam"], grid, limits={"time_limit": 30.0})
     broken = ids[-1]  # beam on 6x6_3, given a heuristic the planner never lets through
-    with Session(engine) as session, session.begin():
+    with Session(db.engine) as session, session.begin():
         session.execute(update(Job).where(Job.id == broken).values(params='{"heuristic":"nope","k":50}'))
-    statuses = execute(engine, ids, runner, "host-a")
-    assert statuses == ["solved"] * 5 + [ERROR]
-    rows, job_rows = results(engine), jobs(engine)
+    outcomes = execute(db, ids, runner, "host-a")
+    assert outcomes == ["solved"] * 5 + [Outcome.ERROR]
+    rows, job_rows = results(db), jobs(db)
     assert set(rows) == set(ids)
     bfs = [rows[i].moves for i in ids if job_rows[i].algorithm == "bfs"]
     beam = [rows[i].moves for i in ids if job_rows[i].algorithm == "beam" and i != broken]
     assert bfs == [21, 15, 33]
     assert beam[0] >= 21 and beam[1] >= 15
     assert "unknown heuristic 'nope'" in rows[broken].error
-    assert [job_rows[i].status for i in ids] == ["done"] * 5 + ["failed"]
+    assert [job_rows[i].status for i in ids] == ["done"] * 6
     assert {(job.attempts, job.worker_host) for job in job_rows.values()} == {(1, "host-a")}
     # delivered again: nothing runs, nothing changes
-    assert execute(engine, ids, runner, "host-b") == []
-    assert {job.worker_host for job in jobs(engine).values()} == {"host-a"}
-    assert {i: r.id for i, r in results(engine).items()} == {i: r.id for i, r in rows.items()}
+    assert execute(db, ids, runner, "host-b") == []
+    assert {job.worker_host for job in jobs(db).values()} == {"host-a"}
+    assert {i: r.id for i, r in results(db).items()} == {i: r.id for i, r in rows.items()}
 
 
 # --------------------------------------------------------------------------- retrying
@@ -183,56 +188,52 @@ def flaky(failures: list[Exception], value: str = "ok"):
 
 def test_retrying_waits_out_a_disconnect(monkeypatch):
     clock = Clock()
-    monkeypatch.setattr(store, "time", clock)
-    override(db_retry_seconds=60)
+    monkeypatch.setattr(database_module, "time", clock)
     invalidated = DBAPIError("SELECT 1", {}, Exception("server closed the connection"), connection_invalidated=True)
     operation, calls = flaky([disconnect(), disconnect(), invalidated, disconnect()])
-    assert retrying(operation) == "ok"
+    assert retrying(operation, 60) == "ok"
     assert len(calls) == 5
     assert clock.sleeps == [0.2, 0.4, 0.8, 1.6]
 
 
 def test_retrying_gives_up_after_db_retry_seconds(monkeypatch):
     clock = Clock()
-    monkeypatch.setattr(store, "time", clock)
-    override(db_retry_seconds=20)
+    monkeypatch.setattr(database_module, "time", clock)
     operation, calls = flaky([disconnect()] * 100)
     with pytest.raises(OperationalError):
-        retrying(operation)
+        retrying(operation, 20)
     assert clock.sleeps == [0.2, 0.4, 0.8, 1.6, 3.2, 5.0, 5.0]  # 16.2 s; one more pause would pass 20 s
     assert len(calls) == 8
 
 
 def test_retrying_does_not_retry_an_error_that_is_not_a_disconnect(monkeypatch):
     clock = Clock()
-    monkeypatch.setattr(store, "time", clock)
+    monkeypatch.setattr(database_module, "time", clock)
     operation, calls = flaky([IntegrityError("INSERT", {}, Exception("duplicate key"))])
     with pytest.raises(IntegrityError):
-        retrying(operation)
+        retrying(operation, 60)
     operation, more = flaky([ValueError("not a database error")])
     with pytest.raises(ValueError):
-        retrying(operation)
+        retrying(operation, 60)
     assert (len(calls), len(more), clock.sleeps) == (1, 1, [])
 
 
 def test_retrying_rides_out_a_postgresql_restart(postgres_server, postgres_url, boards):
-    migrate.upgrade(postgres_url)
+    upgrade(postgres_url)
     truncate_tables(postgres_url)
-    engine = engine_for(postgres_url)
-    _, ids = stored(engine, boards)
+    db = connect(postgres_url)
+    _, ids = stored(db, boards)
     restart = threading.Timer(1.0, postgres_server.start)
     postgres_server.stop()
     try:
-        override(db_retry_seconds=1.0)
         started = time.monotonic()
         with pytest.raises(OperationalError):
-            retrying(lambda: claim(engine, ids, "w1"))
+            retrying(lambda: claim(db, ids, "w1"), 1.0)
         assert 0.5 <= time.monotonic() - started < 10
-        override(db_retry_seconds=60.0)
         restart.start()
-        assert [s.job_id for s in retrying(lambda: claim(engine, ids, "w1"))] == ids
-        retrying(lambda: record(engine, [(ids[0], JobResult(status="solved", moves=21))]))
-        assert jobs(engine)[ids[0]].status == "done"
+        assert [s.job_id for s in retrying(lambda: claim(db, ids, "w1"), 60.0)] == ids
+        retrying(lambda: record(db, [(ids[0], JobResult(outcome="solved", moves=21))]), 60.0)
+        assert jobs(db)[ids[0]].status == "done"
     finally:
         restart.cancel()
         if restart.is_alive():

@@ -1,0 +1,82 @@
+"""The `orchestrate` command line: option declarations and one call per command.
+
+Commands are grouped by what they work on: `solving` (solve, demo), `sweeping`
+(sweep, sweep show, resume, status, sweeps, jobs, job, worker), `catalogue`
+(boards, pdb, db) and `reporting` (report, compare, export, verify, analyze);
+`options` holds what they share. Only here is an error turned into `error:
+<message>` on stderr and an exit status: 2 for bad input, 1 for a service that
+failed; a search that ends unsolved is data and exits 0.
+"""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import typer
+from typer import Context, echo
+from typer._click.core import Command  # Typer's own copy of Click, whose exceptions its parser raises
+from typer._click.exceptions import NoArgsIsHelpError, UsageError
+from typer.core import TyperGroup
+
+from orchestrator.cli import catalogue, reporting, solving, sweeping
+from orchestrator.cli.options import configured
+
+SUBCOMMANDS = {("sweep", "show"): "sweep-show"}  # `sweep` takes boards as arguments; `sweep show` is a command apart
+
+
+class OneLineUsageError(UsageError):
+    """A usage error the parser found (an unknown option, a missing value), shown as one `error:` line."""
+
+    def show(self, file=None) -> None:
+        """Print `error: <message>` on stderr."""
+        echo(f"error: {self.format_message()}", err=True)
+
+
+class Orchestrate(TyperGroup):
+    """The root group: commands by name, `sweep show` as the command `sweep-show`, usage errors in one line."""
+
+    def make_context(self, info_name, args, parent=None, **extra) -> Context:
+        """The root's context; a usage error in the root's own options is one line."""
+        with _one_line():
+            return super().make_context(info_name, args, parent=parent, **extra)
+
+    def invoke(self, ctx: Context):
+        """Run the command the arguments name; a usage error in its arguments is one line."""
+        with _one_line():
+            return super().invoke(ctx)
+
+    def resolve_command(self, ctx: Context, args: list[str]) -> tuple[str | None, Command | None, list[str]]:
+        """The command the arguments name, `sweep show SWEEP` included."""
+        name = SUBCOMMANDS.get(tuple(args[:2]))
+        if name is not None:
+            return " ".join(args[:2]), self.commands[name], args[2:]
+        return super().resolve_command(ctx, args)
+
+
+@contextmanager
+def _one_line() -> Iterator[None]:
+    try:
+        yield
+    except NoArgsIsHelpError:
+        raise  # a group named without a command shows its help
+    except UsageError as err:
+        raise OneLineUsageError(err.message, err.ctx) from None
+
+
+app = typer.Typer(
+    cls=Orchestrate,
+    rich_markup_mode=None,
+    no_args_is_help=True,
+    add_completion=False,
+    help=(
+        "slidelab: run and compare sliding-puzzle search algorithms.\n\n"
+        "Example: orchestrate solve data/boards/rushhour/Rushhour6x6_1.csv --algo bfs"
+    ),
+)
+for commands in (solving.app, sweeping.app, catalogue.app, reporting.app):
+    app.add_typer(commands)
+
+
+@app.callback()
+def from_environment() -> None:
+    """slidelab: run and compare sliding-puzzle search algorithms."""
+    configured()  # every command starts from the environment's settings; --db and --broker override them

@@ -1,0 +1,158 @@
+"""The options several commands share, the algorithm parameters as options, and how an error becomes an exit status.
+
+The algorithms' parameters (`puzzles.solver.ALGORITHMS`) are declared once,
+there; `solve` and `sweep` get an option per parameter from that table (`solve`
+one value of the parameter's type, `sweep` a list of values), so `--help`
+lists them with the algorithms that take them.
+"""
+
+import functools
+import inspect
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from puzzles.errors import PuzzleError
+from puzzles.solver import ALGORITHMS
+from workers.failures import service_failure
+from workers.settings import Settings, configure
+from workers.store import Database, open_database
+
+PARAMETER_PANEL = "Algorithm parameters"
+CORES = os.cpu_count() or 1
+
+DbOption = Annotated[
+    str | None, typer.Option("--db", help="Results database URL; default: SLIDELAB_DATABASE_URL, else sqlite:///slidelab.db.")
+]
+BrokerOption = Annotated[
+    str | None, typer.Option("--broker", help="Celery broker URL (redis://...); default: SLIDELAB_BROKER_URL, else run locally.")
+]
+WorkersOption = Annotated[
+    int, typer.Option("--workers", min=1, help="Local mode: job processes run at once; default: the number of cores.")
+]
+WaitOption = Annotated[bool, typer.Option("--wait", help="With a broker: follow the progress until every job is done.")]
+ChunkOption = Annotated[
+    int | None, typer.Option("--chunk", min=1, help="Jobs per batch (per message); default: 1 for small sweeps, up to 100.")
+]
+SweepArgument = Annotated[str, typer.Argument(metavar="SWEEP", help="The sweep's name.")]
+TimeLimitOption = Annotated[float | None, typer.Option(min=0, help="Seconds per job (outcome limit).")]
+MemoryLimitOption = Annotated[
+    str | None, typer.Option(help="Memory a job may use on top of its process's ~0.4 GB runtime, e.g. 2G.")
+]
+MaxNodesOption = Annotated[int | None, typer.Option(min=0, help="States a job may expand (outcome limit).")]
+SetOption = Annotated[str | None, typer.Option("--set", help="The board set's name (set:NAME in --boards).")]
+GoalOption = Annotated[
+    str | None,
+    typer.Option(
+        help="Goal of the N-puzzle boards that give none (JSON's goal key, a board list's goal column):"
+        " blank-last (1 2 3/4 5 6/7 8 0, the default) or blank-first (Korf's). Rush Hour boards ignore it."
+    ),
+]
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn bad input into `error: <message>` and exit status 2, a failed service into exit status 1."""
+    try:
+        yield
+    except PuzzleError as err:
+        fail(str(err), 2)
+    except Exception as err:
+        failure = service_failure(err)
+        if failure is None:
+            raise
+        fail(*failure)
+
+
+def fail(message: str, code: int) -> None:
+    """Print `error: <message>` on stderr and exit with `code`."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code) from None
+
+
+def database(db: str | None, broker: str | None = None) -> Database:
+    """The results database of the options (or the settings), at the newest schema; the process configured with them."""
+    return open_database(configured(db, broker).database_url)
+
+
+def configured(db: str | None = None, broker: str | None = None) -> Settings:
+    """This process configured from the environment and the command line's `--db` and `--broker`."""
+    return configure(database_url=db, broker_url=broker)
+
+
+def print_table(table: Table) -> None:
+    """A table at its natural width: wrapped to a terminal's width, never to 80 columns in a pipe."""
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=max(80, Console(width=10_000).measure(table).maximum))
+    console.print(table)
+
+
+def emit(text: str | None) -> None:
+    """Print a written table (csv, markdown, json) on stdout, unless it went to a file."""
+    if text is not None:
+        typer.echo(text, nl=not text.endswith("\n"))
+
+
+def with_parameters(*, grid: bool) -> Callable[[Callable], Callable]:
+    """Give a command an option per algorithm parameter; it receives the ones given as `params` (name to value).
+
+    With `grid` each option takes a list of values as text (`--k 1..50:5`), else one value of the parameter's type.
+    """
+
+    def decorate(command: Callable) -> Callable:
+        @functools.wraps(command)
+        def wrapper(**values: Any) -> Any:
+            given = {name: values.pop(name) for name in _PARAMETERS}
+            params = {name: value for name, value in given.items() if value is not None and value is not False}
+            return command(**values, params=params)
+
+        own = [param for param in inspect.signature(command).parameters.values() if param.name != "params"]
+        wrapper.__signature__ = inspect.Signature([*own, *(_option(name, grid) for name in _PARAMETERS)])
+        return wrapper
+
+    return decorate
+
+
+def _takers() -> dict[str, list[str]]:
+    """Each parameter's name with the algorithms that take it."""
+    takers: dict[str, list[str]] = {}
+    for algorithm, spec in ALGORITHMS.items():
+        for name in spec.params:
+            takers.setdefault(name, []).append(algorithm)
+    return takers
+
+
+_PARAMETERS = _takers()
+
+
+def _defaults(name: str, algorithms: list[str]) -> str:
+    """` (default 10)`, or each algorithm's default where they differ; nothing for flags and optional parameters."""
+    defaults = {algorithm: ALGORITHMS[algorithm].params[name].default for algorithm in algorithms}
+    if any(value is None or isinstance(value, bool) for value in defaults.values()):
+        return ""
+    if len(set(defaults.values())) == 1:
+        return f" (default {defaults[algorithms[0]]})"
+    return " (default: " + ", ".join(f"{algorithm} {value}" for algorithm, value in defaults.items()) + ")"
+
+
+def _option(name: str, grid: bool) -> inspect.Parameter:
+    """The option of one algorithm parameter, its help naming the algorithms that take it."""
+    algorithms = _PARAMETERS[name]
+    param = ALGORITHMS[algorithms[0]].params[name]
+    flag = "--" + name.replace("_", "-")
+    help_text = f"{', '.join(algorithms)}: {param.help}{_defaults(name, algorithms)}"
+    if grid:
+        kind, default = str | None, None
+        help_text += "; values such as 1..50, 1..50:5 or a comma list"
+    elif param.kind is bool:
+        kind, default = bool, False
+    else:
+        kind, default = param.kind | None, None
+    option = typer.Option(flag, help=help_text, rich_help_panel=PARAMETER_PANEL, show_default=False)
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[kind, option])

@@ -1,0 +1,82 @@
+"""`orchestrate solve` and `orchestrate demo`: searches in this process, without a database."""
+
+import json
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from orchestrator import show
+from orchestrator.cli.options import GoalOption, user_errors, with_parameters
+from orchestrator.demo import default_boards, run_demo
+from puzzles.domains import load_problem
+from puzzles.errors import PuzzleError
+from puzzles.result import Limits
+from puzzles.rushhour.problem import RushHourProblem
+from puzzles.solver import ALGORITHMS, solve
+
+app = typer.Typer()
+
+
+@app.command("solve")
+@with_parameters(grid=False)
+def solve_command(
+    board: Annotated[
+        str,
+        typer.Argument(
+            help="A board file (Rush Hour or N-puzzle; FILE#ID for a row of a board list) or a literal board,"
+            " e.g. a Fogleman string or 412763580."
+        ),
+    ],
+    algo: Annotated[
+        str, typer.Option("--algo", help="Algorithm: " + "; ".join(f"{n} ({a.summary})" for n, a in ALGORITHMS.items()))
+    ],
+    params: dict[str, Any],
+    seed: Annotated[int | None, typer.Option(help="Seed of the random generator (random, spr).")] = None,
+    move_model: Annotated[
+        str, typer.Option(help="Rush Hour: slide (a move slides a vehicle any distance) or step (one cell per move).")
+    ] = "slide",
+    goal: GoalOption = None,
+    time_limit: Annotated[float | None, typer.Option(help="Stop after this many seconds (outcome limit).")] = None,
+    max_nodes: Annotated[int | None, typer.Option(help="Stop after expanding this many states (outcome limit).")] = None,
+    size: Annotated[int | None, typer.Option(help="Rush Hour board size N, when the CSV file name does not give it.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object and nothing else.")] = False,
+    show_frames: Annotated[bool, typer.Option("--show", help="Print the board after every move of the solution.")] = False,
+) -> None:
+    """Solve one board, Rush Hour or N-puzzle, with one algorithm and print the result.
+
+    A search that ends unsolved (outcome unsolvable, failed or limit) exits 0; bad input exits 2.
+
+    Example: orchestrate solve data/boards/rushhour/Rushhour6x6_1.csv --algo astar --heuristic blockers-lb
+    """
+    with user_errors():
+        if as_json and show_frames:
+            raise PuzzleError("--json and --show cannot be combined")
+        problem = load_problem(board, size=size, move_model=move_model, goal=goal)
+        result = solve(problem, algo, params, Limits(max_nodes=max_nodes, time_limit=time_limit), seed=seed)
+        if as_json:
+            typer.echo(json.dumps({**result.to_dict(), "solution": problem.json_solution(result.solution)}))
+            return
+        if show_frames:
+            if not isinstance(problem, RushHourProblem):
+                raise PuzzleError("--show draws Rush Hour boards only")
+            show.print_frames(problem, result, Console(highlight=False))
+        typer.echo(show.summary(result))
+
+
+@app.command("demo")
+def demo_command(
+    boards: Annotated[
+        list[str] | None,
+        typer.Argument(help="Boards to solve; default: the three 6x6 course boards and Rushhour9x9_4."),
+    ] = None,
+    time_limit: Annotated[float | None, typer.Option(help="Seconds allowed per run.")] = 60.0,
+    max_nodes: Annotated[int | None, typer.Option(help="States allowed per run.")] = None,
+) -> None:
+    """Solve boards with bfs, astar, beam, moves-freed and spr, and print a comparison table.
+
+    Example: orchestrate demo data/boards/rushhour/Rushhour6x6_1.csv --time-limit 10
+    """
+    with user_errors():
+        rows = run_demo(boards or default_boards(), Limits(max_nodes=max_nodes, time_limit=time_limit))
+    Console().print(show.demo_table(rows))

@@ -1,0 +1,238 @@
+"""Sweeps: `sweep`, `sweep show`, `resume`, `status`, `sweeps`, `jobs`, `job` and `worker`."""
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from orchestrator import plan, provenance_view, sweep_spec, sweep_view
+from orchestrator.cli.options import (
+    CORES, BrokerOption, ChunkOption, DbOption, GoalOption, MaxNodesOption, MemoryLimitOption, SweepArgument,
+    TimeLimitOption, WaitOption, WorkersOption, configured, database, fail, print_table, user_errors, with_parameters,
+)
+from orchestrator.running import follow, run_jobs, store_and_run
+from puzzles.errors import PuzzleError
+from puzzles.solver import ALGORITHMS
+from workers.store.progress import job_record, list_jobs, list_sweeps, sweep_provenance, sweep_status
+from workers.store.states import JobState, Outcome, parse_status
+from workers.store.sweeps import unfinished_jobs
+
+app = typer.Typer()
+STATUS_WORDS = (*JobState, *Outcome)
+
+
+@app.command("sweep")
+@with_parameters(grid=True)
+def sweep_command(
+    more_boards: Annotated[
+        list[str] | None, typer.Argument(metavar="BOARDS", help="More boards, after those of --boards.", show_default=False)
+    ] = None,
+    algo: Annotated[
+        str | None, typer.Option("--algo", help="Algorithms, comma separated: " + ", ".join(ALGORITHMS) + ".")
+    ] = None,
+    params: dict[str, Any] | None = None,
+    boards: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--boards",
+            help="Board files, N-puzzle board lists (CSV with a tiles column; FILE#ID for one row), directories, globs,"
+            " literal boards or board sets (set:NAME); more may follow.",
+        ),
+    ] = None,
+    goal: GoalOption = None,
+    repeat: Annotated[int, typer.Option(help="Runs per grid point (seeds derived from the job for random ones).")] = 1,
+    seeds: Annotated[str | None, typer.Option(help="Seeds of the randomized algorithms, e.g. 1..10.")] = None,
+    from_spec: Annotated[
+        Path | None,
+        typer.Option("--from-spec", help="Run the sweep a spec file defines (from: orchestrate sweep show NAME --spec)."),
+    ] = None,
+    name: Annotated[str | None, typer.Option(help="Sweep name; default: derived from the grid, or the spec's.")] = None,
+    time_limit: TimeLimitOption = None,
+    memory_limit: MemoryLimitOption = None,
+    max_nodes: MaxNodesOption = None,
+    wait: WaitOption = False,
+    rerun: Annotated[bool, typer.Option("--rerun", help="Run done jobs of the grid again.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the grid size and a sample of jobs; write nothing.")] = False,
+    workers: WorkersOption = CORES,
+    chunk: ChunkOption = None,
+    db: DbOption = None,
+    broker: BrokerOption = None,
+) -> None:
+    """Run every algorithm with every combination of parameter values on every board.
+
+    Parameters are given as --NAME VALUES, with VALUES a comma list of numbers, words and ranges (1..50,
+    1..50:5); each algorithm gets only the parameters it takes. Without a broker the jobs run here, in a pool
+    of processes; with one, they are queued for `orchestrate worker` processes. Running the same sweep again
+    adds only the jobs it lacks. `--from-spec FILE` runs a sweep exported by `orchestrate sweep show NAME
+    --spec` again: under its own name it fills the gaps, under --name a new one. `orchestrate sweep show
+    SWEEP` describes a sweep.
+
+    Example: orchestrate sweep --algo beam --k 1..50 --heuristic blockers --boards data/boards/rushhour/
+    """
+    with user_errors():
+        configured(db, broker)
+        sources = (boards or []) + (more_boards or [])
+        if from_spec is not None:
+            grid_options = {"--algo": algo, "--boards": sources or None, "--goal": goal, "--repeat": repeat != 1 or None,
+                            "--seeds": seeds, "--time-limit": time_limit, "--memory-limit": memory_limit,
+                            "--max-nodes": max_nodes, **{"--" + p.replace("_", "-"): v for p, v in params.items()}}
+            given = [option for option, value in grid_options.items() if value is not None]
+            if given:
+                raise PuzzleError(f"--from-spec gives the grid, boards and limits: drop {', '.join(given)}")
+            sweep_plan = sweep_spec.plan_from_spec(sweep_spec.read_spec(from_spec), name, str(from_spec))
+        else:
+            if algo is None:
+                raise PuzzleError("give --algo (or --from-spec FILE)")
+            grid = plan.Grid(algo, params, sources, seeds, repeat, goal)
+            results = database(db, broker) if plan.needs_database(sources) else None
+            sweep_plan = plan.grid_plan(grid, name, plan.job_limits(time_limit, max_nodes, memory_limit), results)
+        if dry_run:
+            typer.echo(sweep_view.plan_text(sweep_plan))
+            return
+        results = database(db, broker)
+    _interruptible(lambda: store_and_run(results, sweep_plan, rerun=rerun, workers=workers, chunk=chunk, wait=wait),
+                   sweep_plan.name)
+
+
+@app.command("sweep-show", hidden=True)
+def sweep_show_command(
+    sweep_name: SweepArgument,
+    as_spec: Annotated[
+        bool, typer.Option("--spec", help="Print the sweep's definition as JSON, for: orchestrate sweep --from-spec FILE.")
+    ] = False,
+    db: DbOption = None,
+) -> None:
+    """Describe a sweep: its grid, limits, boards, jobs, and the code, software and hosts its results came from.
+
+    Example: orchestrate sweep show beam-k --spec > beam-k.json
+    """
+    with user_errors():
+        results = database(db)
+        sweep = plan.find_sweep(results, sweep_name)
+        if as_spec:
+            typer.echo(json.dumps(sweep_spec.export_spec(results, sweep), indent=1))
+            return
+        typer.echo(provenance_view.sweep_text(sweep, sweep_status(results, sweep), sweep_provenance(results, sweep)))
+
+
+@app.command("resume")
+def resume_command(
+    sweep_name: SweepArgument,
+    wait: WaitOption = False,
+    workers: WorkersOption = CORES,
+    chunk: ChunkOption = None,
+    db: DbOption = None,
+    broker: BrokerOption = None,
+) -> None:
+    """Run (or queue again) every job of the sweep that has no result.
+
+    For a sweep stopped by Ctrl-C or a crash, or whose queue Redis lost.
+
+    Example: orchestrate resume beam-k
+    """
+    with user_errors():
+        results = database(db, broker)
+        sweep = plan.find_sweep(results, sweep_name)
+        job_ids = unfinished_jobs(results, sweep.id)
+    _interruptible(lambda: run_jobs(results, sweep, job_ids, workers=workers, chunk=chunk, wait=wait), sweep.name)
+
+
+@app.command("status")
+def status_command(
+    sweep_name: Annotated[str | None, typer.Argument(metavar="[SWEEP]", help="The sweep; default: the newest.")] = None,
+    watch: Annotated[bool, typer.Option("--watch", help="Follow the progress until every job is done.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the counts as one JSON object.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Jobs per lifecycle state and outcome, progress, throughput, ETA and jobs per worker host.
+
+    Example: orchestrate status beam-k --watch
+    """
+    with user_errors():
+        results = database(db)
+        sweep = plan.find_sweep(results, sweep_name) if sweep_name else plan.newest_sweep(results)
+        if watch and not as_json:
+            follow(results, sweep)
+        current = sweep_status(results, sweep)
+        typer.echo(json.dumps(current.to_dict()) if as_json else sweep_view.status_text(current))
+
+
+@app.command("sweeps")
+def sweeps_command(db: DbOption = None) -> None:
+    """List the sweeps, newest first, with their jobs, those done and their outcomes.
+
+    Example: orchestrate sweeps --db postgresql+psycopg://slidelab@db-host/slidelab
+    """
+    with user_errors():
+        rows = list_sweeps(database(db))
+    print_table(sweep_view.sweeps_table(rows))
+
+
+@app.command("jobs")
+def jobs_command(
+    sweep_name: SweepArgument,
+    status: Annotated[
+        str | None,
+        typer.Option(help=f"Only jobs in this lifecycle state or with this outcome: {', '.join(STATUS_WORDS)}."),
+    ] = None,
+    limit: Annotated[int, typer.Option(min=1, help="List at most this many jobs.")] = 50,
+    db: DbOption = None,
+) -> None:
+    """List a sweep's jobs with their outcomes and errors.
+
+    Example: orchestrate jobs beam-k --status failed
+    """
+    with user_errors():
+        wanted = None if status is None else parse_status(status)
+        if status is not None and wanted is None:
+            raise PuzzleError(f"--status: {status!r} is neither a job state nor an outcome (choose from {', '.join(STATUS_WORDS)})")
+        results = database(db)
+        rows = list_jobs(results, plan.find_sweep(results, sweep_name), wanted, limit)
+    print_table(sweep_view.jobs_table(rows))
+
+
+@app.command("job")
+def job_command(
+    job_id: Annotated[int, typer.Argument(metavar="JOB", help="The job's id (the first column of orchestrate jobs).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the job and its result as one JSON object.")] = False,
+    db: DbOption = None,
+) -> None:
+    """One job with its result and where the result came from: code version, commit, software, host, process, times.
+
+    Example: orchestrate job 42 --json
+    """
+    with user_errors():
+        record = job_record(database(db), job_id)
+    typer.echo(json.dumps(record, indent=1) if as_json else provenance_view.job_text(record))
+
+
+@app.command("worker")
+def worker_command(
+    concurrency: Annotated[int, typer.Option(min=1, help="Jobs run at once; default: the number of cores.")] = CORES,
+    hostname: Annotated[str | None, typer.Option(help="Worker name, e.g. w1@%h; default: celery@<host>.")] = None,
+    db: DbOption = None,
+    broker: BrokerOption = None,
+) -> None:
+    """Start a Celery worker that runs queued jobs and stores their results.
+
+    A worker on another machine needs only the two URLs.
+
+    Example: orchestrate worker --broker redis://queue-host:6379/0 --db postgresql+psycopg://slidelab@db-host/slidelab
+    """
+    if not configured(db, broker).broker_url:
+        fail("a worker needs a broker: --broker or SLIDELAB_BROKER_URL", 2)
+    from workers.celery_app import start_worker  # Celery only for the commands that use it
+
+    start_worker(concurrency, hostname)
+
+
+def _interruptible(run, sweep_name: str) -> None:
+    """`run()` with the command line's errors; Ctrl-C says how to go on and exits 130."""
+    try:
+        with user_errors():
+            run()
+    except KeyboardInterrupt:
+        typer.echo(f"stopped; continue with: orchestrate resume {sweep_name}", err=True)
+        raise typer.Exit(130) from None
+

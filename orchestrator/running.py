@@ -1,0 +1,164 @@
+"""Running a sweep's jobs: in a local pool, or by enqueueing them for Celery workers; and following them.
+
+Both modes hand batches of job ids to `workers.execute.execute`; the local
+pool calls it from its own threads (each with a job process), Celery workers
+from theirs. Progress is always read from the database, the one source of
+truth, and shown on stderr; stdout gets the final status.
+"""
+
+import queue
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import TypeVar
+
+import typer
+from rich.console import Console
+
+from orchestrator import sweep_view
+from orchestrator.plan import SweepPlan, find_sweep, store_plan
+from workers.execute import execute
+from workers.runner import JobRunner
+from workers.settings import settings
+from workers.store import Database, masked
+from workers.store.jobs import mark_queued, release
+from workers.store.progress import sweep_status
+from workers.store.sweeps import SweepRow, unfinished_jobs
+
+MAX_CHUNK = 100  # jobs per batch, at most
+LOCAL_HOST = f"{socket.gethostname()}/local"  # the worker host of jobs run by the local pool
+POLL_S = 0.25  # seconds between looks at the database while following a sweep
+T = TypeVar("T")
+
+
+def chunk_size(total: int) -> int:
+    """Jobs per batch: one for small sweeps, up to MAX_CHUNK so large ones need few messages."""
+    return max(1, min(MAX_CHUNK, total // 256))
+
+
+def chunks(job_ids: list[int], size: int) -> Iterator[list[int]]:
+    """The ids in consecutive batches of `size`."""
+    for start in range(0, len(job_ids), size):
+        yield job_ids[start : start + size]
+
+
+def run_pool(items: list[T], workers: int, handle: Callable[[JobRunner, T], None], on_poll: Callable[[], None]) -> None:
+    """Call `handle(runner, item)` for every item in `workers` threads, each with its own job process.
+
+    `on_poll` is called four times a second. Ctrl-C (KeyboardInterrupt) kills
+    the job processes and is re-raised once every thread has returned; an
+    error in a thread is re-raised here once they all have.
+    """
+    work: queue.SimpleQueue[T] = queue.SimpleQueue()
+    for item in items:
+        work.put(item)
+    runners = [JobRunner() for _ in range(max(1, min(workers, len(items))))]
+    errors: list[BaseException] = []
+    threads = [threading.Thread(target=_drain, args=(work, runner, handle, errors), daemon=True) for runner in runners]
+    for thread in threads:
+        thread.start()
+    try:
+        while any(thread.is_alive() for thread in threads):
+            time.sleep(POLL_S)  # not Thread.join: Ctrl-C inside it marks a running thread finished (CPython < 3.13)
+            on_poll()
+    except KeyboardInterrupt:
+        for runner in runners:
+            runner.stop()
+        for thread in threads:
+            thread.join()
+        raise
+    finally:
+        for runner in runners:
+            runner.close()
+    if errors:
+        raise errors[0]
+
+
+def run_local(db: Database, job_ids: list[int], workers: int, size: int, on_poll: Callable[[], None]) -> None:
+    """Run and store the jobs in `workers` threads, each with its own job process; `on_poll` is called as they run.
+
+    After Ctrl-C (re-raised) every result the threads had is stored and the
+    jobs they held are pending again.
+    """
+    try:
+        run_pool(list(chunks(job_ids, size)), workers, lambda runner, batch: execute(db, batch, runner, LOCAL_HOST), on_poll)
+    except KeyboardInterrupt:
+        release(db, job_ids, LOCAL_HOST)
+        raise
+
+
+def enqueue(db: Database, job_ids: list[int], size: int) -> int:
+    """Send the jobs to the Celery queue in batches and mark them queued; the number of messages."""
+    from workers.celery_app import broker_app  # imports Celery only when a broker is used
+    from workers.tasks import run_jobs
+
+    sent = 0
+    with broker_app().producer_or_acquire() as producer:
+        for batch in chunks(job_ids, size):
+            run_jobs.apply_async(args=[batch], producer=producer, retry=True, retry_policy={"max_retries": 3})
+            sent += 1
+    mark_queued(db, job_ids)
+    return sent
+
+
+def watch(poll: Callable[[], bool], interval: float = POLL_S) -> None:
+    """Call `poll` every `interval` seconds until it returns True."""
+    while not poll():
+        time.sleep(interval)
+
+
+def store_and_run(db: Database, plan: SweepPlan, *, rerun: bool, workers: int, chunk: int | None, wait: bool) -> SweepRow:
+    """Store the plan, then run (or queue) its jobs that have no result; the sweep."""
+    sweep_id, added = store_plan(db, plan, rerun=rerun)
+    typer.echo(f"sweep {plan.name}: {len(plan.jobs):,} jobs, {added:,} new")
+    # A broker may still hold the queued jobs of an earlier run: queue only the new ones (resume queues all).
+    job_ids = unfinished_jobs(db, sweep_id, pending_only=bool(settings().broker_url))
+    sweep = find_sweep(db, plan.name)
+    run_jobs(db, sweep, job_ids, workers=workers, chunk=chunk, wait=wait)
+    return sweep
+
+
+def run_jobs(db: Database, sweep: SweepRow, job_ids: list[int], *, workers: int, chunk: int | None, wait: bool) -> None:
+    """Run the jobs here with a live progress bar, or queue them when there is a broker (and follow them with `wait`).
+
+    Ctrl-C of a local run stores what is done, gives the rest back and raises KeyboardInterrupt.
+    """
+    size = chunk or chunk_size(len(job_ids))
+    broker = settings().broker_url
+    if broker:
+        messages = enqueue(db, job_ids, size)
+        typer.echo(f"queued {len(job_ids):,} jobs in {messages:,} messages on {masked(broker)}")
+        if wait:
+            follow(db, sweep)
+        else:
+            typer.echo(f"follow with: orchestrate status {sweep.name} --watch")
+        return
+    with sweep_view.live_bar(Console(stderr=True), sweep.name, len(job_ids)) as update:
+        run_local(db, job_ids, workers, size, lambda: update(sweep_status(db, sweep)))
+        update(sweep_status(db, sweep))
+    typer.echo(sweep_view.status_text(sweep_status(db, sweep)))
+
+
+def follow(db: Database, sweep: SweepRow) -> None:
+    """A live progress bar on stderr until every job of the sweep is done."""
+    with sweep_view.live_bar(Console(stderr=True), sweep.name, 0) as update:
+
+        def poll() -> bool:
+            current = sweep_status(db, sweep)
+            update(current)
+            return current.complete
+
+        watch(poll)
+
+
+def _drain(work: queue.SimpleQueue, runner: JobRunner, handle: Callable, errors: list[BaseException]) -> None:
+    try:
+        while not runner.stopping:
+            try:
+                item = work.get_nowait()
+            except queue.Empty:
+                return
+            handle(runner, item)
+    except Exception as err:  # noqa: BLE001 - handed to the main thread, which re-raises it
+        errors.append(err)

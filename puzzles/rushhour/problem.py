@@ -1,0 +1,153 @@
+"""Rush Hour as a search problem: a board's compact encoding, its compiled spec, and the `Problem`.
+
+A state stores only each vehicle's position along its line (its leftmost
+column or topmost row), packed in a fixed number of bits into 64-bit words.
+"""
+
+from typing import Any
+
+import numpy as np
+
+from puzzles.errors import PuzzleError
+from puzzles.kernels import successors
+from puzzles.problem import RESERVED_BITS, Heuristic, Kernels
+from puzzles.rushhour import kernels as rk
+from puzzles.rushhour.board import RushHourBoard
+
+MOVE_MODELS = ("slide", "step")
+MOVES_FREED_WEIGHTS = {"w_exit": 3.0, "w_blockers": 3.0, "w_freed": -14.0}  # the seed's weights
+
+
+class RushHourProblem:
+    """A Rush Hour board as a search problem under a move model (`slide` or `step`)."""
+
+    heuristic_names = rk.HEURISTICS
+    admissible_heuristics = ("blockers", "blockers-lb")
+    default_heuristic = "blockers-lb"
+
+    def __init__(self, board: RushHourBoard, move_model: str = "slide"):
+        if move_model not in MOVE_MODELS:
+            raise PuzzleError(f"unknown move model {move_model!r} (choose from {', '.join(MOVE_MODELS)})")
+        self.board = board
+        self.move_model = move_model
+        self.kernels = _compile_spec(board, move_model)
+
+    def start_key(self) -> np.ndarray:
+        """The start board as a key."""
+        return self.encode([v.position for v in self.board.vehicles])
+
+    def encode(self, positions: list[int]) -> np.ndarray:
+        """The key of the vehicles at these positions."""
+        spec = self.kernels.spec
+        key = np.zeros(self.kernels.key_words, dtype=np.uint64)
+        for i, position in enumerate(positions):
+            key[spec.word[i]] |= np.uint64(position) << np.uint64(spec.shift[i])
+        return key
+
+    def decode(self, key: np.ndarray) -> list[int]:
+        """The position of each vehicle in the key."""
+        spec = self.kernels.spec
+        mask = (1 << spec.width) - 1
+        return [(int(key[w]) >> int(s)) & mask for w, s in zip(spec.word, spec.shift)]
+
+    def board_at(self, key: np.ndarray) -> RushHourBoard:
+        """The board a key stands for."""
+        return self.board.with_positions(self.decode(key))
+
+    def successors(self, key: np.ndarray) -> list[tuple[int, np.ndarray]]:
+        """The (move code, key) pairs one move away."""
+        return successors(self.kernels.spec, self.kernels.max_branching, key)
+
+    def is_goal(self, key: np.ndarray) -> bool:
+        """True if the key is a solved board."""
+        return bool(rk.is_goal(self.kernels.spec, key))
+
+    def proven_unsolvable(self) -> bool:
+        """Rush Hour has no shortcut: only a search proves a board unsolvable."""
+        return False
+
+    def format_move(self, move: int) -> str:
+        """A move as `<vehicle><+|-><cells>`: `+` is right or down."""
+        vehicle, delta = rk.unpack_move(move)
+        return f"{self.board.vehicles[vehicle].name}{'+' if delta > 0 else '-'}{abs(delta)}"
+
+    def move_steps(self, move: int) -> int:
+        """The number of cells a move slides its vehicle."""
+        return abs(rk.unpack_move(move)[1])
+
+    def json_solution(self, solution: list[str]) -> list[str]:
+        """The solution as a list of moves such as ``X+3``, whose labels may be longer than a letter."""
+        return list(solution)
+
+    def play(self, moves: list[int]) -> list[np.ndarray]:
+        """The keys along a sequence of moves, the start included; PuzzleError on an illegal move."""
+        keys = [self.start_key()]
+        for move in moves:
+            nxt = dict((m, k) for m, k in self.successors(keys[-1]))
+            if move not in nxt:
+                raise PuzzleError(f"illegal move {self.format_move(move)} after {len(keys) - 1} moves")
+            keys.append(nxt[move])
+        return keys
+
+    def check_solution(self, moves: list[int]) -> bool:
+        """True if the moves are legal from the start and end on a solved board."""
+        try:
+            return self.is_goal(self.play(moves)[-1])
+        except PuzzleError:
+            return False
+
+    def heuristic_defaults(self, name: str) -> dict[str, Any]:
+        """None: moves-freed's weights are the algorithm's parameters."""
+        return {}
+
+    def check_heuristic(self, name: str, **params: float) -> None:
+        """PuzzleError unless `name` is a Rush Hour heuristic and `params` are moves-freed's weights."""
+        if name not in rk.HEURISTICS:
+            raise PuzzleError(f"unknown heuristic {name!r} for Rush Hour (choose from {', '.join(rk.HEURISTICS)})")
+        foreign = sorted(set(params) - set(MOVES_FREED_WEIGHTS))
+        if foreign:
+            raise PuzzleError(f"Rush Hour's heuristics take no {', '.join(foreign)} (an N-puzzle option)")
+
+    def heuristic(self, name: str, **params: float) -> Heuristic:
+        """One of `blockers`, `blockers-lb`, `moves-freed` (weights w_exit, w_blockers, w_freed)."""
+        self.check_heuristic(name, **params)
+        weights = [params.get(weight, default) for weight, default in MOVES_FREED_WEIGHTS.items()]
+        admissible = name in self.admissible_heuristics
+        return Heuristic(name, rk.HEURISTICS.index(name), np.array(weights, dtype=np.float64), admissible, self.kernels.spec)
+
+
+def _compile_spec(board: RushHourBoard, move_model: str) -> Kernels:
+    """Lay the board out for the kernels: bit fields, fixed lines, walls."""
+    n = board.size
+    vehicles = board.vehicles
+    width = max(max(n - v.length for v in vehicles), 1).bit_length()
+    per_word = 64 // width
+    key_words = len(vehicles) // per_word + 1
+    if (len(vehicles) % per_word) * width > 64 - RESERVED_BITS:
+        key_words += 1
+    walls = np.zeros(n * n, dtype=np.int16)
+    sentinel = np.uint64(1) << np.uint64(n)
+    row_walls = np.full(n, sentinel, dtype=np.uint64)
+    column_walls = np.full(n, sentinel, dtype=np.uint64)
+    for row, col in board.walls:
+        walls[row * n + col] = rk.WALL
+        row_walls[row] |= np.uint64(1) << np.uint64(col)
+        column_walls[col] |= np.uint64(1) << np.uint64(row)
+    spec = rk.Spec(
+        size=n,
+        count=len(vehicles),
+        horizontal=np.array([v.horizontal for v in vehicles], dtype=np.bool_),
+        line=np.array([v.row if v.horizontal else v.col for v in vehicles], dtype=np.int64),
+        length=np.array([v.length for v in vehicles], dtype=np.int64),
+        body=np.array([(1 << v.length) - 1 for v in vehicles], dtype=np.uint64),
+        word=np.array([i // per_word for i in range(len(vehicles))], dtype=np.int64),
+        shift=np.array([(i % per_word) * width for i in range(len(vehicles))], dtype=np.int64),
+        width=width,
+        red=next(i for i, v in enumerate(vehicles) if v.name == board.red),
+        single_step=move_model == "step",
+        walls=walls,
+        row_walls=row_walls,
+        column_walls=column_walls,
+    )
+    max_branching = sum(n - v.length for v in vehicles) if move_model == "slide" else 2 * len(vehicles)
+    return Kernels(spec, key_words, max(max_branching, 1))

@@ -1,0 +1,45 @@
+"""The results tables as ORM classes, for the tests' own queries and assertions (slidelab itself uses Core)."""
+
+from sqlalchemy.orm import registry
+
+from workers.store.schema import board_set_members, board_sets, boards, jobs, results, sweeps
+
+_registry = registry()
+
+
+class _Row:
+    """A row made from its column values."""
+
+    def __init__(self, **values):
+        for name, value in values.items():
+            setattr(self, name, value)
+
+
+class Board(_Row):
+    """A row of `boards`."""
+
+
+class BoardSet(_Row):
+    """A row of `board_sets`."""
+
+
+class BoardSetMember(_Row):
+    """A row of `board_set_members`."""
+
+
+class Sweep(_Row):
+    """A row of `sweeps`."""
+
+
+class Job(_Row):
+    """A row of `jobs`."""
+
+
+class Result(_Row):
+    """A row of `results`."""
+
+
+for _model, _table in ((Board, boards), (BoardSet, board_sets), (BoardSetMember, board_set_members), (Sweep, sweeps),
+                       (Job, jobs), (Result, results)):
+    _model.__table__, _model.__tablename__ = _table, _table.name
+    _registry.map_imperatively(_model, _table)

@@ -1,0 +1,23 @@
+"""Failures of the services slidelab talks to (the results database, the broker), worded for the user.
+
+The command line shows them as one line and an exit status: 2 for a URL that
+does not parse (bad input), 1 for a server that could not be reached or refused.
+"""
+
+from kombu.exceptions import OperationalError as BrokerError
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+
+from workers.settings import settings
+from workers.store.database import masked
+
+
+def service_failure(err: Exception) -> tuple[str, int] | None:
+    """(one line, exit status) for a failure of the database or the broker; None for any other exception."""
+    if isinstance(err, ArgumentError):
+        return "the database URL (--db or SLIDELAB_DATABASE_URL) does not parse", 2
+    if isinstance(err, SQLAlchemyError):
+        cause = getattr(err, "orig", None) or err
+        return f"{masked(settings().database_url)}: {str(cause).strip().splitlines()[0]}", 1
+    if isinstance(err, BrokerError):
+        return f"broker {masked(settings().broker_url)}: {err}", 1
+    return None

@@ -1,0 +1,110 @@
+"""A results database to talk to: its URL, its engine, its schema migrations, and patience while it is away.
+
+The rest of slidelab holds a `Database` and passes it to the storage
+functions (`workers.store.sweeps`, `.jobs`, `.boards`, `.progress`,
+`.rows`); nothing outside this package builds SQL. SQLite is the embedded
+default, PostgreSQL what machines share.
+"""
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, TypeVar
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Table, create_engine, event
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import DBAPIError, OperationalError
+
+MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Database:
+    """A results database: its URL and the engine that reaches it (one per URL and process)."""
+
+    url: str
+    engine: Engine
+
+    @property
+    def shown_url(self) -> str:
+        """The URL fit to print: its password replaced by ***."""
+        return masked(self.url)
+
+    def insert(self, table: Table) -> Any:
+        """An INSERT of this database's dialect, which can say ON CONFLICT DO NOTHING."""
+        return (postgresql.insert if self.engine.dialect.name == "postgresql" else sqlite.insert)(table)
+
+
+def open_database(url: str) -> Database:
+    """The database at `url`, brought to the newest schema (a new SQLite file is created)."""
+    upgrade(url)
+    return Database(url, engine_for(url))
+
+
+def connect(url: str) -> Database:
+    """The database at `url` as it is, for a process that only reads and writes rows (a worker, a job's pool)."""
+    return Database(url, engine_for(url))
+
+
+def masked(url: str) -> str:
+    """A URL fit to print: its password replaced by ***."""
+    return make_url(url).render_as_string(hide_password=True)
+
+
+@lru_cache
+def engine_for(url: str) -> Engine:
+    """One engine per URL and process (create it after forking, never at import time)."""
+    engine = create_engine(url, pool_pre_ping=True)
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _sqlite_pragmas)
+    return engine
+
+
+def _sqlite_pragmas(connection, _record) -> None:
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def alembic_config(url: str) -> Config:
+    """An Alembic configuration for the database at `url`, without an alembic.ini."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return config
+
+
+def upgrade(url: str, revision: str = "head") -> None:
+    """Apply every migration up to `revision`; a new SQLite file is created on the way."""
+    command.upgrade(alembic_config(url), revision)
+
+
+def downgrade(url: str, revision: str) -> None:
+    """Undo the migrations down to `revision` (`base`: an empty database)."""
+    command.downgrade(alembic_config(url), revision)
+
+
+def retrying(operation: Callable[[], T], patience_s: float) -> T:
+    """`operation()`, tried again with growing pauses while the database is unreachable, for up to `patience_s`."""
+    give_up = time.monotonic() + patience_s
+    pause = 0.2
+    while True:
+        try:
+            return operation()
+        except (OperationalError, DBAPIError) as err:
+            if not _disconnected(err) or time.monotonic() + pause > give_up:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 5.0)
+
+
+def _disconnected(err: DBAPIError) -> bool:
+    return isinstance(err, OperationalError) or err.connection_invalidated

@@ -1,0 +1,231 @@
+"""What the database says about sweeps as they run: counts by lifecycle state and outcome, pace, hosts, listings.
+
+Every count here uses the two vocabularies of `workers.store.states`: a job's
+state (pending, queued, running, done) and a done job's outcome.
+"""
+
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.engine import Row
+
+from puzzles.errors import PuzzleError
+from puzzles.result import Outcome
+from workers.store.database import Database
+from workers.store.schema import boards, jobs, results, sweeps
+from workers.store.states import JobState
+from workers.store.sweeps import SweepRow
+
+RATE_WINDOW_S = 60.0  # throughput is measured over the last minute
+
+
+@dataclass
+class SweepStatus:
+    """A sweep's jobs counted by lifecycle state, by outcome and by worker host, with its pace."""
+
+    name: str
+    total: int
+    states: dict[str, int] = field(default_factory=dict)
+    outcomes: dict[str, int] = field(default_factory=dict)
+    hosts: dict[str, int] = field(default_factory=dict)
+    jobs_per_s: float = 0.0
+    eta_s: float | None = None
+
+    @property
+    def finished(self) -> int:
+        """Jobs done: those with their result."""
+        return self.states.get(JobState.DONE, 0)
+
+    @property
+    def complete(self) -> bool:
+        """True when every job is done."""
+        return self.finished == self.total
+
+    def to_dict(self) -> dict[str, Any]:
+        """The status as plain JSON-ready data."""
+        return {**asdict(self), "finished": self.finished, "complete": self.complete}
+
+
+@dataclass
+class SweepSummary:
+    """One line of `orchestrate sweeps`: a sweep, its jobs, those done, and the outcomes of those."""
+
+    name: str
+    created_at: datetime
+    total: int
+    finished: int
+    outcomes: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Results of a sweep that share their code version, host and software, with the host's mean speed."""
+
+    code_version: str | None
+    commit: str | None
+    dirty: bool | None
+    host: str | None
+    software: str
+    results: int
+    speed: float | None
+    first_start: datetime | None
+    last_finish: datetime | None
+
+
+def sweep_status(db: Database, sweep: SweepRow) -> SweepStatus:
+    """The sweep's counts and its throughput over the last minute, with the ETA it implies."""
+    in_sweep = jobs.c.sweep_id == sweep.id
+    now = datetime.now(timezone.utc)
+    with db.engine.connect() as connection:
+        states = dict(connection.execute(select(jobs.c.status, func.count()).where(in_sweep).group_by(jobs.c.status)).all())
+        outcomes = dict(
+            connection.execute(
+                select(results.c.outcome, func.count()).join(jobs, results.c.job_id == jobs.c.id).where(in_sweep)
+                .group_by(results.c.outcome)
+            ).all()
+        )
+        hosts = dict(
+            connection.execute(
+                select(jobs.c.worker_host, func.count())
+                .where(in_sweep, jobs.c.status == JobState.DONE, jobs.c.worker_host.is_not(None))
+                .group_by(jobs.c.worker_host)
+            ).all()
+        )
+        first_start = connection.scalar(select(func.min(jobs.c.started_at)).where(in_sweep))
+        recent = connection.scalar(
+            select(func.count()).where(in_sweep, jobs.c.finished_at >= now - timedelta(seconds=RATE_WINDOW_S))
+        )
+    status = SweepStatus(sweep.name, sum(states.values()), states, outcomes, hosts)
+    if first_start is not None and recent:
+        window = min(RATE_WINDOW_S, max((now - aware(first_start)).total_seconds(), 1e-3))
+        status.jobs_per_s = recent / window
+        status.eta_s = (status.total - status.finished) / status.jobs_per_s
+    return status
+
+
+def list_sweeps(db: Database) -> list[SweepSummary]:
+    """Every sweep, newest first, with its job counts and the outcomes of its done jobs."""
+    totals = select(jobs.c.sweep_id, func.count().label("total")).group_by(jobs.c.sweep_id).subquery()
+    outcome_rows = (
+        select(jobs.c.sweep_id, results.c.outcome, func.count())
+        .join(results, results.c.job_id == jobs.c.id)
+        .group_by(jobs.c.sweep_id, results.c.outcome)
+    )
+    with db.engine.connect() as connection:
+        rows = connection.execute(
+            select(sweeps.c.id, sweeps.c.name, sweeps.c.created_at, func.coalesce(totals.c.total, 0))
+            .outerjoin(totals, totals.c.sweep_id == sweeps.c.id)
+            .order_by(sweeps.c.id.desc())
+        ).all()
+        counted: dict[int, dict[str, int]] = {}
+        for sweep_id, outcome, count in connection.execute(outcome_rows):
+            counted.setdefault(sweep_id, {})[outcome] = count
+    return [
+        SweepSummary(name, created, total, sum(counted.get(sweep_id, {}).values()), counted.get(sweep_id, {}))
+        for sweep_id, name, created, total in rows
+    ]
+
+
+def list_jobs(
+    db: Database, sweep: SweepRow, status: JobState | Outcome | None = None, limit: int = 50
+) -> list[dict[str, Any]]:
+    """The sweep's jobs (in a lifecycle state, or done with an outcome, if given) with their board and result."""
+    query = (
+        select(jobs, boards.c.name.label("board"), *_result_columns())
+        .join(boards, jobs.c.board_id == boards.c.id)
+        .outerjoin(results, results.c.job_id == jobs.c.id)
+        .where(jobs.c.sweep_id == sweep.id)
+        .order_by(jobs.c.id)
+        .limit(limit)
+    )
+    if isinstance(status, JobState):
+        query = query.where(jobs.c.status == status)
+    elif status is not None:
+        query = query.where(results.c.outcome == status)
+    with db.engine.connect() as connection:
+        return [_job_row(row) for row in connection.execute(query)]
+
+
+def job_record(db: Database, job_id: int) -> dict[str, Any]:
+    """A job with its sweep, board and whole result (provenance included); PuzzleError if there is none."""
+    query = (
+        select(jobs, sweeps.c.name.label("sweep_name"), boards.c.name.label("board_name"), boards.c.domain,
+               boards.c.size, boards.c.known_optimum)
+        .join(sweeps, jobs.c.sweep_id == sweeps.c.id)
+        .join(boards, jobs.c.board_id == boards.c.id)
+        .where(jobs.c.id == job_id)
+    )
+    with db.engine.connect() as connection:
+        row = connection.execute(query).one_or_none()
+        if row is None:
+            raise PuzzleError(f"no job {job_id}")
+        result = connection.execute(select(results).where(results.c.job_id == job_id)).one_or_none()
+    job = {column.key: row._mapping[column] for column in jobs.columns}
+    return {
+        "job": _plain({**job, "params": json.loads(job["params"])}),
+        "sweep": row.sweep_name,
+        "board": {"name": row.board_name, "domain": row.domain, "size": row.size, "known_optimum": row.known_optimum},
+        "result": _plain(dict(result._mapping)) if result else None,
+    }
+
+
+def sweep_provenance(db: Database, sweep: SweepRow) -> list[Origin]:
+    """The sweep's results grouped by code version (with its commit), host and software (Python, numba, numpy)."""
+    details = results.c.provenance
+    software = [details[name].as_string() for name in ("python", "numba", "numpy")]
+    keys = [results.c.code_version, details["commit"].as_string(), details["dirty"].as_boolean(), results.c.host, *software]
+    query = (
+        select(*keys, func.count(), func.avg(details["speed"].as_float()), func.min(results.c.started_at),
+               func.max(results.c.finished_at))
+        .join(jobs, results.c.job_id == jobs.c.id)
+        .where(jobs.c.sweep_id == sweep.id)
+        .group_by(*keys)
+        .order_by(func.min(results.c.started_at))
+    )
+    with db.engine.connect() as connection:
+        rows = connection.execute(query).all()
+    return [
+        Origin(version, commit, dirty, host, _software(python, numba, numpy), count, speed, first, last)
+        for version, commit, dirty, host, python, numba, numpy, count, speed, first, last in rows
+    ]
+
+
+def aware(moment: datetime) -> datetime:
+    """SQLite gives back naive datetimes; they are UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def _result_columns() -> list:
+    return [results.c.outcome, results.c.moves, results.c.elapsed_s, results.c.error, results.c.reason]
+
+
+def _job_row(row: Row) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "board": row.board,
+        "algorithm": row.algorithm,
+        "params": row.params,
+        "seed": row.seed,
+        "repeat": row.repeat,
+        "state": row.status,
+        "attempts": row.attempts,
+        "host": row.worker_host,
+        "outcome": row.outcome,
+        "moves": row.moves,
+        "elapsed_s": row.elapsed_s,
+        "error": row.error or row.reason,
+    }
+
+
+def _software(python: str | None, numba: str | None, numpy: str | None) -> str:
+    if python is None:
+        return "unknown"
+    return f"Python {python}, numba {numba}, numpy {numpy}"
+
+
+def _plain(values: dict[str, Any]) -> dict[str, Any]:
+    """A row's values as JSON-ready ones (datetimes in ISO form)."""
+    return {key: aware(value).isoformat() if isinstance(value, datetime) else value for key, value in values.items()}

@@ -1,0 +1,74 @@
+"""What travels between the storage and the job processes: a job's spec in, its result out.
+
+Both are plain data (primitives through a pipe or a message). `JobResult`'s
+fields are `puzzles.result.Findings` plus what only a stored result has; the
+`results` table is derived from them (`workers.store.schema`).
+"""
+
+import json
+from dataclasses import dataclass, field, fields
+from datetime import datetime
+from typing import Any
+
+from puzzles.result import Findings, Outcome, SolveResult, findings_of
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """Everything a job needs, as primitives that travel through a pipe or a message."""
+
+    job_id: int
+    domain: str
+    board_text: str
+    algorithm: str
+    params: dict[str, Any]
+    seed: int | None = None
+    max_nodes: int | None = None
+    time_limit: float | None = None
+    memory_limit: int | None = None  # bytes the job may add to its process's address space
+    board_id: str = ""
+
+    def described(self, params: dict[str, Any], seed: int | None) -> dict[str, Any]:
+        """The job as it ran: its board, algorithm, every parameter (defaults included), seed and limits."""
+        limits = {"max_nodes": self.max_nodes, "time_limit": self.time_limit, "memory_limit": self.memory_limit}
+        return {"board_id": self.board_id, "domain": self.domain, "algorithm": self.algorithm,
+                "params": params, "seed": seed, "limits": limits}
+
+
+@dataclass(kw_only=True)
+class JobResult(Findings):
+    """A job's result as the `results` table stores it: the search's findings and where they came from.
+
+    `solution` is the moves in the domain's notation, space-separated; `error`
+    says why a job raised (outcome `error`); `started_at`/`finished_at`
+    bracket the job in its process; `host`, `code_version` and `provenance`
+    name the worker, the code and the machine (`workers.provenance`).
+    """
+
+    solution: str | None = None
+    error: str | None = None
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    host: str | None = None
+    code_version: str | None = None
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_solve(cls, result: SolveResult) -> "JobResult":
+        """The result of a finished search; the solution as space-separated moves."""
+        plain = findings_of(result) | {"extra": json.loads(json.dumps(result.extra))}  # JSON types only
+        return cls(**plain, solution=" ".join(result.solution) or None)
+
+    @classmethod
+    def limit(cls, reason: str, elapsed_s: float = 0.0) -> "JobResult":
+        """A job stopped from outside: killed past its deadline or its memory cap."""
+        return cls(outcome=Outcome.LIMIT, reason=reason, elapsed_s=elapsed_s)
+
+    @classmethod
+    def failure(cls, error: str) -> "JobResult":
+        """A job that raised, or whose process died, instead of searching."""
+        return cls(outcome=Outcome.ERROR, error=error)
+
+    def to_row(self) -> dict[str, Any]:
+        """The column values of its `results` row."""
+        return {item.name: getattr(self, item.name) for item in fields(self)}

@@ -1,0 +1,123 @@
+"""The results database's tables (SQLAlchemy Core), changed only through the Alembic migrations in `migrations/`.
+
+The `results` table's columns are derived from the fields of `JobResult`
+(itself `puzzles.result.Findings` and what a stored result adds): a result's
+fields are declared once, in Python, and the table follows them.
+"""
+
+from dataclasses import MISSING, fields
+from datetime import datetime, timezone
+from types import NoneType, UnionType
+from typing import Any, get_args, get_type_hints
+
+from sqlalchemy import JSON, BigInteger, Column, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text
+from sqlalchemy.types import TypeEngine
+
+from puzzles.result import Outcome
+from workers.store.records import JobResult
+from workers.store.states import JobState
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+NAME = String(200)
+metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+def utc_now() -> datetime:
+    """The current time, in UTC."""
+    return datetime.now(timezone.utc)
+
+
+boards = Table(
+    "boards",
+    metadata,
+    Column("id", String(64), primary_key=True),  # the sha256 of the canonical text
+    Column("domain", String(16), nullable=False),
+    Column("size", Integer, nullable=False),
+    Column("name", NAME, nullable=False, default=""),
+    Column("canonical_text", Text, nullable=False),
+    Column("known_optimum", Integer),
+)
+
+board_sets = Table(
+    "board_sets",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", NAME, nullable=False, unique=True),
+    Column("created_at", DateTime(timezone=True), nullable=False, default=utc_now),
+)
+
+board_set_members = Table(
+    "board_set_members",
+    metadata,
+    Column("set_id", ForeignKey("board_sets.id", ondelete="CASCADE"), primary_key=True),
+    Column("board_id", ForeignKey("boards.id"), primary_key=True),
+    Column("position", Integer, nullable=False),
+)
+
+sweeps = Table(
+    "sweeps",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", NAME, nullable=False, unique=True),
+    Column("created_at", DateTime(timezone=True), nullable=False, default=utc_now),
+    Column("spec", JSON, nullable=False),  # the grid as the user gave it
+    Column("limits", JSON, nullable=False),
+)
+
+jobs = Table(
+    "jobs",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("sweep_id", ForeignKey("sweeps.id", ondelete="CASCADE"), nullable=False),
+    Column("board_id", ForeignKey("boards.id"), nullable=False),
+    Column("algorithm", String(32), nullable=False),
+    Column("params", Text, nullable=False),  # canonical JSON: sorted keys, no spaces
+    Column("seed", BigInteger),
+    Column("repeat", Integer, nullable=False, default=0),
+    Column("job_key", String(64), nullable=False, unique=True),
+    Column("status", String(16), nullable=False, default=JobState.PENDING),  # a `JobState`
+    Column("attempts", Integer, nullable=False, default=0),
+    Column("worker_host", NAME),
+    Column("created_at", DateTime(timezone=True), nullable=False, default=utc_now),
+    Column("started_at", DateTime(timezone=True)),  # when the batch holding it was claimed
+    Column("finished_at", DateTime(timezone=True)),
+    Index("ix_jobs_sweep_id_status", "sweep_id", "status"),
+)
+
+
+def _sql_type(annotation: Any) -> tuple[TypeEngine, bool]:
+    """The column type of a result field's annotation, and whether it is nullable."""
+    optional = isinstance(annotation, UnionType)
+    base = next(option for option in get_args(annotation) if option is not NoneType) if optional else annotation
+    base = getattr(base, "__origin__", base)  # dict[str, Any] is a dict
+    types = {Outcome: String(16), int: BigInteger(), float: Float(), str: Text(), dict: JSON(), datetime: DateTime(timezone=True)}
+    return types[base], optional or base is dict
+
+
+def _result_columns() -> list[Column]:
+    """A column per field of `JobResult`: its type from the annotation, NOT NULL where the field has a plain default."""
+    hints = get_type_hints(JobResult)
+    columns = []
+    for item in fields(JobResult):
+        kind, nullable = _sql_type(hints[item.name])
+        default = None if item.default is MISSING else item.default
+        columns.append(Column(item.name, kind, nullable=nullable, default=default))
+    return columns
+
+
+results = Table(
+    "results",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("job_id", ForeignKey("jobs.id", ondelete="CASCADE"), nullable=False, unique=True),
+    *_result_columns(),
+    Column("created_at", DateTime(timezone=True), nullable=False, default=utc_now),
+)
+
+RESULT_FIELDS = tuple(item.name for item in fields(JobResult))

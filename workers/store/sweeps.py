@@ -1,0 +1,119 @@
+"""Sweeps and their job rows: stored once by name, extended with the jobs they lack, run again on demand."""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.engine import Connection
+
+from workers.store.database import Database
+from workers.store.schema import boards, jobs, results, sweeps
+from workers.store.states import UNFINISHED, JobState
+
+if TYPE_CHECKING:
+    from puzzles.domains import Instance
+
+INSERT_CHUNK = 5_000  # rows per INSERT statement
+
+
+@dataclass(frozen=True)
+class SweepRow:
+    """A stored sweep: its id, name, creation time, grid as given (`spec`) and limits."""
+
+    id: int
+    name: str
+    created_at: datetime
+    spec: dict[str, Any]
+    limits: dict[str, Any]
+
+
+def find(db: Database, name: str) -> SweepRow | None:
+    """The sweep called `name`, or None."""
+    with db.engine.connect() as connection:
+        row = connection.execute(select(sweeps).where(sweeps.c.name == name)).one_or_none()
+    return SweepRow(*row) if row else None
+
+
+def newest(db: Database) -> SweepRow | None:
+    """The sweep made last, or None."""
+    with db.engine.connect() as connection:
+        row = connection.execute(select(sweeps).order_by(sweeps.c.id.desc()).limit(1)).one_or_none()
+    return SweepRow(*row) if row else None
+
+
+def recent_names(db: Database, count: int = 5) -> list[str]:
+    """The names of the `count` sweeps made last, newest first."""
+    with db.engine.connect() as connection:
+        return list(connection.scalars(select(sweeps.c.name).order_by(sweeps.c.id.desc()).limit(count)))
+
+
+def save(
+    db: Database,
+    name: str,
+    spec: dict[str, Any],
+    limits: dict[str, Any],
+    instances: "Iterable[Instance]",
+    job_rows: list[dict[str, Any]],
+    *,
+    rerun: bool = False,
+) -> tuple[int, int]:
+    """Write the sweep (made, or its spec and limits replaced), its boards and the jobs it lacks: (sweep id, jobs added).
+
+    Jobs are keyed by `job_key`: one already stored is kept as it is. With
+    `rerun`, the results of the given jobs are deleted and they are pending again.
+    """
+    with db.engine.begin() as connection:
+        sweep_id = _sweep_id(db, connection, name, spec, limits)
+        store_boards(db, connection, instances)
+        before = _job_count(connection, sweep_id)
+        rows = [{**job, "sweep_id": sweep_id} for job in job_rows]
+        for start in range(0, len(rows), INSERT_CHUNK):
+            statement = db.insert(jobs).on_conflict_do_nothing(index_elements=["job_key"])
+            connection.execute(statement, rows[start : start + INSERT_CHUNK])
+        added = _job_count(connection, sweep_id) - before
+        if rerun:
+            _reset(connection, sweep_id, [job["job_key"] for job in job_rows])
+    return sweep_id, added
+
+
+def store_boards(db: Database, connection: Connection, instances: "Iterable[Instance]") -> int:
+    """Insert the boards the database lacks (ON CONFLICT DO NOTHING on the id); how many were new."""
+    rows = [{"id": b.id, "domain": b.domain, "size": b.size, "name": b.name, "canonical_text": b.text} for b in instances]
+    if not rows:
+        return 0
+    before = connection.scalar(select(func.count()).select_from(boards))
+    connection.execute(db.insert(boards).on_conflict_do_nothing(index_elements=["id"]), rows)
+    return connection.scalar(select(func.count()).select_from(boards)) - before
+
+
+def unfinished_jobs(db: Database, sweep_id: int, *, pending_only: bool = False) -> list[int]:
+    """Ids of the sweep's jobs without a result (or only those never queued), in id order."""
+    states = (JobState.PENDING,) if pending_only else UNFINISHED
+    query = select(jobs.c.id).where(jobs.c.sweep_id == sweep_id, jobs.c.status.in_(states)).order_by(jobs.c.id)
+    with db.engine.connect() as connection:
+        return list(connection.scalars(query))
+
+
+def _sweep_id(db: Database, connection: Connection, name: str, spec: dict[str, Any], limits: dict[str, Any]) -> int:
+    found = connection.scalar(select(sweeps.c.id).where(sweeps.c.name == name))
+    if found is None:
+        return connection.execute(sweeps.insert().values(name=name, spec=spec, limits=limits)).inserted_primary_key[0]
+    connection.execute(update(sweeps).where(sweeps.c.id == found).values(spec=spec, limits=limits))
+    return found
+
+
+def _reset(connection: Connection, sweep_id: int, keys: list[str]) -> None:
+    for start in range(0, len(keys), INSERT_CHUNK):
+        ids = select(jobs.c.id).where(jobs.c.sweep_id == sweep_id, jobs.c.job_key.in_(keys[start : start + INSERT_CHUNK]))
+        connection.execute(delete(results).where(results.c.job_id.in_(ids)))
+        connection.execute(
+            update(jobs)
+            .where(jobs.c.id.in_(ids))
+            .values(status=JobState.PENDING, attempts=0, worker_host=None, started_at=None, finished_at=None)
+        )
+
+
+def _job_count(connection: Connection, sweep_id: int) -> int:
+    return connection.scalar(select(func.count()).select_from(jobs).where(jobs.c.sweep_id == sweep_id))
