@@ -16,8 +16,9 @@ demo: $(VENV)/.stamp-test
 	$(VENV)/bin/orchestrate report demo-beam --by algorithm,k
 	$(VENV)/bin/orchestrate report demo-beam --format html --out demo-report.html
 
+# The tests run in parallel, a process per core (at most four), each module's tests in one process.
 test: $(VENV)/.stamp-test
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --maxprocesses 4 --dist loadscope
 
 bench: $(VENV)/.stamp-bench
 	$(PY) bench/run.py
