@@ -38,6 +38,12 @@ def boards_table(boards: list[StoredBoard]) -> Table:
     return table
 
 
+def board_record(board: StoredBoard) -> dict:
+    """A board as `boards list --json` gives it: name, domain, shape, known optimum, id and canonical text."""
+    return {"name": board.name, "domain": board.domain, "shape": shape(board.domain, board.canonical_text),
+            "known_optimum": board.known_optimum, "id": board.id, "text": board.canonical_text}
+
+
 def board_card(info: BoardInfo) -> str:
     """A board as labelled lines (name, id, domain and size, vehicles or tiles, known optimum, sets), then its picture."""
     board = info.board

@@ -101,20 +101,43 @@ def import_boards(db: Database, boards: list[Instance], optima: dict[str, int], 
     """
     if name is not None and check_set_name(name) in SHIPPED:
         raise PuzzleError(f"{name} is a set shipped with slidelab: import into a set of another name")
+    if name is not None:
+        _check_unique_names(board_store.set_members(db, name) or [], boards, name)
     return board_store.import_boards(db, boards, optima, name)
 
 
-def set_boards(db: Database, name: str) -> list[Instance]:
-    """The boards of set `name`, in order (a shipped set is imported first if it is not yet); PuzzleError if none."""
+def _check_unique_names(held: list[StoredBoard], boards: list[Instance], name: str) -> None:
+    """PuzzleError if the set would hold two boards of one name (a name must say which board of the set it is)."""
+    ids_by_name: dict[str, set[str]] = {}
+    for board in (*held, *boards):
+        if board.name:
+            ids_by_name.setdefault(board.name, set()).add(board.id)
+    repeated = sorted(board_name for board_name, ids in ids_by_name.items() if len(ids) > 1)
+    if repeated:
+        raise PuzzleError(f"set {name} would hold several boards named {', '.join(repeated[:5])}: board names in a set"
+                          " are unique (rename the files, or import into another set)")
+
+
+def set_boards(db: Database, name: str, *, import_shipped: bool = True) -> list[Instance]:
+    """The boards of set `name`, in order; PuzzleError if there is no such set.
+
+    A shipped set the database lacks is imported first, with its known optima,
+    unless `import_shipped` is False (a dry run): its files are read then.
+    """
+    if import_shipped and name in SHIPPED:
+        _import_shipped(db, name)
     return [instance(board) for board in members(db, name)]
 
 
 def members(db: Database, name: str) -> list[StoredBoard]:
-    """The stored boards of set `name`, in order, with their known optima; PuzzleError if there is no such set."""
+    """The boards of set `name`, in order, with their known optima; PuzzleError if there is no such set.
+
+    A shipped set the database lacks is read from its files: listing writes nothing.
+    """
     check_set_name(name)
-    if name in SHIPPED:
-        _import_shipped(db, name)
     boards = board_store.set_members(db, name)
+    if boards is None and name in SHIPPED:
+        boards = _shipped_members(name)
     if boards is None:
         known = sorted(set(board_store.set_names(db)) | SHIPPED.keys())
         raise PuzzleError(f"no board set named {name!r} (sets: {', '.join(known)})")
@@ -141,9 +164,12 @@ def board_info(db: Database, key: str) -> BoardInfo:
     """
     if os.path.exists(key) or split_board_list(key) is not None:
         return _info(db, load_instance(key))
-    stored = _stored(db, key) or _stored_shipped(db, key)
+    stored = _stored(db, key)
     if stored is not None:
         return _info(db, instance(stored))
+    shipped = _shipped_board(key)
+    if shipped is not None:
+        return BoardInfo(instance(shipped), shipped.known_optimum, None)
     try:
         board = load_instance(key)
     except PuzzleError as err:
@@ -181,13 +207,15 @@ def _stored(db: Database, key: str) -> StoredBoard | None:
     return found[0] if found else None
 
 
-def _stored_shipped(db: Database, name: str) -> StoredBoard | None:
-    """The board called `name` of a shipped set, imported with its set if need be; None if no shipped set has it."""
-    shipped = next((shipped for shipped in SHIPPED if any(b.name == name for b in shipped_boards(shipped)[0])), None)
-    if shipped is None:
-        return None
-    _import_shipped(db, shipped)
-    return _stored(db, name)
+def _shipped_members(name: str) -> list[StoredBoard]:
+    """A shipped set's boards as its files give them, with their known optima."""
+    boards, optima = shipped_boards(name)
+    return [StoredBoard(b.id, b.domain, b.size, b.name, b.text, optima.get(b.id)) for b in boards]
+
+
+def _shipped_board(name: str) -> StoredBoard | None:
+    """The board called `name` of a shipped set, from its files; None if no shipped set has it."""
+    return next((board for shipped in SHIPPED for board in _shipped_members(shipped) if board.name == name), None)
 
 
 def _info(db: Database, board: Instance) -> BoardInfo:
@@ -218,9 +246,19 @@ def _optimum(row: ListedBoard, path: str) -> int | None:
     return int(text)
 
 
-def default_set_name(domain: str, size: int, height: int | None, seed: int) -> str:
-    """The set generated boards go to when none is named: `<domain>-<width>x<height>-s<seed>`."""
-    return f"{domain}-{size}x{height or size}-s{seed}"
+def generated_name(
+    domain: str, size: int, seed: int, *, min_moves: int | None = None, moves: int | None = None,
+    walk: int | None = None, height: int | None = None, goal: str = "blank-last",
+) -> str:
+    """The name of a generation: `rushhour-6x6-s1-min20`, `npuzzle-4x4-s1-walk40-blank-first`, ...
+
+    Every option that changes the boards is in it: generated boards are named
+    after it (`<name>-001`, ...) and go to the set of that name by default, so
+    two generations never share a board name or a default set.
+    """
+    variant = {"min": min_moves, "moves": moves, "walk": walk}
+    parts = [f"{domain}-{size}x{height or size}-s{seed}", *(f"{key}{value}" for key, value in variant.items() if value is not None)]
+    return "-".join(parts + ([goal] if domain == "npuzzle" and goal != "blank-last" else []))
 
 
 def generated(
@@ -238,13 +276,16 @@ def generated(
 ) -> tuple[list[Instance], dict[str, int]]:
     """Fresh boards of a domain (`puzzles.rushhour.generate`, `puzzles.npuzzle.generate`) and the optima known of them.
 
-    PuzzleError for an option the domain does not take, or for too few boards (with what to ask instead).
+    The boards are named after `generated_name`. PuzzleError for an option the
+    domain does not take, or for too few boards (with what to ask instead).
     """
+    prefix = generated_name(domain, size, seed, min_moves=min_moves, moves=moves, walk=walk, height=height, goal=goal)
     if domain == "rushhour":
         if walk is not None or height is not None:
             raise PuzzleError("--walk and --height are N-puzzle options")
         try:
-            found = hardest_boards(size, count, seed, min_moves=min_moves, moves=moves, max_attempts=max_attempts)
+            found = hardest_boards(size, count, seed, min_moves=min_moves, moves=moves, max_attempts=max_attempts,
+                                   prefix=prefix)
         except TooFewBoards as err:
             easier = "--moves" if moves else "--min-moves"
             raise PuzzleError(f"{err}: allow more with --max-attempts, or ask for an easier {easier}") from None
@@ -253,5 +294,6 @@ def generated(
     if domain == "npuzzle":
         if min_moves is not None or moves is not None or max_attempts is not None:
             raise PuzzleError("--min-moves, --moves and --max-attempts are Rush Hour options (the N-puzzle takes --walk)")
-        return [instance_of(board) for board in random_boards(size, height or size, count, seed, walk=walk, goal=goal)], {}
+        boards = random_boards(size, height or size, count, seed, walk=walk, goal=goal, prefix=prefix)
+        return [instance_of(board) for board in boards], {}
     raise PuzzleError(f"unknown domain {domain!r} (choose from rushhour, npuzzle)")

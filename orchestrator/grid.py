@@ -10,7 +10,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from puzzles.errors import PuzzleError
-from puzzles.solver import HEURISTIC_OPTIONS, algorithm_spec, bind_params, without_foreign_options
+from puzzles.algorithms import HEURISTIC_OPTIONS, PROBLEM_OPTIONS, algorithm_spec, bind_params, without_foreign_options
 
 MAX_VALUES = 100_000  # per option: a typo such as 1..10000000 is refused, not expanded
 
@@ -40,13 +40,13 @@ def combinations(algorithms: list[str], params: dict[str, list[Any]]) -> list[tu
     kept once.
     """
     specs = {name: algorithm_spec(name) for name in algorithms}
-    taken = {param for spec in specs.values() for param in spec.params}
+    taken = {param for spec in specs.values() for param in spec.params} | set(PROBLEM_OPTIONS)
     unused = sorted(set(params) - taken)
     if unused:
         raise PuzzleError(f"no algorithm among {', '.join(algorithms)} takes {', '.join(unused)}")
     grid, seen = [], set()
     for name, spec in specs.items():
-        own = [param for param in params if param in spec.params]
+        own = [param for param in params if param in spec.params or param in PROBLEM_OPTIONS]
         for values in itertools.product(*(params[param] for param in own)):
             bound = without_foreign_options(bind_params(name, dict(zip(own, values))))
             if (name, *sorted(bound.items())) not in seen:

@@ -1,7 +1,7 @@
 """Known optima: which results prove one, the best proven per board, and the sweep that finds the missing ones.
 
 A result proves a board's optimum when it is `solved` by an algorithm flagged
-`optimal` in `puzzles.solver.ALGORITHMS`, with an admissible heuristic if it
+`optimal` in `puzzles.algorithms.ALGORITHMS`, with an admissible heuristic if it
 takes one. `orchestrate boards optimum` plans a job per board that lacks a known
 optimum, with an optimal search that fits the board, runs it like any sweep, and
 stores what the results prove in `boards.known_optimum`.
@@ -17,7 +17,7 @@ from orchestrator.boardsets import instance
 from orchestrator.plan import SweepPlan, plan_sweep
 from orchestrator.running import store_and_run
 from puzzles.domains import Instance, problem_for
-from puzzles.solver import ALGORITHMS
+from puzzles.algorithms import ALGORITHMS
 from workers.store import Database
 from workers.store import boards as board_store
 from workers.store.boards import StoredBoard
@@ -29,8 +29,8 @@ BFS_CELLS = 9  # N-puzzles of up to 9 cells (3x3) by BFS: at most 181,440 states
 def is_optimal(algorithm: str, params: dict[str, Any], domain: str, text: str) -> bool:
     """True if a solution of this job is a shortest one: an optimal algorithm, its heuristic (if any) admissible."""
     spec = ALGORITHMS.get(algorithm)
-    if spec is None or not spec.optimal:
-        return False
+    if spec is None or not spec.optimal or params.get("move_model", "slide") != "slide":
+        return False  # under the step model a search is optimal in steps, not in the moves an optimum counts
     return "heuristic" not in params or _admissible(domain, text, params["heuristic"])
 
 

@@ -20,7 +20,7 @@ from orchestrator.grid import combinations, parse_values
 from puzzles.domains import Instance, load_instances, problem_for
 from puzzles.errors import PuzzleError
 from puzzles.npuzzle.board import check_goal
-from puzzles.solver import SEEDS, algorithm_spec, heuristic_options, with_domain_heuristic
+from puzzles.algorithms import SEEDS, algorithm_spec, heuristic_options, with_domain_heuristic
 from workers.store import Database
 from workers.store import sweeps as sweep_store
 from workers.store.sweeps import SweepRow
@@ -72,13 +72,15 @@ def board_sources(sources: list[str]) -> list[str]:
     return expanded
 
 
-def load_boards(sources: list[str], *, goal: str | None = None, db: Database | None = None) -> list[Instance]:
+def load_boards(
+    sources: list[str], *, goal: str | None = None, db: Database | None = None, write: bool = True
+) -> list[Instance]:
     """Every board of the sources, validated; a board given twice is kept once.
 
     A board list gives a board per row, `set:NAME` the set's boards in order,
-    read from the database `db`. `goal` is the goal of every N-puzzle board
-    that does not give its own (a set's boards have theirs); Rush Hour boards
-    ignore it.
+    read from the database `db` (a shipped set it lacks is imported there first
+    if `write`). `goal` is the goal of every N-puzzle board that does not give
+    its own (a set's boards have theirs); Rush Hour boards ignore it.
     """
     if not sources:
         raise PuzzleError("no boards given (--boards FILE|DIR|GLOB|BOARD|set:NAME)")
@@ -86,7 +88,7 @@ def load_boards(sources: list[str], *, goal: str | None = None, db: Database | N
         check_goal(goal)
     boards = {}
     for source in sources:
-        for instance in _source_boards(source, goal, db):
+        for instance in _source_boards(source, goal, db, write):
             boards.setdefault(instance.id, instance)
     return list(boards.values())
 
@@ -96,14 +98,14 @@ def needs_database(sources: list[str]) -> bool:
     return any(set_name(source) is not None for source in sources)
 
 
-def _source_boards(source: str, goal: str | None, db: Database | None) -> list[Instance]:
+def _source_boards(source: str, goal: str | None, db: Database | None, write: bool) -> list[Instance]:
     """The boards of one source: a set's from the database, else those of its files or literal board."""
     name = set_name(source)
     if name is None:
         return [instance for path in board_sources([source]) for instance in load_instances(path, goal=goal)]
     if db is None:
         raise PuzzleError(f"{source}: a board set is read from the results database, and none was given")
-    return set_boards(db, name)
+    return set_boards(db, name, import_shipped=write)
 
 
 def parse_size(text: str) -> int:
@@ -123,14 +125,17 @@ def job_limits(time_limit: float | None, max_nodes: int | None, memory_limit: st
     }
 
 
-def grid_plan(grid: Grid, name: str | None, limits: dict[str, Any], db: Database | None) -> SweepPlan:
-    """The plan of a sweep given on the command line; PuzzleError on bad input. `db` is read only for board sets."""
+def grid_plan(grid: Grid, name: str | None, limits: dict[str, Any], db: Database | None, *, write: bool = True) -> SweepPlan:
+    """The plan of a sweep given on the command line; PuzzleError on bad input.
+
+    `db` is read for board sets only (a shipped one it lacks is imported there if `write`).
+    """
     params = {param: parse_values(text, "--" + param.replace("_", "-")) for param, text in grid.params.items()}
     algorithms = [str(a) for a in parse_values(grid.algorithms, "--algo")]
     seeds = parse_values(grid.seeds, "--seeds") if grid.seeds else None
     if seeds is not None and not all(isinstance(seed, int) for seed in seeds):
         raise PuzzleError(f"--seeds: {grid.seeds!r} are not whole numbers")
-    instances = load_boards(grid.boards, goal=grid.goal, db=db)
+    instances = load_boards(grid.boards, goal=grid.goal, db=db, write=write)
     sweep_name = name or default_name(algorithms, params, seeds, grid.repeat)
     return plan_sweep(sweep_name, instances, algorithms, params, seeds=seeds, repeat=grid.repeat, limits=limits)
 
@@ -180,6 +185,7 @@ def plan_sweep(
             randomized = algorithm_spec(algorithm).randomized
             values = with_domain_heuristic(problems[board.id], algorithm, bound, given=params)
             _check_heuristic(board, problems[board.id], values, checked)
+            _check_move_model(board, values, checked)
             text = json.dumps(values, sort_keys=True, separators=(",", ":"))
             for seed, index in _runs(randomized, seeds, repeat):
                 plan.jobs.append(_job(name, namespace, board.id, algorithm, text, seed, index, randomized))
@@ -250,6 +256,16 @@ def _check_heuristic(board: Instance, problem, values: dict[str, Any], checked: 
         except PuzzleError as err:
             raise PuzzleError(f"board {board.name}: {err}") from None
         checked.add(choice)
+
+
+def _check_move_model(board: Instance, values: dict[str, Any], checked: set[tuple]) -> None:
+    """PuzzleError if the board's domain has no such move model (checked once per board and model)."""
+    if "move_model" in values and (board.id, values["move_model"]) not in checked:
+        try:
+            problem_for(board.domain, board.text, values["move_model"])
+        except PuzzleError as err:
+            raise PuzzleError(f"board {board.name}: {err}") from None
+        checked.add((board.id, values["move_model"]))
 
 
 def _runs(randomized: bool, seeds: list[int] | None, repeat: int) -> list[tuple[int | None, int]]:

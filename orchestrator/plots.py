@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from orchestrator.report import parameter_columns
-from puzzles.solver import ALGORITHMS
+from puzzles.algorithms import ALGORITHMS
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

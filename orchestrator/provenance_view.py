@@ -4,7 +4,8 @@ import json
 from typing import Any
 
 from orchestrator.plan import limits_text
-from orchestrator.sweep_view import status_text
+from orchestrator.sweep_view import params_text, status_text
+from orchestrator.units import duration_text
 from workers.provenance import TIMING, environment
 from workers.store.progress import Origin, SweepStatus
 from workers.store.sweeps import SweepRow
@@ -29,18 +30,23 @@ def sweep_text(sweep: SweepRow, status: SweepStatus, origins: list[Origin]) -> s
 def job_text(record: dict[str, Any]) -> str:
     """A job, its result and the result's provenance as labelled lines."""
     job, result, board = record["job"], record["result"], record["board"]
+    optimum = "unknown" if board["known_optimum"] is None else f"{board['known_optimum']} moves"
+    seed = "" if job["seed"] is None else f" seed {job['seed']}"
     lines = [
-        f"job:        {job['job_key'][:12]} in sweep {record['sweep']} ({job['status']}, {job['attempts']} attempts)",
-        f"board:      {board['name'] or '-'} ({board['domain']}, size {board['size']}, known optimum {board['known_optimum']})",
-        f"algorithm:  {job['algorithm']} {json.dumps(job['params'])} seed={job['seed']} repeat={job['repeat']}",
+        f"job:        {job['id']} ({job['job_key'][:12]}) in sweep {record['sweep']}: {job['status']},"
+        f" {_plural(job['attempts'], 'attempt')}",
+        f"board:      {board['name'] or '-'} ({board['domain']}, size {board['size']}, known optimum {optimum})",
+        f"algorithm:  {job['algorithm']} {params_text(json.dumps(job['params']))}{seed}, repeat {job['repeat']}",
     ]
     if result is None:
         return "\n".join(lines + ["result:     none yet"])
     details = result["provenance"] or {}
+    solved = f"{result['moves']:,} moves, {result['steps']:,} steps, " if result["moves"] is not None else ""
     lines += [
-        f"result:     {result['outcome']}, moves {result['moves']}, steps {result['steps']},"
-        f" expanded {result['expanded']:,}, generated {result['generated']:,}" + _why(result),
-        f"time:       {result['elapsed_s']:.6f} s wall, {_seconds(result['cpu_s'])} cpu, {_seconds(result['warmup_s'])} warm-up",
+        f"result:     {result['outcome']}, {solved}expanded {result['expanded']:,}, generated {result['generated']:,}"
+        + _why(result),
+        f"time:       {duration_text(result['elapsed_s'])} wall, {_seconds(result['cpu_s'])} cpu,"
+        f" {_seconds(result['warmup_s'])} warm-up",
         f"ran:        {result['started_at'] or '-'} .. {result['finished_at'] or '-'} on {result['host'] or '-'}"
         f" (job process {details.get('pid', '-')}, worker process {details.get('worker_pid', '-')},"
         f" speed {details.get('speed', '-')})",
@@ -75,4 +81,8 @@ def _why(result: dict[str, Any]) -> str:
 
 
 def _seconds(value: float | None) -> str:
-    return "-" if value is None else f"{value:.6f} s"
+    return "not measured" if value is None else duration_text(value)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")

@@ -4,19 +4,22 @@ A `Published` keeps stdout for the table, CSV, Markdown or JSON alone; the
 notes a reader must know and the names of the files written go to stderr.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
 from rich.table import Table
 
-from orchestrator import report, sweep_view
-from orchestrator.grid import parse_values
+from orchestrator import report, report_view, sweep_view
+from orchestrator.comparison import compare, shared_groups
 from orchestrator.plan import find_sweep
+from orchestrator.summary import summarize
 from puzzles.errors import PuzzleError
 from workers.store import Database
 
-COMPARE_FORMATS = ("table", "csv", "markdown", "json")
+COMPARE_FORMATS = ("table", "csv", "markdown", "json", "html")
 
 
 @dataclass
@@ -28,44 +31,91 @@ class Published:
     messages: list[str] = field(default_factory=list)
 
 
-def report_sweep(db: Database, sweep_name: str, *, by: str | None, fmt: str, out: Path | None, plot: bool) -> Published:
-    """A sweep's summary per group (default: algorithm, params, board) in `fmt`, with its notes and plots."""
-    _check_format(fmt, report.FORMATS)
+@dataclass(frozen=True)
+class Layout:
+    """How a table is laid out: the format, the file to write, the columns chosen or all of them."""
+
+    fmt: str = "table"
+    out: Path | None = None
+    columns: str | None = None
+    wide: bool = False
+
+    def chosen(self) -> list[str] | None:
+        """The columns of `--columns`, if given."""
+        return column_names(self.columns, "--columns") if self.columns else None
+
+
+def report_sweep(db: Database, sweep_name: str, *, by: str | None, baseline: str | None, layout: Layout,
+                 plot: bool) -> Published:
+    """A sweep's summary per group (default: algorithm, params, board) as `layout` says, with its notes and plots."""
+    _check_format(layout.fmt, report.FORMATS)
     rows = sweep_rows(db, sweep_name)
-    groups = [report.ALIASES.get(column, column) for column in parse_values(by, "--by")] if by else list(report.GROUPS)
-    summary = report.summarize(rows, groups)
+    groups = report.group_columns(rows, column_names(by, "--by") if by else None)
+    summary = summarize(rows, groups, baseline=baseline)
     notes = report.notes(rows, sweep_name, groups)
     published = Published()
     if plot:
         from orchestrator import plots  # matplotlib only when a plot is asked for
 
-        published.messages += [f"wrote {path}" for path in plots.write_pngs(rows, out.parent if out else Path.cwd(), sweep_name)]
-    if fmt == "html":
-        target = out or Path(f"{sweep_name}.html")
-        target.write_text(_html(sweep_name, rows, summary, notes))
+        folder = layout.out.parent if layout.out else Path.cwd()
+        published.messages += [f"wrote {path}" for path in plots.write_pngs(rows, folder, sweep_name)]
+    document = Document(f"slidelab report: {sweep_name}", sweep_name, notes, rows)
+    table = partial(report_view.report_table, summary, groups, columns=layout.chosen(), wide=layout.wide)
+    return _published(published, summary, layout, document, table)
+
+
+def compare_sweeps(db: Database, names: list[str], *, by: str | None, layout: Layout) -> Published:
+    """The sweeps lined up group by group (`orchestrator.comparison`), the first the reference."""
+    _check_format(layout.fmt, COMPARE_FORMATS)
+    frames = {name: sweep_rows(db, name) for name in dict.fromkeys(names)}
+    if len(frames) < 2:
+        raise PuzzleError("compare needs two different sweeps or more")
+    groups = column_names(by, "--by") if by else shared_groups(list(frames.values()))
+    for rows in frames.values():
+        report.group_columns(rows, groups)  # an unknown column is named before anything is computed
+    table = compare(frames, groups)
+    notes = list(dict.fromkeys(note for name, rows in frames.items() for note in report.notes(rows, name, groups)))
+    document = Document(f"slidelab comparison: {' vs '.join(frames)}", "-vs-".join(frames), notes, None)
+    terminal = partial(report_view.compare_table, table, groups, list(frames), columns=layout.chosen(), wide=layout.wide)
+    return _published(Published(), table, layout, document, terminal)
+
+
+def column_names(text: str, option: str) -> list[str]:
+    """The column names of a comma list such as `algo,k` (aliases resolved); PuzzleError for an empty one."""
+    names = [name.strip() for name in text.split(",")]
+    if not all(names):
+        raise PuzzleError(f"{option}: an empty column name in {text!r}")
+    return [report.ALIASES.get(name, name) for name in names]
+
+
+@dataclass(frozen=True)
+class Document:
+    """What an HTML file of a table has around it: a title, a default file stem, notes, and the rows to plot."""
+
+    title: str
+    stem: str
+    notes: list[str]
+    rows: pd.DataFrame | None
+
+
+def _published(published: Published, frame: pd.DataFrame, layout: Layout, document: Document,
+               terminal: Callable[[], Table]) -> Published:
+    """The frame in the layout's format: an HTML file, a terminal table, or text (csv, markdown, json, parquet)."""
+    if layout.fmt == "html":
+        target = layout.out or Path(f"{document.stem}.html")
+        target.write_text(_html(document, frame))
         published.messages.append(f"wrote {target}")
         return published
-    published.messages += notes
-    if fmt == "table":
-        published.table = sweep_view.report_table(summary, groups)
+    published.messages += document.notes
+    if layout.fmt == "table":
+        published.table = terminal()
     else:
-        published.text = report.write(summary, fmt, out)
+        published.text = report.write(frame, layout.fmt, layout.out)
     return published
 
 
-def compare_sweeps(db: Database, names: tuple[str, str], fmt: str) -> Published:
-    """Two sweeps' summaries side by side, per algorithm, parameters and board."""
-    _check_format(fmt, COMPARE_FORMATS)
-    rows = [sweep_rows(db, name) for name in names]
-    table = report.compare(*(report.summarize(frame) for frame in rows), names)
-    notes = dict.fromkeys(note for frame, name in zip(rows, names) for note in report.notes(frame, name))
-    if fmt == "table":
-        return Published(table=sweep_view.frame_table(table), messages=list(notes))
-    return Published(text=report.write(table, fmt, None), messages=list(notes))
-
-
 def export_sweep(db: Database, sweep_name: str, fmt: str, out: Path | None) -> Published:
-    """The raw rows of a sweep, one per job, as CSV or Parquet."""
+    """The raw rows of a sweep, one per job (`report.load_rows`), as CSV or Parquet."""
     _check_format(fmt, report.EXPORT_FORMATS)
     return Published(text=report.write(report.load_rows(db, find_sweep(db, sweep_name)), fmt, out))
 
@@ -79,11 +129,12 @@ def sweep_rows(db: Database, sweep_name: str) -> pd.DataFrame:
     return rows
 
 
-def _html(sweep_name: str, rows: pd.DataFrame, summary: pd.DataFrame, notes: list[str]) -> str:
+def _html(document: Document, frame: pd.DataFrame) -> str:
     from orchestrator import html_report, plots  # matplotlib only for the HTML report's figures
 
-    shown = summary.assign(params=summary["params"].map(sweep_view.params_text)) if "params" in summary else summary
-    return html_report.html_report(f"slidelab report: {sweep_name}", shown, plots.figures(rows), notes)
+    shown = frame.assign(params=frame["params"].map(sweep_view.params_text)) if "params" in frame else frame
+    figures = plots.figures(document.rows) if document.rows is not None else []
+    return html_report.html_report(document.title, shown, figures, document.notes)
 
 
 def _check_format(fmt: str, formats: tuple[str, ...]) -> None:

@@ -1,4 +1,4 @@
-"""Reports: a sweep's jobs as one DataFrame, summaries per group, and writing them out.
+"""Reports: a sweep's jobs as one DataFrame, the notes a reader must know, and writing tables out.
 
 `load_rows` turns the joined jobs, results and boards into flat records, one
 per job, with each algorithm parameter as a column, the board's known optimum
@@ -6,39 +6,34 @@ per job, with each algorithm parameter as a column, the board's known optimum
 moves an optimal search found on the board anywhere in the database) and the
 optimality gap against it, as a ratio (`gap`) and in moves (`gap_moves`),
 and where each result came from (`host`, `code_version`, the host's `speed`);
-`summarize` aggregates them with named aggregations, with the spread across
-seeds; `notes` says what a reader must know to trust the numbers; `write` is
-the last step, formatting only.
+`orchestrator.summary` aggregates them; `notes` says what a reader must know to
+trust the numbers; `write` is the last step, formatting only.
 """
 
 import json
-import math
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 
 import pandas as pd
-from scipy import stats
 
 from orchestrator.optima import best_optima, is_optimal
 from puzzles.errors import PuzzleError
-from puzzles.result import Outcome, measures
+from puzzles.result import measures
 from workers.provenance import TIMING
 from workers.store import Database
 from workers.store.rows import job_rows
+from workers.store.states import JobState
 from workers.store.sweeps import SweepRow
 
 GROUPS = ("algorithm", "params", "board")
 ALIASES = {"algo": "algorithm"}
 FORMATS = ("table", "csv", "markdown", "json", "html", "parquet")
 EXPORT_FORMATS = ("csv", "parquet")
-MIB = 1 << 20
 TIMING_NOTE = f"time: {TIMING}"
 RESULT_COLUMNS = measures()
 LEADING_COLUMNS = ("job_id", "board", "board_id", "board_size", "algorithm", "params")
 TRAILING_COLUMNS = ("seed", "repeat", "state", "outcome", *RESULT_COLUMNS, "reason", "host", "code_version",
                     "speed", "known_optimum", "optimal")
-CONFIDENCE = 0.95  # of the intervals of the mean
 SPEED_CLASS_RATIO = 1.25  # hosts differ in speed class when one's median speed is more than this × the other's
 
 
@@ -60,53 +55,6 @@ def load_rows(db: Database, sweep: SweepRow) -> pd.DataFrame:
     return rows.drop(columns=["board_id"])
 
 
-def summarize(rows: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
-    """Per group (default: algorithm, params, board): jobs, share solved, status counts and the metrics' statistics.
-
-    Moves, nodes (expanded, generated) and time (elapsed) also have their sample standard deviation `<metric>_std`
-    and the 95% confidence interval of their mean, `<metric>_ci_low` to `<metric>_ci_high` (NaN below two values).
-    """
-    groups = group_columns(rows, by)
-    order = [column for column in ("algorithm", *parameter_columns(rows), "board") if column in rows.columns]
-    counted = rows.sort_values(order, kind="stable", na_position="first").assign(
-        solved=rows["outcome"].eq(Outcome.SOLVED),
-        peak_mem_mib=rows["peak_mem_bytes"] / MIB,
-        **{f"n_{outcome}": rows["outcome"].eq(outcome) for outcome in Outcome},
-        n_unfinished=rows["outcome"].isna(),
-    )
-    summary = (
-        counted.groupby(groups, dropna=False, sort=False)
-        .agg(
-            jobs=("job_id", "count"),
-            solved_share=("solved", "mean"),
-            moves_mean=("moves", "mean"),
-            moves_median=("moves", "median"),
-            moves_min=("moves", "min"),
-            moves_max=("moves", "max"),
-            **_spread("moves", "moves"),
-            steps_mean=("steps", "mean"),
-            gap_mean=("gap", "mean"),
-            gap_moves_mean=("gap_moves", "mean"),
-            expanded_mean=("expanded", "mean"),
-            expanded_median=("expanded", "median"),
-            **_spread("expanded", "expanded"),
-            generated_mean=("generated", "mean"),
-            generated_median=("generated", "median"),
-            **_spread("generated", "generated"),
-            elapsed_mean=("elapsed_s", "mean"),
-            elapsed_median=("elapsed_s", "median"),
-            elapsed_p95=("elapsed_s", lambda values: values.quantile(0.95)),
-            **_spread("elapsed", "elapsed_s"),
-            cpu_mean=("cpu_s", "mean"),
-            peak_mem_mib=("peak_mem_mib", "max"),
-            **{f"n_{outcome}": (f"n_{outcome}", "sum") for outcome in (*Outcome, "unfinished")},
-        )
-        .reset_index()
-    )
-    empty_counts = [column for column in summary.columns if column.startswith("n_") and not summary[column].any()]
-    return summary.drop(columns=empty_counts)
-
-
 def group_columns(rows: pd.DataFrame, by: list[str] | None = None) -> list[str]:
     """The columns to group by (default: algorithm, params, board), aliases resolved; an error names unknown ones."""
     groups = [ALIASES.get(column, column) for column in (by or GROUPS)]
@@ -118,27 +66,18 @@ def group_columns(rows: pd.DataFrame, by: list[str] | None = None) -> list[str]:
 
 
 def notes(rows: pd.DataFrame, sweep_name: str, by: list[str] | None = None) -> list[str]:
-    """Every note a report prints, one line each: a sweep still running, groups (as `summarize` groups by) mixing code
-    versions or hosts of different speed classes, and how time is measured."""
+    """Every note a report prints, one line each: a sweep still running or stopped, groups (as `summarize` groups by)
+    spanning boards or mixing code versions or hosts of different speed classes, and how time is measured."""
     groups = group_columns(rows, by)
     finished = rows[rows["outcome"].notna()]
-    return [*_running_note(rows, sweep_name), *_version_warning(finished, groups), *_speed_warning(finished, groups),
-            TIMING_NOTE]
+    return [*_unfinished_note(rows, sweep_name), *_boards_note(groups, rows), *_version_warning(finished, groups),
+            *_speed_warning(finished, groups), TIMING_NOTE]
 
 
 def parameter_columns(rows: pd.DataFrame) -> list[str]:
     """The columns holding algorithm parameters (k, heuristic, batches, ...): the keys of the params JSON."""
     keys = set().union(*(json.loads(text) for text in rows["params"].unique())) if "params" in rows.columns else set()
     return [column for column in rows.columns if column in keys]
-
-
-def compare(first: pd.DataFrame, second: pd.DataFrame, names: tuple[str, str]) -> pd.DataFrame:
-    """Two summaries side by side on their shared group columns, the metrics suffixed by sweep name."""
-    keys = [column for column in GROUPS if column in first.columns and column in second.columns]
-    metrics = ["jobs", "solved_share", "moves_mean", "gap_mean", "gap_moves_mean", "expanded_mean", "elapsed_median"]
-    left, right = (frame[keys + [m for m in metrics if m in frame.columns]] for frame in (first, second))
-    suffixes = (f" ({names[0]})", f" ({names[1]})") if names[0] != names[1] else (" (A)", " (B)")
-    return left.merge(right, on=keys, how="outer", suffixes=suffixes)
 
 
 def write(frame: pd.DataFrame, fmt: str, out: Path | None) -> str | None:
@@ -190,30 +129,22 @@ def _record(row: dict) -> dict:
     }
 
 
-def _spread(name: str, column: str) -> dict[str, tuple[str, str | Callable]]:
-    """Named aggregations of a metric's spread: its sample standard deviation and the 95% interval of its mean."""
-    return {
-        f"{name}_std": (column, "std"),
-        f"{name}_ci_low": (column, partial(_mean_bound, sign=-1)),
-        f"{name}_ci_high": (column, partial(_mean_bound, sign=1)),
-    }
-
-
-def _mean_bound(values: pd.Series, sign: int) -> float:
-    """The lower (sign -1) or upper (+1) bound of the t interval of the mean of the non-null values; NaN below two."""
-    values = values.dropna()
-    if len(values) < 2:
-        return math.nan
-    quantile = stats.t.ppf((1 + CONFIDENCE) / 2, len(values) - 1)
-    return values.mean() + sign * quantile * values.std() / math.sqrt(len(values))
-
-
-def _running_note(rows: pd.DataFrame, name: str) -> list[str]:
+def _unfinished_note(rows: pd.DataFrame, name: str) -> list[str]:
+    """What a report of a sweep not done yet covers: whether it still runs, or has stopped and how to go on."""
     unfinished = int(rows["outcome"].isna().sum())
     if not unfinished:
         return []
-    done = len(rows) - unfinished
-    return [f"sweep {name} is still running: {done:,} of {len(rows):,} jobs finished; this report covers those"]
+    done = f"{len(rows) - unfinished:,} of {len(rows):,} jobs done; this report covers those"
+    if rows["state"].isin([JobState.RUNNING, JobState.QUEUED]).any():
+        return [f"sweep {name} is still running: {done}"]
+    return [f"sweep {name} is stopped: {done} (continue with: orchestrate resume {name})"]
+
+
+def _boards_note(groups: list[str], rows: pd.DataFrame) -> list[str]:
+    if "board" in groups or rows["board"].nunique() < 2:
+        return []
+    return ["groups span boards: their figures are the means of each board's means, and ± is the spread across the"
+            " boards, not a confidence interval (group by board for intervals over repeats and seeds)"]
 
 
 def _version_warning(finished: pd.DataFrame, groups: list[str]) -> list[str]:

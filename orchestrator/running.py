@@ -23,7 +23,7 @@ from workers.runner import JobRunner
 from workers.settings import settings
 from workers.store import Database, masked
 from workers.store.jobs import mark_queued, release
-from workers.store.progress import sweep_status
+from workers.store.progress import COMPLETE, STOPPED, sweep_status
 from workers.store.sweeps import SweepRow, unfinished_jobs
 
 MAX_CHUNK = 100  # jobs per batch, at most
@@ -134,20 +134,20 @@ def run_jobs(db: Database, sweep: SweepRow, job_ids: list[int], *, workers: int,
         else:
             typer.echo(f"follow with: orchestrate status {sweep.name} --watch")
         return
-    with sweep_view.live_bar(Console(stderr=True), sweep.name, len(job_ids)) as update:
+    with sweep_view.live_bar(Console(stderr=True), sweep.name, len(job_ids), here=True) as update:
         run_local(db, job_ids, workers, size, lambda: update(sweep_status(db, sweep)))
         update(sweep_status(db, sweep))
     typer.echo(sweep_view.status_text(sweep_status(db, sweep)))
 
 
 def follow(db: Database, sweep: SweepRow) -> None:
-    """A live progress bar on stderr until every job of the sweep is done."""
+    """A live progress bar on stderr until every job of the sweep is done, or it has stopped (nothing runs or waits)."""
     with sweep_view.live_bar(Console(stderr=True), sweep.name, 0) as update:
 
         def poll() -> bool:
             current = sweep_status(db, sweep)
             update(current)
-            return current.complete
+            return current.phase in (COMPLETE, STOPPED)
 
         watch(poll)
 

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from orchestrator.units import duration_text
 from puzzles.result import SolveResult
 from puzzles.rushhour.board import RushHourBoard
 from puzzles.rushhour.problem import RushHourProblem
@@ -82,7 +83,7 @@ def summary(result: SolveResult) -> str:
         ("generated", _count(result.generated)),
         ("max frontier", _count(result.max_frontier)),
         ("stored", _count(result.stored)),
-        ("time", f"{result.elapsed_s:.3f} s"),
+        ("time", duration_text(result.elapsed_s)),
         ("peak memory", f"{result.peak_mem_bytes / MIB:.1f} MiB"),
     ]
     if result.seed is not None:
@@ -190,7 +191,7 @@ def demo_table(rows: Iterable[tuple[str, str, SolveResult]]) -> Table:
             _count(result.moves),
             _count(result.steps),
             _count(result.expanded),
-            f"{result.elapsed_s:.3f}s",
+            duration_text(result.elapsed_s),
         )
         previous = board
     return table

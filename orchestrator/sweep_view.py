@@ -12,22 +12,25 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColum
 from rich.table import Table
 
 from orchestrator.plan import SweepPlan
-from puzzles.solver import algorithm_spec
-from workers.store.progress import SweepStatus, SweepSummary
+from orchestrator.units import duration_text
+from puzzles.algorithms import algorithm_spec
+from workers.store.progress import COMPLETE, QUEUED, STOPPED, SweepStatus, SweepSummary
 from workers.store.states import JobState
 
 SAMPLE_JOBS = 5
+STARTING = "starting: the job processes load the kernels (the first run on a machine compiles them, about a minute)"
 BAR_WIDTH = 40
 
 
 @contextmanager
-def live_bar(console: Console, name: str, total: int) -> Iterator[callable]:
-    """A progress bar for the sweep; yields `update(status)` to move it."""
+def live_bar(console: Console, name: str, total: int, *, here: bool = False) -> Iterator[callable]:
+    """A progress bar for the sweep; yields `update(status)` to move it. `here`: the jobs run in this process's pool."""
     with _progress(console, TextColumn("{task.fields[pace]}")) as progress:
-        task = progress.add_task(name, total=total, pace="")
+        task = progress.add_task(name, total=total, pace=STARTING if here else "")
 
         def update(status: SweepStatus) -> None:
-            progress.update(task, completed=status.finished, total=status.total, pace=pace(status))
+            shown = STARTING if here and not status.jobs_per_s and not status.complete else pace(status)
+            progress.update(task, completed=status.finished, total=status.total, pace=shown)
 
         yield update
 
@@ -47,26 +50,41 @@ def _progress(console: Console, *extra: ProgressColumn) -> Progress:
 
 
 def pace(status: SweepStatus) -> str:
-    """`12.3 jobs/s, ETA 0:01:05`, or nothing before the first result."""
-    if not status.jobs_per_s:
+    """What a sweep is doing: `12.3 jobs/s, ETA 0:01:05` while jobs finish, else what it waits for, or has stopped at."""
+    if status.phase == STOPPED:
+        return stopped_text(status)
+    if status.phase == QUEUED:
+        return f"queued: {status.states.get(JobState.QUEUED, 0):,} jobs wait for a worker (orchestrate worker)"
+    if status.phase == COMPLETE:
         return ""
+    if not status.jobs_per_s:
+        return "waiting for the first results (a worker's first run compiles the kernels: about a minute)"
     eta = f", ETA {timedelta(seconds=round(status.eta_s))}" if status.eta_s else ""
-    if status.jobs_per_s < 1:
-        return f"{status.jobs_per_s * 60:,.1f} jobs/min{eta}"
-    return f"{status.jobs_per_s:,.1f} jobs/s{eta}"
+    return rate_text(status.jobs_per_s) + eta
 
 
-def status_text(status: SweepStatus) -> str:
-    """The sweep's counts as labelled lines."""
+def rate_text(jobs_per_s: float) -> str:
+    """`12.3 jobs/s`, or `4.5 jobs/min` below one a second."""
+    return f"{jobs_per_s * 60:,.1f} jobs/min" if jobs_per_s < 1 else f"{jobs_per_s:,.1f} jobs/s"
+
+
+def stopped_text(status: SweepStatus) -> str:
+    """`stopped: 12 of 350 done; continue with: orchestrate resume NAME`."""
+    return f"stopped: {status.finished:,} of {status.total:,} done; continue with: orchestrate resume {status.name}"
+
+
+def status_text(status: SweepStatus, database: str | None = None) -> str:
+    """The sweep's counts as labelled lines, with the database they were read from."""
     share = status.finished / status.total if status.total else 1.0
     filled = round(share * BAR_WIDTH)
-    lines = [
-        f"sweep:    {status.name}",
+    lines = [f"database: {database}"] if database else []
+    lines += [
+        f"sweep:    {status.name} ({status.phase})",
         f"progress: {'█' * filled}{'░' * (BAR_WIDTH - filled)} {share:.0%}",
         f"jobs:     {status.finished:,} of {status.total:,} done  " + counts_text(status.states),
         f"outcomes: {counts_text(status.outcomes) or '-'}",
     ]
-    if status.jobs_per_s:
+    if status.phase != COMPLETE:
         lines.append(f"pace:     {pace(status)}")
     if status.hosts:
         lines.append(f"hosts:    {counts_text(status.hosts)}")
@@ -102,57 +120,12 @@ def jobs_table(rows: list[dict]) -> Table:
     for column in ("id", "board", "algorithm", "seed", "status", "moves", "time", "host", "error / reason"):
         table.add_column(column, justify="right" if column in ("id", "seed", "moves", "time") else "left")
     for row in rows:
-        elapsed = f"{row['elapsed_s']:.3f}s" if row["elapsed_s"] is not None else None
+        elapsed = duration_text(row["elapsed_s"]) if row["elapsed_s"] is not None else None
         status = row["outcome"] if row["state"] == JobState.DONE else row["state"]
         values = (row["id"], row["board"], _algorithm_text(row["algorithm"], row["params"]), row["seed"], status,
                   row["moves"], elapsed, row["host"], row["error"])
         table.add_row(*("" if value is None else str(value) for value in values))
     return table
-
-
-REPORT_COLUMNS = {  # summary column: (heading, format)
-    "jobs": ("jobs", "{:,.0f}"),
-    "solved_share": ("solved", "{:.0%}"),
-    "moves_mean": ("moves ±95%", "{:,.1f}"),
-    "moves_median": ("median", "{:,.0f}"),
-    "moves_min": ("min", "{:,.0f}"),
-    "moves_max": ("max", "{:,.0f}"),
-    "gap_mean": ("gap", "{:+.1%}"),
-    "gap_moves_mean": ("gap moves", "{:+.1f}"),
-    "expanded_mean": ("expanded", "{:,.0f}"),
-    "elapsed_mean": ("time ±95%", "{:.3f}s"),
-    "elapsed_median": ("time median", "{:.3f}s"),
-    "elapsed_p95": ("p95", "{:.3f}s"),
-    "peak_mem_mib": ("peak MiB", "{:,.0f}"),
-}
-SPREAD_SHOWN = ("moves", "elapsed")  # metrics whose mean is shown with the half-width of its 95% interval
-
-
-def report_table(summary, groups: list[str]) -> Table:
-    """The summary's main columns, moves and time as `mean ± half-width of the 95% interval`; the parameters shown
-    without their defaults."""
-    table = Table(box=box.SIMPLE_HEAD)
-    for column in groups:
-        table.add_column(column)
-    shown = [column for column in REPORT_COLUMNS if column in summary.columns]
-    for column in shown:
-        table.add_column(REPORT_COLUMNS[column][0], justify="right")
-    for row in summary.to_dict("records"):
-        keys = [_group_text(row, column) for column in groups]
-        values = [_report_value(row, column) for column in shown]
-        table.add_row(*keys, *values)
-    return table
-
-
-def _report_value(row: dict, column: str) -> str:
-    """A summary cell formatted for the report table, a shown spread as ` ± half-width` after the mean."""
-    if _cell(row[column]) == "–":
-        return "–"
-    fmt = REPORT_COLUMNS[column][1]
-    metric = column.removesuffix("_mean")
-    high = row.get(f"{metric}_ci_high")
-    spread = f" ± {fmt.format(high - row[column])}" if metric in SPREAD_SHOWN and _cell(high) != "–" else ""
-    return fmt.format(row[column]) + spread
 
 
 def frame_table(frame) -> Table:
@@ -161,12 +134,8 @@ def frame_table(frame) -> Table:
     for column in frame.columns:
         table.add_column(str(column), justify="right" if frame[column].dtype.kind in "if" else "left")
     for row in frame.itertuples(index=False):
-        table.add_row(*(_cell(value) for value in row))
+        table.add_row(*(cell(value) for value in row))
     return table
-
-
-def _group_text(row: dict, column: str) -> str:
-    return params_text(row[column]) if column == "params" else _cell(row[column])
 
 
 def params_text(params: str) -> str:
@@ -174,7 +143,7 @@ def params_text(params: str) -> str:
     return " ".join(f"{name}={value}" for name, value in json.loads(params).items()) or "-"
 
 
-def _cell(value) -> str:
+def cell(value) -> str:
     """A value for a table cell: missing as –, floats to four significant digits."""
     if value is None or value is pd.NA or value != value:
         return "–"

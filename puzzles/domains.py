@@ -46,7 +46,7 @@ class Domain:
     """How to read a domain's boards and rebuild its problems from canonical text."""
 
     load: Callable[[str], Instance]
-    problem: Callable[[str], Problem]
+    problem: Callable[[str, str | None], Problem]  # (canonical text, move model or None)
 
 
 def instance_of(board: RushHourBoard | NPuzzleBoard, name: str = "") -> Instance:
@@ -60,8 +60,8 @@ def _load_rushhour(source: str) -> Instance:
     return instance_of(rushhour_formats.load_board(source), _literal_name(source))
 
 
-def _rushhour_problem(text: str) -> Problem:
-    return RushHourProblem(rushhour_formats.parse_board(text, fmt="json"))
+def _rushhour_problem(text: str, move_model: str | None) -> Problem:
+    return RushHourProblem(rushhour_formats.parse_board(text, fmt="json"), move_model=move_model or "slide")
 
 
 def _load_npuzzle(source: str) -> Instance:
@@ -77,8 +77,14 @@ def _literal_name(text: str) -> str:
     return text if len(text) <= LITERAL_NAME_CHARS and "\n" not in text else ""
 
 
-def _npuzzle_problem(text: str) -> Problem:
+def _npuzzle_problem(text: str, move_model: str | None) -> Problem:
+    _check_npuzzle_move_model(move_model)
     return NPuzzleProblem(parse_npuzzle(text, fmt="json"))
+
+
+def _check_npuzzle_move_model(move_model: str | None) -> None:
+    if move_model not in (None, "slide"):
+        raise PuzzleError(f"the N-puzzle has one move model (a tile slides one cell), not {move_model!r}")
 
 
 DOMAINS: dict[str, Domain] = {
@@ -117,13 +123,14 @@ def load_problem(source: str, *, size: int | None = None, move_model: str = "sli
     `size` and `move_model` apply to Rush Hour boards, `goal` to N-puzzle boards that give none of their own.
     """
     if detect_domain(source) == "npuzzle":
+        _check_npuzzle_move_model(move_model)
         return NPuzzleProblem(load_npuzzle(source, goal=goal))
     return RushHourProblem(rushhour_formats.load_board(source, size=size), move_model=move_model)
 
 
-def problem_for(domain: str, text: str) -> Problem:
-    """The search problem of a stored instance."""
-    return _domain(domain).problem(text)
+def problem_for(domain: str, text: str, move_model: str | None = None) -> Problem:
+    """The search problem of a stored instance, under a move model (Rush Hour's `slide` by default, or `step`)."""
+    return _domain(domain).problem(text, move_model)
 
 
 def _domain(name: str) -> Domain:

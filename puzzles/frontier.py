@@ -5,8 +5,9 @@
 
 from typing import NamedTuple
 
-import numba as nb
 import numpy as np
+
+from puzzles.jit import nb
 
 
 class Heap(NamedTuple):

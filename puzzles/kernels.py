@@ -41,11 +41,12 @@ make/undo entry points depth-first searches prefer (`register_in_place`):
 The board carries what these need, so the hot loop passes one small object.
 """
 
-import numba as nb
 import numpy as np
 from numba.core import types
 from numba.core.errors import TypingError
 from numba.extending import overload
+
+from puzzles.jit import nb
 
 _DOMAINS: dict[type, tuple] = {}
 _IN_PLACE: dict[type, tuple] = {}

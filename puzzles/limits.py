@@ -9,12 +9,12 @@ functions checking a deadline can still be cached on disk).
 import math
 import time
 
-import numba as nb
 import numpy as np
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
+from puzzles.jit import nb
 from puzzles.result import Limits, Outcome
 
 SOLVED, UNSOLVABLE, FAILED, NODE_LIMIT, TIME_LIMIT, MEMORY_LIMIT = range(6)

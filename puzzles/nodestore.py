@@ -9,10 +9,10 @@ Keys are passed as a 2-D array and a row number.
 
 from typing import NamedTuple
 
-import numba as nb
 import numpy as np
 
 from puzzles.intrinsics import prefetch
+from puzzles.jit import nb
 
 NO_PARENT = -1
 _EMPTY = -1

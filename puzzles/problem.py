@@ -64,6 +64,9 @@ class Problem(Protocol):
     def move_steps(self, move: int) -> int:
         """The cost of a move in steps (cells moved for Rush Hour)."""
 
+    def merged(self, moves: list[int]) -> list[int]:
+        """The moves with consecutive ones that make a single move merged (Rush Hour: one vehicle's slides)."""
+
     def json_solution(self, solution: list[str]) -> str | list[str]:
         """The solution (moves in the domain's notation) as JSON output writes it: a list, or one string."""
 

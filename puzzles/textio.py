@@ -60,6 +60,12 @@ def brief(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def numbered_names(prefix: str, count: int) -> list[str]:
+    """`count` board names `<prefix>-001`, `<prefix>-002`, ... (more digits where `count` needs them)."""
+    digits = max(3, len(str(count)))
+    return [f"{prefix}-{number:0{digits}d}" for number in range(1, count + 1)]
+
+
 def text_id(text: str) -> str:
     """The sha256 hex digest of a board's canonical text: its id in the results database."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -26,7 +26,7 @@ def run_job(spec: JobSpec) -> JobResult:
     started = utc_now()
     params, seed = spec.params, spec.seed
     try:
-        problem = _problem(spec.domain, spec.board_text)
+        problem = _problem(spec.domain, spec.board_text, spec.params.get("move_model"))
         limits = Limits(max_nodes=spec.max_nodes, time_limit=spec.time_limit)
         solved = solve(problem, spec.algorithm, spec.params, limits, seed=spec.seed)
         result, params, seed = JobResult.from_solve(solved), solved.params, solved.seed
@@ -60,6 +60,6 @@ def ran_by(result: JobResult, host: str) -> JobResult:
 
 
 @lru_cache(maxsize=64)
-def _problem(domain: str, text: str) -> Problem:
+def _problem(domain: str, text: str, move_model: str | None) -> Problem:
     """The problem of a board, parsed once per job process: a sweep runs many jobs on each board."""
-    return problem_for(domain, text)
+    return problem_for(domain, text, move_model)

@@ -10,6 +10,8 @@ failed; a search that ends unsolved is data and exits 0.
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from importlib import metadata
+from typing import Annotated
 
 import typer
 from typer import Context, echo
@@ -18,7 +20,6 @@ from typer._click.exceptions import NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
 from orchestrator.cli import catalogue, reporting, solving, sweeping
-from orchestrator.cli.options import configured
 
 SUBCOMMANDS = {("sweep", "show"): "sweep-show"}  # `sweep` takes boards as arguments; `sweep show` is a command apart
 
@@ -66,17 +67,25 @@ app = typer.Typer(
     cls=Orchestrate,
     rich_markup_mode=None,
     no_args_is_help=True,
-    add_completion=False,
-    help=(
-        "slidelab: run and compare sliding-puzzle search algorithms.\n\n"
-        "Example: orchestrate solve data/boards/rushhour/Rushhour6x6_1.csv --algo bfs"
-    ),
+    add_completion=True,
 )
 for commands in (solving.app, sweeping.app, catalogue.app, reporting.app):
     app.add_typer(commands)
 
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        echo(f"slidelab {metadata.version('slidelab')}")
+        raise typer.Exit()
+
+
 @app.callback()
-def from_environment() -> None:
-    """slidelab: run and compare sliding-puzzle search algorithms."""
-    configured()  # every command starts from the environment's settings; --db and --broker override them
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print slidelab's version and exit.")
+    ] = False,
+) -> None:
+    """slidelab: run and compare sliding-puzzle search algorithms.
+
+    Example: orchestrate solve data/boards/rushhour/Rushhour6x6_1.csv --algo bfs
+    """

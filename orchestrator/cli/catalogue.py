@@ -4,15 +4,10 @@ from typing import Annotated
 
 import typer
 
-from orchestrator import boards_view, boardsets, optima, pattern_databases, plan
 from orchestrator.cli.options import (
-    CORES, BrokerOption, ChunkOption, DbOption, MaxNodesOption, MemoryLimitOption, SetOption, TimeLimitOption,
-    WorkersOption, configured, database, print_table, user_errors,
+    CORES, BrokerOption, ChunkOption, DbOption, JsonOption, MaxNodesOption, MemoryLimitOption, SetOption,
+    TimeLimitOption, WorkersOption, configured, database, existing_database, print_json, print_table, user_errors,
 )
-from puzzles.npuzzle.board import parse_shape
-from workers.store import boards as board_store
-from workers.store import masked
-from workers.store.database import upgrade
 
 app = typer.Typer()
 boards_app = typer.Typer(
@@ -55,6 +50,8 @@ def boards_import_command(
 
     Example: orchestrate boards import data/boards/npuzzle/korf100.csv 412763580 --set mine
     """
+    from orchestrator import boardsets, plan
+
     with user_errors():
         results = database(db)
         boards = plan.load_boards(sources, goal=goal, db=results)
@@ -65,17 +62,21 @@ def boards_import_command(
 
 
 @boards_app.command("list")
-def boards_list_command(set_name: SetOption = None, db: DbOption = None) -> None:
+def boards_list_command(set_name: SetOption = None, as_json: JsonOption = False, db: DbOption = None) -> None:
     """The board sets (the shipped ones too), or with --set the boards of one set, in order, with their known optima.
 
     Example: orchestrate boards list --set korf100
     """
+    from orchestrator import boards_view, boardsets
+
     with user_errors():
-        results = database(db)
-        if set_name is None:
-            print_table(boards_view.sets_table(boardsets.list_sets(results)))
-            return
-        print_table(boards_view.boards_table(boardsets.members(results, set_name)))
+        results = existing_database(db)
+        sets = boardsets.list_sets(results) if set_name is None else None
+        boards = boardsets.members(results, set_name) if set_name is not None else None
+    if as_json:
+        print_json({"sets": sets} if boards is None else {"set": set_name, "boards": list(map(boards_view.board_record, boards))})
+    else:
+        print_table(boards_view.sets_table(sets) if boards is None else boards_view.boards_table(boards))
 
 
 @boards_app.command("show")
@@ -92,8 +93,10 @@ def boards_show_command(
 
     Example: orchestrate boards show Rushhour6x6_1
     """
+    from orchestrator import boards_view, boardsets
+
     with user_errors():
-        info = boardsets.board_info(database(db), board)
+        info = boardsets.board_info(existing_database(db), board)
     typer.echo(boards_view.board_card(info))
 
 
@@ -120,20 +123,24 @@ def boards_generate_command(
     set_name: SetOption = None,
     db: DbOption = None,
 ) -> None:
-    """Generate boards of a chosen difficulty and store them in a set (default: `<domain>-<size>-s<seed>`).
+    """Generate boards of a chosen difficulty and store them in a set (default: named after the options).
 
     Rush Hour: vehicles placed at random, then the hardest board of the placement's whole
     state space (its optimal length is stored as the known optimum). N-puzzle: uniformly random
-    solvable boards, or random walks from the goal.
+    solvable boards, or random walks from the goal. Boards and the default set are named after every
+    option that changes them: rushhour-6x6-s1-min20-001, npuzzle-4x4-s1-walk40-001, ...
 
     Example: orchestrate boards generate rushhour --size 6 --min-moves 20 --count 5 --seed 1
     """
+    from orchestrator import boardsets
+
     with user_errors():
         boards, known = boardsets.generated(
             domain, size, count, seed, min_moves=min_moves, moves=moves, walk=walk, height=height, goal=goal,
             max_attempts=max_attempts,
         )
-        name = set_name or boardsets.default_set_name(domain, size, height, seed)
+        name = set_name or boardsets.generated_name(domain, size, seed, min_moves=min_moves, moves=moves, walk=walk,
+                                                    height=height, goal=goal)
         done = boardsets.import_boards(database(db), boards, known, name)
     for board in boards:
         typer.echo(f"{board.name}  {known[board.id]} moves" if board.id in known else board.name)
@@ -161,6 +168,9 @@ def boards_optimum_command(
 
     Example: orchestrate boards optimum --set korf100 --time-limit 600
     """
+    from orchestrator import boardsets, optima, plan
+    from workers.store import boards as board_store
+
     with user_errors():
         limits = plan.job_limits(time_limit, max_nodes, memory_limit)
         results = database(db, broker)
@@ -182,7 +192,11 @@ def pdb_build_command(
 
     Example: orchestrate pdb build 4x4 --pdb 6-6-3 --goal blank-first
     """
+    from orchestrator import pattern_databases
+    from puzzles.npuzzle.board import parse_shape
+
     with user_errors():
+        configured()
         for line in pattern_databases.build(*parse_shape(size), goal, partition, force=force):
             typer.echo(line)
 
@@ -193,6 +207,9 @@ def pdb_list_command() -> None:
 
     Example: orchestrate pdb list
     """
+    from orchestrator import pattern_databases
+
+    configured()
     files = pattern_databases.files()
     if not files:
         typer.echo(f"no pattern databases in {pattern_databases.folder()} (build one with: orchestrate pdb build 4x4)")
@@ -206,6 +223,9 @@ def db_upgrade_command(db: DbOption = None) -> None:
 
     Example: orchestrate db upgrade --db postgresql+psycopg://slidelab@db-host/slidelab
     """
+    from workers.store import masked
+    from workers.store.database import upgrade
+
     with user_errors():
         url = configured(db).database_url
         upgrade(url)

@@ -5,14 +5,18 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from orchestrator import plan, sweep_view
-from orchestrator.cli.options import CORES, DbOption, SweepArgument, WorkersOption, database, emit, print_table, user_errors
-from puzzles.npuzzle.board import parse_shape
+from orchestrator.cli.options import CORES, DbOption, SweepArgument, WorkersOption, emit, existing_database, print_table, user_errors
 
 app = typer.Typer()
 OutOption = Annotated[Path | None, typer.Option("--out", help="Write to this file (html, parquet: default SWEEP.html / required).")]
+
+
+ColumnsOption = Annotated[
+    str | None,
+    typer.Option("--columns", help="Table columns to show, comma separated (names as in --format csv); default: the key ones."),
+]
+WideOption = Annotated[bool, typer.Option("--wide", help="Show every column of the table.")]
 
 
 @app.command("report")
@@ -21,40 +25,56 @@ def report_command(
     by: Annotated[
         str | None, typer.Option(help="Group by these columns, e.g. algo,k (default: algorithm, params, board).")
     ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(help="An algorithm of the sweep, e.g. astar: each group's moves, nodes and time as the geometric"
+                     " mean over its boards of the ratio to this algorithm's on the board."),
+    ] = None,
     fmt: Annotated[
         str, typer.Option("--format", help="table, csv, markdown, json, html (one file with the plots) or parquet.")
     ] = "table",
     out: OutOption = None,
+    columns: ColumnsOption = None,
+    wide: WideOption = False,
     plot: Annotated[bool, typer.Option("--plot", help="Also write the plots as PNG files (next to --out, else here).")] = False,
     db: DbOption = None,
 ) -> None:
-    """Summarize a sweep: per algorithm, parameters and board, the share solved, moves, optimality gap, nodes, time, memory.
+    """Summarize a sweep's done jobs: per algorithm, parameters and board, the share solved, moves, gap, nodes, time.
 
-    A sweep still running is reported on the jobs that are done.
+    Jobs not done yet are counted apart (unfinished). Intervals are over one board's repeats and seeds; a
+    group that spans boards is averaged per board first, its spread taken across the boards.
 
-    Example: orchestrate report beam-k --by algo,k --format html --out beam-k.html
+    Example: orchestrate report beam-k --by algo,k --baseline astar --format html --out beam-k.html
     """
-    from orchestrator.publish import report_sweep
+    from orchestrator.publish import Layout, report_sweep
 
     with user_errors():
-        _print(report_sweep(database(db), sweep_name, by=by, fmt=fmt, out=out, plot=plot))
+        layout = Layout(fmt, out, columns, wide)
+        _print(report_sweep(existing_database(db), sweep_name, by=by, baseline=baseline, layout=layout, plot=plot))
 
 
 @app.command("compare")
 def compare_command(
-    first: Annotated[str, typer.Argument(metavar="SWEEP_A", help="The first sweep.")],
-    second: Annotated[str, typer.Argument(metavar="SWEEP_B", help="The second sweep.")],
-    fmt: Annotated[str, typer.Option("--format", help="table, csv, markdown or json.")] = "table",
+    sweeps: Annotated[list[str], typer.Argument(metavar="SWEEP_A SWEEP_B [SWEEP_C ...]", help="The sweeps; the first is the reference.")],
+    by: Annotated[
+        str | None, typer.Option(help="Line the sweeps up on these columns (default: the ones they share and vary in).")
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", help="table, csv, markdown, json or html.")] = "table",
+    out: OutOption = None,
+    columns: ColumnsOption = None,
+    wide: WideOption = False,
     db: DbOption = None,
 ) -> None:
-    """Two sweeps side by side, per algorithm, parameters and board.
+    """Sweeps side by side: per group each one's jobs, share solved, moves, nodes and time, and against the first
+    the difference, the ratio and the p-value of Welch's t-test (paired over boards when a group spans them).
 
     Example: orchestrate compare beam-blockers beam-lb
     """
-    from orchestrator.publish import compare_sweeps
+    from orchestrator.publish import Layout, compare_sweeps
 
     with user_errors():
-        _print(compare_sweeps(database(db), (first, second), fmt))
+        layout = Layout(fmt, out, columns, wide)
+        _print(compare_sweeps(existing_database(db), sweeps, by=by, layout=layout))
 
 
 @app.command("export")
@@ -64,14 +84,17 @@ def export_command(
     out: OutOption = None,
     db: DbOption = None,
 ) -> None:
-    """The raw rows of a sweep (jobs joined with results and boards), one per job, for pandas.
+    """Write a sweep's raw rows, one per job, for pandas or a spreadsheet: the job (id, board, algorithm, params and
+    each parameter as a column, seed, repeat, state), its result (outcome, moves, steps, expanded, generated,
+    stored, max frontier, times, peak memory, reason), where it came from (host, code version, speed) and the
+    board's optimum and gap.
 
     Example: orchestrate export beam-k --format parquet --out beam-k.parquet
     """
     from orchestrator.publish import export_sweep
 
     with user_errors():
-        _print(export_sweep(database(db), sweep_name, fmt, out))
+        _print(export_sweep(existing_database(db), sweep_name, fmt, out))
 
 
 @app.command("verify")
@@ -92,10 +115,12 @@ def verify_command(
 
     Example: orchestrate verify beam-k --sample 50 --workers 4
     """
-    from orchestrator import verify, verify_view
+    from rich.console import Console
+
+    from orchestrator import plan, sweep_view, verify, verify_view
 
     with user_errors():
-        results = database(db)
+        results = existing_database(db)
         selection = verify.select_jobs(results, plan.find_sweep(results, sweep_name), sample=sample, sample_seed=sample_seed)
         try:
             with sweep_view.build_bar(Console(stderr=True), f"verify {selection.sweep}") as progress:
@@ -130,7 +155,8 @@ def analyze_command(
 
     Example: orchestrate analyze 3x3 --out eight.parquet --format parquet
     """
-    from orchestrator import analyze
+    from orchestrator import analyze, sweep_view
+    from puzzles.npuzzle.board import parse_shape
 
     with user_errors():
         width, height = parse_shape(size)

@@ -4,16 +4,10 @@ import json
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
-from orchestrator import show
-from orchestrator.cli.options import GoalOption, user_errors, with_parameters
-from orchestrator.demo import default_boards, run_demo
-from puzzles.domains import load_problem
+from orchestrator.cli.options import GoalOption, configured, user_errors, with_parameters
+from puzzles.algorithms import ALGORITHMS
 from puzzles.errors import PuzzleError
-from puzzles.result import Limits
-from puzzles.rushhour.problem import RushHourProblem
-from puzzles.solver import ALGORITHMS, solve
 
 app = typer.Typer()
 
@@ -33,9 +27,6 @@ def solve_command(
     ],
     params: dict[str, Any],
     seed: Annotated[int | None, typer.Option(help="Seed of the random generator (random, spr).")] = None,
-    move_model: Annotated[
-        str, typer.Option(help="Rush Hour: slide (a move slides a vehicle any distance) or step (one cell per move).")
-    ] = "slide",
     goal: GoalOption = None,
     time_limit: Annotated[float | None, typer.Option(help="Stop after this many seconds (outcome limit).")] = None,
     max_nodes: Annotated[int | None, typer.Option(help="Stop after expanding this many states (outcome limit).")] = None,
@@ -49,10 +40,19 @@ def solve_command(
 
     Example: orchestrate solve data/boards/rushhour/Rushhour6x6_1.csv --algo astar --heuristic blockers-lb
     """
+    from rich.console import Console
+
+    from orchestrator import show
+    from puzzles.domains import load_problem
+    from puzzles.result import Limits
+    from puzzles.rushhour.problem import RushHourProblem
+    from puzzles.solver import solve
+
     with user_errors():
         if as_json and show_frames:
             raise PuzzleError("--json and --show cannot be combined")
-        problem = load_problem(board, size=size, move_model=move_model, goal=goal)
+        configured()
+        problem = load_problem(board, size=size, move_model=params.get("move_model") or "slide", goal=goal)
         result = solve(problem, algo, params, Limits(max_nodes=max_nodes, time_limit=time_limit), seed=seed)
         if as_json:
             typer.echo(json.dumps({**result.to_dict(), "solution": problem.json_solution(result.solution)}))
@@ -77,6 +77,12 @@ def demo_command(
 
     Example: orchestrate demo data/boards/rushhour/Rushhour6x6_1.csv --time-limit 10
     """
+    from rich.console import Console
+
+    from orchestrator import show
+    from orchestrator.demo import default_boards, run_demo
+    from puzzles.result import Limits
+
     with user_errors():
         rows = run_demo(boards or default_boards(), Limits(max_nodes=max_nodes, time_limit=time_limit))
     Console().print(show.demo_table(rows))

@@ -1,22 +1,20 @@
 """Sweeps: `sweep`, `sweep show`, `resume`, `status`, `sweeps`, `jobs`, `job` and `worker`."""
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from orchestrator import plan, provenance_view, sweep_spec, sweep_view
 from orchestrator.cli.options import (
-    CORES, BrokerOption, ChunkOption, DbOption, GoalOption, MaxNodesOption, MemoryLimitOption, SweepArgument,
-    TimeLimitOption, WaitOption, WorkersOption, configured, database, fail, print_table, user_errors, with_parameters,
+    CORES, BrokerOption, ChunkOption, DbOption, GoalOption, JsonOption, MaxNodesOption, MemoryLimitOption, SweepArgument,
+    TimeLimitOption, WaitOption, WorkersOption, configured, database, existing_database, fail, print_json, print_table,
+    user_errors, with_parameters,
 )
-from orchestrator.running import follow, run_jobs, store_and_run
+from puzzles.algorithms import ALGORITHMS
 from puzzles.errors import PuzzleError
-from puzzles.solver import ALGORITHMS
-from workers.store.progress import job_record, list_jobs, list_sweeps, sweep_provenance, sweep_status
 from workers.store.states import JobState, Outcome, parse_status
-from workers.store.sweeps import unfinished_jobs
 
 app = typer.Typer()
 STATUS_WORDS = (*JobState, *Outcome)
@@ -70,6 +68,9 @@ def sweep_command(
 
     Example: orchestrate sweep --algo beam --k 1..50 --heuristic blockers --boards data/boards/rushhour/
     """
+    from orchestrator import plan, sweep_spec, sweep_view
+    from orchestrator.running import store_and_run
+
     with user_errors():
         configured(db, broker)
         sources = (boards or []) + (more_boards or [])
@@ -85,8 +86,11 @@ def sweep_command(
             if algo is None:
                 raise PuzzleError("give --algo (or --from-spec FILE)")
             grid = plan.Grid(algo, params, sources, seeds, repeat, goal)
-            results = database(db, broker) if plan.needs_database(sources) else None
-            sweep_plan = plan.grid_plan(grid, name, plan.job_limits(time_limit, max_nodes, memory_limit), results)
+            catalogue = None
+            if plan.needs_database(sources):
+                catalogue = existing_database(db) if dry_run else database(db, broker)
+            limits = plan.job_limits(time_limit, max_nodes, memory_limit)
+            sweep_plan = plan.grid_plan(grid, name, limits, catalogue, write=not dry_run)
         if dry_run:
             typer.echo(sweep_view.plan_text(sweep_plan))
             return
@@ -101,19 +105,27 @@ def sweep_show_command(
     as_spec: Annotated[
         bool, typer.Option("--spec", help="Print the sweep's definition as JSON, for: orchestrate sweep --from-spec FILE.")
     ] = False,
+    as_json: JsonOption = False,
     db: DbOption = None,
 ) -> None:
     """Describe a sweep: its grid, limits, boards, jobs, and the code, software and hosts its results came from.
 
     Example: orchestrate sweep show beam-k --spec > beam-k.json
     """
+    from orchestrator import plan, provenance_view, sweep_spec
+    from workers.store.progress import sweep_provenance, sweep_status
+
     with user_errors():
-        results = database(db)
+        results = existing_database(db)
         sweep = plan.find_sweep(results, sweep_name)
         if as_spec:
             typer.echo(json.dumps(sweep_spec.export_spec(results, sweep), indent=1))
             return
-        typer.echo(provenance_view.sweep_text(sweep, sweep_status(results, sweep), sweep_provenance(results, sweep)))
+        status, origins = sweep_status(results, sweep), sweep_provenance(results, sweep)
+    if as_json:
+        print_json({**dataclasses.asdict(sweep), "status": status.to_dict(), "origins": origins})
+        return
+    typer.echo(provenance_view.sweep_text(sweep, status, origins))
 
 
 @app.command("resume")
@@ -131,6 +143,10 @@ def resume_command(
 
     Example: orchestrate resume beam-k
     """
+    from orchestrator import plan
+    from orchestrator.running import run_jobs
+    from workers.store.sweeps import unfinished_jobs
+
     with user_errors():
         results = database(db, broker)
         sweep = plan.find_sweep(results, sweep_name)
@@ -142,30 +158,45 @@ def resume_command(
 def status_command(
     sweep_name: Annotated[str | None, typer.Argument(metavar="[SWEEP]", help="The sweep; default: the newest.")] = None,
     watch: Annotated[bool, typer.Option("--watch", help="Follow the progress until every job is done.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the counts as one JSON object.")] = False,
+    as_json: JsonOption = False,
     db: DbOption = None,
 ) -> None:
     """Jobs per lifecycle state and outcome, progress, throughput, ETA and jobs per worker host.
 
     Example: orchestrate status beam-k --watch
     """
+    from orchestrator import plan, sweep_view
+    from orchestrator.running import follow
+    from workers.store.progress import sweep_status
+
     with user_errors():
-        results = database(db)
+        results = existing_database(db)
         sweep = plan.find_sweep(results, sweep_name) if sweep_name else plan.newest_sweep(results)
         if watch and not as_json:
             follow(results, sweep)
         current = sweep_status(results, sweep)
-        typer.echo(json.dumps(current.to_dict()) if as_json else sweep_view.status_text(current))
+    if as_json:
+        print_json({**current.to_dict(), "database": results.shown_url})
+    else:
+        typer.echo(sweep_view.status_text(current, results.shown_url))
 
 
 @app.command("sweeps")
-def sweeps_command(db: DbOption = None) -> None:
-    """List the sweeps, newest first, with their jobs, those done and their outcomes.
+def sweeps_command(as_json: JsonOption = False, db: DbOption = None) -> None:
+    """List the sweeps of a database, newest first, with their jobs, those done and their outcomes.
 
     Example: orchestrate sweeps --db postgresql+psycopg://slidelab@db-host/slidelab
     """
+    from orchestrator import sweep_view
+    from workers.store.progress import list_sweeps
+
     with user_errors():
-        rows = list_sweeps(database(db))
+        results = existing_database(db)
+        rows = list_sweeps(results)
+    if as_json:
+        print_json({"database": results.shown_url, "sweeps": rows})
+        return
+    typer.echo(f"database: {results.shown_url}")
     print_table(sweep_view.sweeps_table(rows))
 
 
@@ -177,34 +208,47 @@ def jobs_command(
         typer.Option(help=f"Only jobs in this lifecycle state or with this outcome: {', '.join(STATUS_WORDS)}."),
     ] = None,
     limit: Annotated[int, typer.Option(min=1, help="List at most this many jobs.")] = 50,
+    as_json: JsonOption = False,
     db: DbOption = None,
 ) -> None:
     """List a sweep's jobs with their outcomes and errors.
 
     Example: orchestrate jobs beam-k --status failed
     """
+    from orchestrator import plan, sweep_view
+    from workers.store.progress import list_jobs
+
     with user_errors():
         wanted = None if status is None else parse_status(status)
         if status is not None and wanted is None:
             raise PuzzleError(f"--status: {status!r} is neither a job state nor an outcome (choose from {', '.join(STATUS_WORDS)})")
-        results = database(db)
+        results = existing_database(db)
         rows = list_jobs(results, plan.find_sweep(results, sweep_name), wanted, limit)
+    if as_json:
+        print_json({"sweep": sweep_name, "jobs": [{**row, "params": json.loads(row["params"])} for row in rows]})
+        return
     print_table(sweep_view.jobs_table(rows))
 
 
 @app.command("job")
 def job_command(
     job_id: Annotated[int, typer.Argument(metavar="JOB", help="The job's id (the first column of orchestrate jobs).")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the job and its result as one JSON object.")] = False,
+    as_json: JsonOption = False,
     db: DbOption = None,
 ) -> None:
     """One job with its result and where the result came from: code version, commit, software, host, process, times.
 
     Example: orchestrate job 42 --json
     """
+    from orchestrator import provenance_view
+    from workers.store.progress import job_record
+
     with user_errors():
-        record = job_record(database(db), job_id)
-    typer.echo(json.dumps(record, indent=1) if as_json else provenance_view.job_text(record))
+        record = job_record(existing_database(db), job_id)
+    if as_json:
+        print_json(record)
+    else:
+        typer.echo(provenance_view.job_text(record))
 
 
 @app.command("worker")

@@ -16,6 +16,7 @@ too short to have `count` distinct ends fails with a PuzzleError.
 import random
 
 from puzzles.errors import PuzzleError
+from puzzles.textio import numbered_names
 from puzzles.npuzzle.board import (
     DEFAULT_GOAL, MAX_SIDE, MIN_SIDE, NPuzzleBoard, apply_moves, check_goal, goal_tiles, is_solvable,
 )
@@ -26,9 +27,12 @@ _BACK = {"U": "D", "D": "U", "L": "R", "R": "L"}
 
 
 def random_boards(
-    width: int, height: int, count: int, seed: int, *, walk: int | None = None, goal: str = DEFAULT_GOAL
+    width: int, height: int, count: int, seed: int, *, walk: int | None = None, goal: str = DEFAULT_GOAL,
+    prefix: str | None = None,
 ) -> list[NPuzzleBoard]:
-    """`count` distinct solvable width x height boards for `goal`, named ``npuzzle-4x4-s1-001`` and so on.
+    """`count` distinct solvable width x height boards for `goal`, named `<prefix>-001` and so on.
+
+    The prefix is ``npuzzle-<width>x<height>-s<seed>`` by default.
 
     Uniformly random among the solvable boards, or with `walk` the end of a
     random walk of that many blank moves from the goal (see the module
@@ -42,8 +46,7 @@ def random_boards(
         board = _uniform(width, height, goal, rng) if walk is None else _walked(width, height, walk, goal, rng)
         found.setdefault(board.tiles)
         if len(found) == count:
-            digits = max(3, len(str(count)))
-            names = (f"npuzzle-{width}x{height}-s{seed}-{i:0{digits}d}" for i in range(1, count + 1))
+            names = numbered_names(prefix or f"npuzzle-{width}x{height}-s{seed}", count)
             return [NPuzzleBoard(width, height, tiles, name, goal) for tiles, name in zip(found, names)]
     kind = "uniform boards" if walk is None else f"{walk}-move walks"
     raise PuzzleError(

@@ -23,10 +23,10 @@ image, and two rows of scratch for linear conflict.
 
 from typing import NamedTuple
 
-import numba as nb
 import numpy as np
 
 from puzzles import kernels
+from puzzles.jit import nb
 from puzzles.npuzzle.pdb import rank
 
 HEURISTICS = ("misplaced", "manhattan", "linear-conflict", "pdb", "pdb-max")  # codes 0..4

@@ -31,11 +31,11 @@ import shlex
 from pathlib import Path
 from typing import Callable
 
-import numba as nb
 import numpy as np
 
 from puzzles.errors import PuzzleError
 from puzzles.intrinsics import popcount
+from puzzles.jit import nb
 from puzzles.npuzzle.board import goal_tiles
 
 MAX_ENTRIES = 2**31 - 1  # placements per group: 7 tiles on 4x4 is 57.7 M, 8 tiles 519 M

@@ -61,6 +61,10 @@ class NPuzzleProblem:
         """Every move slides one tile one cell."""
         return 1
 
+    def merged(self, moves: list[int]) -> list[int]:
+        """The moves as they are: every move slides one tile one cell, so none merge."""
+        return list(moves)
+
     def json_solution(self, solution: list[str]) -> str:
         """The solution as one string of blank moves, such as ``ULDR``: its length is the moves."""
         return "".join(solution)

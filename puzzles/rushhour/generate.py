@@ -37,11 +37,11 @@ picture has one canonical text, and boards are kept once per text.
 
 import random
 
-import numba as nb
 import numpy as np
 
 from puzzles import nodestore
 from puzzles.errors import PuzzleError
+from puzzles.jit import nb
 from puzzles.kernels import expand, is_goal, workspace
 from puzzles.rushhour.board import RushHourBoard, Vehicle
 from puzzles.rushhour.problem import RushHourProblem
@@ -68,6 +68,7 @@ def hardest_boards(
     empty_cells: int = 7,
     max_states: int = 200_000,
     max_attempts: int | None = None,
+    prefix: str | None = None,
 ) -> list[tuple[RushHourBoard, int]]:
     """`count` distinct solvable size x size boards, each with its optimal number of moves (slide model).
 
@@ -78,7 +79,7 @@ def hardest_boards(
     searched (see the module docstring for both, and for what a request
     costs). A cluster costs 100 to 200 bytes a board, so `max_states` also
     bounds the memory (40 MB by default). Boards are named
-    ``rushhour-6x6-s1-001`` and so on. PuzzleError for bad arguments;
+    `<prefix>-001` and so on, the prefix ``rushhour-6x6-s1`` by default. PuzzleError for bad arguments;
     TooFewBoards when the attempts give fewer than `count` boards (the message
     says how many attempts were made and what they reached).
     """
@@ -97,7 +98,7 @@ def hardest_boards(
             board = _pick(problem, keys, distances, distance, rng)
             found.setdefault(canonical_text(board), (board, distance))
             if len(found) == count:
-                return _named(list(found.values()), size, seed)
+                return _named(list(found.values()), prefix or f"rushhour-{size}x{size}-s{seed}")
     wanted = f"exactly {moves}" if moves else f"at least {target}"
     raise TooFewBoards(
         f"{max_attempts:,} placements on {size}x{size} gave {len(found)} of {count} boards needing {wanted} moves"
@@ -220,13 +221,10 @@ def _labels():
     yield from (a + b for a in letters for b in letters)
 
 
-def _named(boards: list[tuple[RushHourBoard, int]], size: int, seed: int) -> list[tuple[RushHourBoard, int]]:
-    """The boards named ``rushhour-<size>x<size>-s<seed>-<number>``, numbered from 1."""
-    digits = max(3, len(str(len(boards))))
-    return [
-        (RushHourBoard(b.size, b.vehicles, b.red, b.walls, f"rushhour-{size}x{size}-s{seed}-{i:0{digits}d}"), d)
-        for i, (b, d) in enumerate(boards, 1)
-    ]
+def _named(boards: list[tuple[RushHourBoard, int]], prefix: str) -> list[tuple[RushHourBoard, int]]:
+    """The boards named `<prefix>-001` and so on, in order."""
+    names = numbered_names(prefix, len(boards))
+    return [(RushHourBoard(b.size, b.vehicles, b.red, b.walls, name), d) for name, (b, d) in zip(names, boards)]
 
 
 @nb.njit(cache=True)

@@ -12,11 +12,11 @@ grid, the decoded positions and the heuristics' marks are written into a
 
 from typing import NamedTuple
 
-import numba as nb
 import numpy as np
 
 from puzzles import kernels
 from puzzles.intrinsics import leading_zeros, trailing_zeros
+from puzzles.jit import nb
 
 WALL = -1
 _DELTA_BIAS = 128
@@ -67,6 +67,11 @@ def workspace(spec):
 def unpack_move(move: int) -> tuple[int, int]:
     """A move code as (vehicle index, signed cells)."""
     return move >> 8, (move & 0xFF) - _DELTA_BIAS
+
+
+def pack_move(vehicle: int, delta: int) -> int:
+    """The move code of sliding `vehicle` by `delta` cells (`unpack_move`'s inverse)."""
+    return vehicle * 256 + delta + _DELTA_BIAS
 
 
 @nb.njit(inline="always", cache=True)

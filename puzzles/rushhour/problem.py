@@ -75,6 +75,24 @@ class RushHourProblem:
         """The number of cells a move slides its vehicle."""
         return abs(rk.unpack_move(move)[1])
 
+    def merged(self, moves: list[int]) -> list[int]:
+        """Under the slide model, consecutive slides of one vehicle merged into one (dropped where they cancel out).
+
+        Only that vehicle moves in between, so the cells it crosses are free and
+        the net slide is one legal move. Under the step model a move is one cell:
+        nothing merges.
+        """
+        if self.move_model != "slide":
+            return list(moves)
+        merged: list[tuple[int, int]] = []
+        for vehicle, delta in map(rk.unpack_move, moves):
+            if merged and merged[-1][0] == vehicle:
+                delta += merged.pop()[1]
+                if delta == 0:
+                    continue
+            merged.append((vehicle, delta))
+        return [rk.pack_move(vehicle, delta) for vehicle, delta in merged]
+
     def json_solution(self, solution: list[str]) -> list[str]:
         """The solution as a list of moves such as ``X+3``, whose labels may be longer than a letter."""
         return list(solution)

@@ -6,10 +6,10 @@ solutions. With the moves-freed heuristic this loop is the seed's "Moves Freed"
 search: same code, a heuristic that is neither admissible nor consistent.
 """
 
-import numba as nb
 import numpy as np
 
 from puzzles import frontier, limits, nodestore
+from puzzles.jit import nb
 from puzzles.kernels import expand, heuristic, is_goal, workspace
 from puzzles.problem import Heuristic, Problem
 from puzzles.result import Limits, SearchReport

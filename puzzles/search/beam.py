@@ -9,10 +9,10 @@ search fails. All generated boards go in a node store, whose parent links
 give the solution.
 """
 
-import numba as nb
 import numpy as np
 
 from puzzles import limits, nodestore
+from puzzles.jit import nb
 from puzzles.kernels import expand, heuristic, is_goal, workspace
 from puzzles.problem import Heuristic, Problem
 from puzzles.result import Limits, SearchReport

@@ -10,11 +10,11 @@ back from the goal by looking up, depth by depth, a neighbour one move closer
 to the start.
 """
 
-import numba as nb
 import numpy as np
 
 from puzzles import limits
 from puzzles.intrinsics import prefetch
+from puzzles.jit import nb
 from puzzles.kernels import expand, is_goal, workspace
 from puzzles.nodestore import copy_row, hash_row, same_rows
 from puzzles.problem import RESERVED_BITS, Problem

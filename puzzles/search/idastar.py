@@ -11,10 +11,10 @@ domains (Rush Hour) run IDDFS's loop over keys (`puzzles.search.iddfs`),
 informed by the heuristic.
 """
 
-import numba as nb
 import numpy as np
 
 from puzzles import limits
+from puzzles.jit import nb
 from puzzles.search import iddfs
 from puzzles.kernels import branches, has_in_place, inverse, make, place, solved
 from puzzles.problem import Heuristic, Problem

@@ -12,10 +12,10 @@ limits stop the search. No state is stored beyond the stack (`stored` is 0);
 
 from typing import NamedTuple
 
-import numba as nb
 import numpy as np
 
 from puzzles import limits
+from puzzles.jit import nb
 from puzzles.kernels import expand, heuristic, is_goal, workspace
 from puzzles.nodestore import same_rows
 from puzzles.problem import Heuristic, Problem

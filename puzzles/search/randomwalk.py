@@ -7,10 +7,10 @@ Numba's generator is seeded inside the kernel: a seed gives the same walk.
 
 from typing import NamedTuple
 
-import numba as nb
 import numpy as np
 
 from puzzles import limits
+from puzzles.jit import nb
 from puzzles.kernels import expand, is_goal, workspace
 from puzzles.nodestore import resized
 from puzzles.problem import Problem

@@ -6,7 +6,9 @@ walk made (parent board to child board). The paths kept from earlier batches
 join that graph; BFS over it from the start to the nearest goal board gives the
 batch's compressed path, the only thing kept once the batch is done. A last BFS
 over the union of the kept paths gives the answer, which is never longer than
-the shortest solved walk. Batches bound the memory: the graph lives one batch.
+the shortest solved walk; the domain then merges what makes one move (a
+vehicle slid twice in a row, in Rush Hour's slide model). Batches bound the
+memory: the graph lives one batch.
 
 Boards and edges are node stores (`puzzles.nodestore`). A board's parent, move
 and cost fields hold its BFS tree parent, the move from it and its distance; an
@@ -16,10 +18,10 @@ to-board and its move the move. Walks and kept paths are rows of a
 beginning with the start board, its move `NO_MOVE`.
 """
 
-import numba as nb
 import numpy as np
 
 from puzzles import limits, nodestore
+from puzzles.jit import nb
 from puzzles.search import randomwalk
 from puzzles.kernels import is_goal, workspace
 from puzzles.problem import Problem
@@ -167,5 +169,6 @@ def search(problem: Problem, limits_: Limits, *, batches: int, batch_size: int, 
     if code == limits.FAILED:
         reason = f"none of {runs} random walks reached the goal in {max_steps} steps"
     extra = {"runs": runs, "solved_runs": solved, "shortest_run": shortest if shortest >= 0 else None}
-    return SearchReport(outcome=outcome, path=[int(m) for m in moves], expanded=expanded, generated=generated,
+    path = problem.merged([int(m) for m in moves])  # the union graph's path may slide a vehicle twice in a row
+    return SearchReport(outcome=outcome, path=path, expanded=expanded, generated=generated,
                         stored=stored, reason=reason, extra=extra)

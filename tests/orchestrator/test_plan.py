@@ -11,7 +11,7 @@ from orchestrator.grid import parse_values
 from orchestrator.plan import board_sources, find_sweep, load_boards, parse_size, plan_sweep, store_plan
 from puzzles.domains import load_instance, problem_for
 from puzzles.errors import PuzzleError
-from puzzles.solver import SEEDS
+from puzzles.algorithms import SEEDS
 from tests.tables import Board, Job, Result, Sweep
 from workers.store import connect
 from workers.store.database import engine_for

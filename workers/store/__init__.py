@@ -1,8 +1,9 @@
 """The storage layer: every table and every query of the results database, behind functions that speak the domain.
 
 In the manner of Optuna's RDB storage, nothing outside this package builds
-SQL. Hold a `Database` (`open_database(url)`, or `connect(url)` for a process
-that only reads and writes rows) and call:
+SQL. Hold a `Database` (`open_database(url)` to write, which creates or
+migrates the schema; `open_existing(url)` to read, which changes nothing; or
+`connect(url)` for a worker process, which only reads and writes rows) and call:
 
 - `states`: the two vocabularies, a job's lifecycle (`JobState`) and a done job's `Outcome`;
 - `schema`: the tables (the results table derived from `records.JobResult`);
@@ -14,6 +15,17 @@ that only reads and writes rows) and call:
 - `rows`: a sweep's jobs as flat rows for reports, exports, verification and specs.
 """
 
-from workers.store.database import Database, connect, masked, open_database
+import importlib
 
-__all__ = ["Database", "connect", "masked", "open_database"]
+__all__ = ["Database", "connect", "masked", "open_database", "open_existing"]
+
+
+def __getattr__(name: str):
+    """`Database`, `connect`, `masked`, `open_database` and `open_existing` of `workers.store.database`, imported on use.
+
+    So a module that needs only the vocabularies (`workers.store.states`) does
+    not load SQLAlchemy and Alembic.
+    """
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module("workers.store.database"), name)

@@ -15,10 +15,14 @@ from typing import Any, TypeVar
 
 from alembic import command
 from alembic.config import Config
+from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import Table, create_engine, event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
+
+from puzzles.errors import PuzzleError
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
 T = TypeVar("T")
@@ -45,6 +49,31 @@ def open_database(url: str) -> Database:
     """The database at `url`, brought to the newest schema (a new SQLite file is created)."""
     upgrade(url)
     return Database(url, engine_for(url))
+
+
+def open_existing(url: str) -> Database:
+    """The database at `url` as it is, for a command that only reads: nothing is created or migrated.
+
+    PuzzleError if there is no database there (a missing SQLite file), if it is
+    not slidelab's, or if its schema is not this code's (older: `orchestrate db
+    upgrade` brings it up to date; newer: made by a newer slidelab).
+    """
+    shown = masked(url)
+    location = make_url(url)
+    if location.get_backend_name() == "sqlite" and location.database not in (None, "", ":memory:"):
+        if not Path(location.database).is_file():
+            raise PuzzleError(f"{shown}: no results database there (a sweep or orchestrate db upgrade makes one)")
+    db = Database(url, engine_for(url))
+    with db.engine.connect() as connection:
+        found = MigrationContext.configure(connection).get_current_revision()
+    head = ScriptDirectory.from_config(alembic_config(url)).get_current_head()
+    if found is None:
+        raise PuzzleError(f"{shown}: not a slidelab results database (no schema revision in it)")
+    if found != head:
+        known = found in {script.revision for script in ScriptDirectory.from_config(alembic_config(url)).walk_revisions()}
+        hint = f"run: orchestrate db upgrade --db {shown}" if known else "it was made by a newer slidelab"
+        raise PuzzleError(f"{shown}: the schema is at revision {found}, this slidelab reads {head}: {hint}")
+    return db
 
 
 def connect(url: str) -> Database:

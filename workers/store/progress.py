@@ -19,12 +19,18 @@ from workers.store.schema import boards, jobs, results, sweeps
 from workers.store.states import JobState
 from workers.store.sweeps import SweepRow
 
-RATE_WINDOW_S = 60.0  # throughput is measured over the last minute
+RATE_WINDOW_S = 60.0  # throughput is measured over the last minute of work
+COMPLETE, RUNNING, QUEUED, STOPPED = "complete", "running", "queued", "stopped"  # a sweep's phases
 
 
 @dataclass
 class SweepStatus:
-    """A sweep's jobs counted by lifecycle state, by outcome and by worker host, with its pace."""
+    """A sweep's jobs counted by lifecycle state, by outcome and by worker host, with its pace.
+
+    The pace is over the jobs done in the last minute of work: the minute up to
+    now while jobs run, the sweep's last minute once none runs, so it never
+    decays after the work has stopped. There is an ETA only while jobs run.
+    """
 
     name: str
     total: int
@@ -44,9 +50,22 @@ class SweepStatus:
         """True when every job is done."""
         return self.finished == self.total
 
+    @property
+    def phase(self) -> str:
+        """`complete`; `running` (a job is running); `queued` (jobs wait on the broker); or `stopped`.
+
+        A stopped sweep has jobs without a result and none running or queued:
+        nothing goes on until `orchestrate resume`.
+        """
+        if self.complete:
+            return COMPLETE
+        if self.states.get(JobState.RUNNING):
+            return RUNNING
+        return QUEUED if self.states.get(JobState.QUEUED) else STOPPED
+
     def to_dict(self) -> dict[str, Any]:
         """The status as plain JSON-ready data."""
-        return {**asdict(self), "finished": self.finished, "complete": self.complete}
+        return {**asdict(self), "finished": self.finished, "complete": self.complete, "phase": self.phase}
 
 
 @dataclass
@@ -94,14 +113,20 @@ def sweep_status(db: Database, sweep: SweepRow) -> SweepStatus:
                 .group_by(jobs.c.worker_host)
             ).all()
         )
-        first_start = connection.scalar(select(func.min(jobs.c.started_at)).where(in_sweep))
+        first_start, last_finish = connection.execute(
+            select(func.min(jobs.c.started_at), func.max(jobs.c.finished_at)).where(in_sweep)
+        ).one()
+        status = SweepStatus(sweep.name, sum(states.values()), states, outcomes, hosts)
+        if first_start is None or last_finish is None:
+            return status
+        end = now if status.phase == RUNNING else aware(last_finish)
         recent = connection.scalar(
-            select(func.count()).where(in_sweep, jobs.c.finished_at >= now - timedelta(seconds=RATE_WINDOW_S))
+            select(func.count()).where(in_sweep, jobs.c.finished_at >= end - timedelta(seconds=RATE_WINDOW_S),
+                                       jobs.c.finished_at <= end)
         )
-    status = SweepStatus(sweep.name, sum(states.values()), states, outcomes, hosts)
-    if first_start is not None and recent:
-        window = min(RATE_WINDOW_S, max((now - aware(first_start)).total_seconds(), 1e-3))
-        status.jobs_per_s = recent / window
+    window = min(RATE_WINDOW_S, max((end - aware(first_start)).total_seconds(), 1e-3))
+    status.jobs_per_s = recent / window
+    if status.phase == RUNNING and status.jobs_per_s:
         status.eta_s = (status.total - status.finished) / status.jobs_per_s
     return status
 

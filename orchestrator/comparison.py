@@ -1,0 +1,113 @@
+"""`orchestrate compare`: sweeps lined up group by group, each metric side by side with its difference and ratio.
+
+Groups are lined up on `--by`, by default on the columns the sweeps share and
+that vary within them (the algorithm and parameters; a column whose values
+the sweeps do not share, such as the heuristic two beam sweeps differ in, is
+what is compared, not a group). The first sweep is the reference: for every
+other sweep and metric there is the difference (other − first), the ratio
+(other / first) and the p-value of Welch's t-test over the group's jobs (a
+paired t-test over the boards' means when the group spans boards), with the
+number of jobs of each sweep.
+"""
+
+import math
+import warnings
+from functools import partial
+
+import pandas as pd
+from scipy import stats
+
+from orchestrator.report import parameter_columns
+from orchestrator.summary import summarize
+from puzzles.errors import PuzzleError
+
+COMPARED = {"solved_share": "solved", "moves_mean": "moves", "expanded_mean": "expanded", "elapsed_mean": "elapsed_s"}
+SIGNIFICANCE = 0.05
+
+
+def compare(frames: dict[str, pd.DataFrame], by: list[str] | None = None) -> pd.DataFrame:
+    """The sweeps' summaries on shared groups: per metric each sweep's value, then the others' difference, ratio, p."""
+    if len(frames) < 2:
+        raise PuzzleError("compare needs two sweeps or more")
+    groups = by or shared_groups(list(frames.values()))
+    summaries = {name: summarize(rows, groups) for name, rows in frames.items()}
+    table = _aligned(summaries, groups)
+    (first, reference), *others = frames.items()
+    for metric, column in COMPARED.items():
+        for name, rows in others:
+            ours, theirs = table[f"{metric} {first}"], table[f"{metric} {name}"]
+            table[f"{metric} Δ {name}"] = theirs - ours
+            table[f"{metric} × {name}"] = theirs / ours.where(ours != 0)
+            table[f"{metric} p {name}"] = [_p_value(reference, rows, groups, key, column) for key in _keys(table, groups)]
+    return table[_column_order(groups, list(frames))]
+
+
+def shared_groups(frames: list[pd.DataFrame]) -> list[str]:
+    """The algorithm and parameter columns every sweep has, with values they share and more than one of them."""
+    candidates = ["algorithm", *dict.fromkeys(column for frame in frames for column in parameter_columns(frame))]
+    shared = []
+    for column in candidates:
+        if not all(column in frame.columns for frame in frames):
+            continue
+        values = [set(frame[column].dropna().unique()) for frame in frames]
+        if set.intersection(*values) and len(set.union(*values)) > 1:
+            shared.append(column)
+    return shared or ["algorithm"]
+
+
+def _aligned(summaries: dict[str, pd.DataFrame], groups: list[str]) -> pd.DataFrame:
+    """One row per group any sweep has, each sweep's jobs and compared metrics suffixed with its name."""
+    table = None
+    for name, summary in summaries.items():
+        part = summary[groups + ["jobs", *COMPARED]].rename(
+            columns={column: f"{column} {name}" for column in ("jobs", *COMPARED)}
+        )
+        table = part if table is None else table.merge(part, on=groups, how="outer")
+    return table.sort_values(groups, kind="stable", na_position="last").reset_index(drop=True)
+
+
+def _keys(table: pd.DataFrame, groups: list[str]) -> list[tuple]:
+    return list(table[groups].itertuples(index=False, name=None))
+
+
+def _p_value(first: pd.DataFrame, second: pd.DataFrame, groups: list[str], key: tuple, column: str) -> float:
+    """Welch's t-test of the metric between two sweeps' done jobs of one group; paired over boards if it spans them."""
+    samples = [_group_values(frame, groups, key, column) for frame in (first, second)]
+    if "board" not in groups:
+        means = [sample.groupby("board")[column].mean() for sample in samples]
+        paired = pd.concat(means, axis=1, join="inner").dropna()
+        return _quietly(stats.ttest_rel, paired.iloc[:, 0], paired.iloc[:, 1])
+    return _quietly(partial(stats.ttest_ind, equal_var=False), *(sample[column].dropna() for sample in samples))
+
+
+def _quietly(test, first: pd.Series, second: pd.Series) -> float:
+    """The test's p-value, NaN for fewer than two values a side or values that do not vary (no warning)."""
+    if min(len(first), len(second)) < 2:
+        return math.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return float(test(first, second).pvalue)
+
+
+def _group_values(rows: pd.DataFrame, groups: list[str], key: tuple, column: str) -> pd.DataFrame:
+    """The done jobs of one group, with the board and the metric (the solved share as 0/1 per job)."""
+    done = rows[rows["outcome"].notna()].assign(solved=lambda frame: frame["outcome"].eq("solved").astype(float))
+    match = pd.Series(True, index=done.index)
+    for group, value in zip(groups, key):
+        match &= done[group].isna() if pd.isna(value) else done[group].eq(value)
+    return done.loc[match, ["board", column]]
+
+
+def _column_order(groups: list[str], names: list[str]) -> list[str]:
+    first, others = names[0], names[1:]
+    columns = groups + [f"jobs {name}" for name in names]
+    for metric in COMPARED:
+        columns += [f"{metric} {name}" for name in names]
+        columns += [f"{metric} {kind} {name}" for name in others for kind in ("Δ", "×", "p")]
+    return columns
+
+
+def significant(p_value: float) -> bool:
+    """True below the 5% level."""
+    return not math.isnan(p_value) and p_value < SIGNIFICANCE
+

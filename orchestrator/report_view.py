@@ -1,0 +1,161 @@
+"""The report and compare tables for a terminal: key columns by default, `--columns` to choose, `--wide` for all.
+
+Moves and times are shown with their spread: `(low–high)`, the 95% interval
+of the mean over one board's repeats and seeds, or `±sd` across boards when a
+group spans them. Times are in the unit that shows them (s, ms, µs).
+"""
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pandas as pd
+from rich import box
+from rich.table import Table
+
+from orchestrator.comparison import COMPARED, significant
+from orchestrator.sweep_view import cell, params_text
+from orchestrator.units import duration_text
+from puzzles.errors import PuzzleError
+
+
+@dataclass(frozen=True)
+class Column:
+    """A table column: its heading, how a row's value is written, and whether it is shown without --wide."""
+
+    heading: str
+    render: Callable[[dict], str]
+    key: bool = False
+
+
+def report_table(summary: pd.DataFrame, groups: list[str], *, columns: list[str] | None = None, wide: bool = False) -> Table:
+    """The summary's rows: the group columns, then its key columns (or those asked for, or all)."""
+    available = {name: column for name, column in _report_columns(summary).items() if name in summary.columns}
+    return _table(summary, groups, available, columns, wide)
+
+
+def compare_table(table: pd.DataFrame, groups: list[str], names: list[str], *, columns: list[str] | None = None,
+                  wide: bool = False) -> Table:
+    """The lined-up sweeps: per metric each sweep's value, then the others' difference, ratio and p-value (* below 5%)."""
+    available: dict[str, Column] = {f"jobs {name}": Column(f"jobs {name}", _count(f"jobs {name}"), True) for name in names}
+    for metric, kind in ((m, m.removesuffix("_mean").removesuffix("_share")) for m in COMPARED):
+        render = _render_for(metric)
+        key = metric != "expanded_mean"
+        for name in names:
+            available[f"{metric} {name}"] = Column(f"{kind} {name}", render(f"{metric} {name}"), key)
+        for name in names[1:]:
+            available[f"{metric} Δ {name}"] = Column(f"Δ {name}", render(f"{metric} Δ {name}", signed=True), False)
+            available[f"{metric} × {name}"] = Column(f"× {name}", _ratio(f"{metric} × {name}"), key)
+            available[f"{metric} p {name}"] = Column(f"p {name}", _p_value(f"{metric} p {name}"), key)
+    return _table(table, groups, available, columns, wide)
+
+
+def _table(frame: pd.DataFrame, groups: list[str], available: dict[str, Column], chosen: list[str] | None,
+           wide: bool) -> Table:
+    if chosen:
+        unknown = [name for name in chosen if name not in available]
+        if unknown:
+            raise PuzzleError(f"--columns: no column {', '.join(unknown)} (choose from {', '.join(available)})")
+        shown = [available[name] for name in chosen]
+    else:
+        shown = [column for column in available.values() if wide or column.key]
+    table = Table(box=box.SIMPLE_HEAD)
+    for group in groups:
+        table.add_column(group)
+    for column in shown:
+        table.add_column(column.heading, justify="right")
+    for row in frame.to_dict("records"):
+        table.add_row(*(_group_text(row, group) for group in groups), *(column.render(row) for column in shown))
+    return table
+
+
+def _report_columns(summary: pd.DataFrame) -> dict[str, Column]:
+    """The report's columns by summary column name; `unfinished` and `boards` are key columns where they say something."""
+
+    def beyond(name: str, least: int) -> bool:
+        return name in summary.columns and bool(summary[name].fillna(0).gt(least).any())
+
+    columns = {
+        "boards": Column("boards", _count("boards"), beyond("boards", 1)),
+        "jobs": Column("jobs", _count("jobs"), True),
+        "unfinished": Column("unfinished", _count("unfinished"), beyond("unfinished", 0)),
+        "solved_share": Column("solved", _share("solved_share"), True),
+        "moves_mean": Column("moves", _with_spread("moves", _number), True),
+        "moves_median": Column("median", _number("moves_median")),
+        "moves_min": Column("min", _count("moves_min")),
+        "moves_max": Column("max", _count("moves_max")),
+        "gap_mean": Column("gap", _percent("gap_mean"), True),
+        "gap_moves_mean": Column("gap moves", _number("gap_moves_mean", signed=True)),
+        "expanded_mean": Column("expanded", _count("expanded_mean"), True),
+        "generated_mean": Column("generated", _count("generated_mean")),
+        "elapsed_mean": Column("time", _with_spread("elapsed", _duration), True),
+        "elapsed_median": Column("time median", _duration("elapsed_median")),
+        "elapsed_p95": Column("p95", _duration("elapsed_p95")),
+        "cpu_mean": Column("cpu", _duration("cpu_mean")),
+        "peak_mem_mib": Column("peak MiB", _count("peak_mem_mib")),
+        **{f"{name}_ratio": Column(f"{name} ×base", _ratio(f"{name}_ratio"), True) for name in ("moves", "expanded", "elapsed")},
+    }
+    outcomes = [name for name in summary.columns if name.startswith("n_")]
+    return columns | {name: Column(name.removeprefix("n_"), _count(name)) for name in outcomes}
+
+
+def _group_text(row: dict, column: str) -> str:
+    return params_text(row[column]) if column == "params" else cell(row[column])
+
+
+def _missing(value) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+
+
+def _formatted(name: str, write: Callable[[float], str]) -> Callable[[dict], str]:
+    return lambda row: "–" if _missing(row.get(name)) else write(row[name])
+
+
+def _count(name: str) -> Callable[[dict], str]:
+    return _formatted(name, lambda value: f"{value:,.0f}")
+
+
+def _number(name: str, signed: bool = False) -> Callable[[dict], str]:
+    return _formatted(name, lambda value: f"{value:+,.1f}" if signed else f"{value:,.1f}")
+
+
+def _duration(name: str, signed: bool = False) -> Callable[[dict], str]:
+    return _formatted(name, lambda value: ("+" if signed and value >= 0 else "-" if value < 0 else "") + duration_text(abs(value)))
+
+
+def _share(name: str, signed: bool = False) -> Callable[[dict], str]:
+    return _formatted(name, lambda value: f"{value:+.0%}" if signed else f"{value:.0%}")
+
+
+def _percent(name: str) -> Callable[[dict], str]:
+    return _formatted(name, lambda value: f"{value:+.1%}")
+
+
+def _ratio(name: str) -> Callable[[dict], str]:
+    return _formatted(name, lambda value: f"{value:.2f}×")
+
+
+def _p_value(name: str) -> Callable[[dict], str]:
+    return _formatted(name, lambda value: f"{value:.3f}{' *' if significant(value) else ''}")
+
+
+def _render_for(metric: str) -> Callable[..., Callable[[dict], str]]:
+    """How a compared metric is written: shares as %, times as durations, the rest as numbers."""
+    if metric == "solved_share":
+        return _share
+    return _duration if metric == "elapsed_mean" else _number
+
+
+def _with_spread(metric: str, render: Callable[[str], Callable[[dict], str]]) -> Callable[[dict], str]:
+    """`26.8 (24.1–29.5)` over one board's runs, `26.8 ±5.0` across boards, or the mean alone."""
+    mean = render(f"{metric}_mean")
+
+    def written(row: dict) -> str:
+        shown = mean(row)
+        if not _missing(row.get(f"{metric}_ci_low")):
+            return f"{shown} ({render(f'{metric}_ci_low')(row)}–{render(f'{metric}_ci_high')(row)})"
+        if not _missing(row.get(f"{metric}_board_std")):
+            return f"{shown} ±{render(f'{metric}_board_std')(row)}"
+        return shown
+
+    return written

@@ -1,0 +1,151 @@
+"""A sweep's rows summarized per group: done jobs only, per board first, with intervals that mean something.
+
+- **Done work only.** A group's `jobs` are its done jobs; its jobs without a
+  result are `unfinished`, never counted as unsolved, and `solved_share` is
+  the share solved of the done jobs.
+- **Intervals over repeats and seeds of one board.** `<metric>_ci_low` and
+  `<metric>_ci_high` bound a 95% percentile-bootstrap interval of the mean
+  (2,000 resamples, fixed seed, `scipy.stats.bootstrap`) over the group's
+  jobs on its board. A bootstrap of the mean never leaves the range of the
+  values, so moves, counts and times never get a bound below zero.
+- **A group that spans boards** (`board` not among the group columns) is
+  summarized per board first: its means are the means of the per-board
+  means, `<metric>_board_std` is the spread of those across the `boards`, and
+  it has no confidence interval (boards are not repeats of one another).
+- **Measures that compare across boards**: the gap to the optimum, and with a
+  baseline algorithm `<metric>_ratio`, the geometric mean over the group's
+  boards of its mean on the board divided by the baseline's.
+"""
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from orchestrator.report import group_columns, parameter_columns
+from puzzles.errors import PuzzleError
+from puzzles.result import Outcome
+
+METRICS = {"moves": "moves", "expanded": "expanded", "generated": "generated", "elapsed": "elapsed_s"}  # name: column
+RATIO_METRICS = ("moves", "expanded", "elapsed")
+CONFIDENCE = 0.95
+RESAMPLES = 2_000
+MIB = 1 << 20
+
+
+def summarize(rows: pd.DataFrame, by: list[str] | None = None, *, baseline: str | None = None) -> pd.DataFrame:
+    """Per group (default: algorithm, params, board): the counts and the metrics' statistics (see the module docstring)."""
+    groups = group_columns(rows, by)
+    ordered = rows.sort_values(_order(rows), kind="stable", na_position="first")
+    per_board = groups if "board" in groups else [*groups, "board"]
+    cells = _cells(ordered, per_board)
+    if baseline is not None:
+        cells = cells.assign(**_ratios(cells, rows, baseline))
+    summary = cells if "board" in groups else _across_boards(cells, groups, baseline is not None)
+    empty_counts = [column for column in summary.columns if column.startswith("n_") and not summary[column].any()]
+    return summary.drop(columns=empty_counts)
+
+
+def spans_boards(by: list[str] | None, rows: pd.DataFrame) -> bool:
+    """True if the groups leave boards out, so a group's figures are means over boards."""
+    return "board" not in group_columns(rows, by)
+
+
+def _order(rows: pd.DataFrame) -> list[str]:
+    """The columns rows are sorted by before grouping: parameters in their own (numeric) order, not as JSON text."""
+    return [column for column in ("algorithm", *parameter_columns(rows), "board") if column in rows.columns]
+
+
+def _cells(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """The statistics of each group of `keys` (a board and what else): counts over all jobs, metrics over the done."""
+    done = rows["outcome"].notna()
+    counted = rows.assign(
+        done=done,
+        solved=rows["outcome"].eq(Outcome.SOLVED).where(done),
+        peak_mem_mib=rows["peak_mem_bytes"] / MIB,
+        **{f"n_{outcome}": rows["outcome"].eq(outcome) for outcome in Outcome},
+        unfinished=~done,
+    )
+    grouped = counted.groupby(keys, dropna=False, sort=False)
+    aggregations = {
+        "jobs": ("done", "sum"),
+        "unfinished": ("unfinished", "sum"),
+        "solved_share": ("solved", "mean"),
+        "moves_min": ("moves", "min"),
+        "moves_max": ("moves", "max"),
+        "steps_mean": ("steps", "mean"),
+        "gap_mean": ("gap", "mean"),
+        "gap_moves_mean": ("gap_moves", "mean"),
+        "elapsed_p95": ("elapsed_s", lambda values: values.quantile(0.95)),
+        "cpu_mean": ("cpu_s", "mean"),
+        "peak_mem_mib": ("peak_mem_mib", "max"),
+        **{f"n_{outcome}": (f"n_{outcome}", "sum") for outcome in Outcome},
+    }
+    for name, column in METRICS.items():
+        aggregations |= {f"{name}_mean": (column, "mean"), f"{name}_median": (column, "median"), f"{name}_std": (column, "std")}
+    cells = grouped.agg(**aggregations)
+    intervals = grouped.apply(_intervals, include_groups=False)
+    return cells.join(intervals).reset_index()
+
+
+def _intervals(group: pd.DataFrame) -> pd.Series:
+    """The bootstrap interval of each metric's mean over one group's done jobs (NaN below two values)."""
+    bounds = {}
+    for name, column in METRICS.items():
+        low, high = mean_interval(group.loc[group["outcome"].notna(), column])
+        bounds |= {f"{name}_ci_low": low, f"{name}_ci_high": high}
+    return pd.Series(bounds)
+
+
+def mean_interval(values: pd.Series) -> tuple[float, float]:
+    """The 95% percentile-bootstrap interval of the mean of the values that are there; (NaN, NaN) below two."""
+    present = values.dropna().to_numpy(dtype=float)
+    if len(present) < 2:
+        return math.nan, math.nan
+    if np.all(present == present[0]):
+        return float(present[0]), float(present[0])
+    found = stats.bootstrap((present,), np.mean, confidence_level=CONFIDENCE, n_resamples=RESAMPLES, method="percentile",
+                            random_state=0, vectorized=True)
+    return float(found.confidence_interval.low), float(found.confidence_interval.high)
+
+
+def _ratios(cells: pd.DataFrame, rows: pd.DataFrame, baseline: str) -> dict[str, pd.Series]:
+    """Each cell's mean of each ratio metric divided by the baseline algorithm's mean on the cell's board."""
+    reference = rows[(rows["algorithm"] == baseline) & rows["outcome"].notna()]
+    if reference.empty:
+        raise PuzzleError(f"--baseline {baseline}: no done job of {baseline} in the sweep")
+    means = reference.groupby("board")[[METRICS[name] for name in RATIO_METRICS]].mean()
+    return {
+        f"{name}_ratio": cells[f"{name}_mean"] / cells["board"].map(means[METRICS[name]])
+        for name in RATIO_METRICS
+    }
+
+
+def _across_boards(cells: pd.DataFrame, groups: list[str], with_ratios: bool) -> pd.DataFrame:
+    """Per group, the statistics of its per-board cells: means of means, spread across boards, sums of counts."""
+    aggregations = {
+        "boards": ("board", "nunique"),
+        "jobs": ("jobs", "sum"),
+        "unfinished": ("unfinished", "sum"),
+        "solved_share": ("solved_share", "mean"),
+        "moves_min": ("moves_min", "min"),
+        "moves_max": ("moves_max", "max"),
+        "steps_mean": ("steps_mean", "mean"),
+        "gap_mean": ("gap_mean", "mean"),
+        "gap_moves_mean": ("gap_moves_mean", "mean"),
+        "cpu_mean": ("cpu_mean", "mean"),
+        "peak_mem_mib": ("peak_mem_mib", "max"),
+        **{column: (column, "sum") for column in cells.columns if column.startswith("n_")},
+    }
+    for name in METRICS:
+        aggregations |= {f"{name}_mean": (f"{name}_mean", "mean"), f"{name}_board_std": (f"{name}_mean", "std")}
+    if with_ratios:
+        aggregations |= {f"{name}_ratio": (f"{name}_ratio", _geometric_mean) for name in RATIO_METRICS}
+    return cells.groupby(groups, dropna=False, sort=False).agg(**aggregations).reset_index()
+
+
+def _geometric_mean(ratios: pd.Series) -> float:
+    """The geometric mean of the positive ratios; NaN if there are none."""
+    positive = ratios[ratios > 0].dropna()
+    return float(np.exp(np.log(positive).mean())) if len(positive) else math.nan

@@ -1,0 +1,33 @@
+"""numba, with slidelab's compiled-code cache: every compiled module of `puzzles` imports `nb` from here.
+
+Compiled code is cached on disk in a folder named after a digest of every
+source file of the package, sub-packages included, each hashed with its path
+relative to the package. numba invalidates a cached function only when its
+own file changes, yet the kernel dispatch (`puzzles.kernels`) compiles domain
+code into every algorithm: with one digest over everything, an edit to any
+file gives a fresh folder and never reuses stale machine code.
+`NUMBA_CACHE_DIR` overrides the folder. Importing numba takes a third of a
+second, so the rest of the package (formats, the algorithm table) does without.
+"""
+
+import hashlib
+from pathlib import Path
+
+import numba as nb
+
+PACKAGE = Path(__file__).resolve().parent
+
+__all__ = ["nb", "source_digest"]
+
+
+def source_digest(package: Path = PACKAGE) -> str:
+    """16 hex digits of the sha256 of every `.py` under `package`, each with its path relative to it."""
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+if not nb.config.CACHE_DIR:
+    nb.config.CACHE_DIR = str(Path.home() / ".cache" / "slidelab" / "numba" / source_digest())
