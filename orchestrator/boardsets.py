@@ -12,6 +12,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from pathlib import Path
 
 from puzzles.domains import Instance, instance_of, load_instance, load_instances
@@ -157,19 +158,17 @@ def list_sets(db: Database) -> list[SetSummary]:
 
 
 def board_info(db: Database, key: str) -> BoardInfo:
-    """The board `key` names, with its known optimum and sets if it is stored; PuzzleError if none fits.
+    """The board `key` names, with its known optimum and sets; PuzzleError if none fits.
 
-    `key` is a board file or ``FILE#ID``, a stored board's name or the start of
-    its id (6 hex digits or more), or a literal board.
+    `key` is a board file or ``FILE#ID``, a stored or shipped board's name or
+    the start of its id (6 hex digits or more), or a literal board. A shipped
+    board the database lacks is described from its set's files.
     """
     if os.path.exists(key) or split_board_list(key) is not None:
         return _info(db, load_instance(key))
-    stored = _stored(db, key)
-    if stored is not None:
-        return _info(db, instance(stored))
-    shipped = _shipped_board(key)
-    if shipped is not None:
-        return BoardInfo(instance(shipped), shipped.known_optimum, None)
+    named = _stored(db, key) or _shipped_named(key)
+    if named is not None:
+        return _info(db, instance(named))
     try:
         board = load_instance(key)
     except PuzzleError as err:
@@ -213,18 +212,34 @@ def _shipped_members(name: str) -> list[StoredBoard]:
     return [StoredBoard(b.id, b.domain, b.size, b.name, b.text, optima.get(b.id)) for b in boards]
 
 
-def _shipped_board(name: str) -> StoredBoard | None:
-    """The board called `name` of a shipped set, from its files; None if no shipped set has it."""
-    return next((board for shipped in SHIPPED for board in _shipped_members(shipped) if board.name == name), None)
+def _shipped_named(key: str) -> StoredBoard | None:
+    """The shipped board called `key`, or whose id starts with `key`; None if no shipped set has one."""
+    prefix = key.lower() if _ID_PREFIX.fullmatch(key.lower()) else None
+    found = [board for board, _ in _shipped_index().values()
+             if board.name == key or (prefix is not None and board.id.startswith(prefix))]
+    return found[0] if found else None
+
+
+@lru_cache(maxsize=1)
+def _shipped_index() -> dict[str, tuple[StoredBoard, list[str]]]:
+    """Every shipped board by id, as its files give it, with the names of the shipped sets it is in."""
+    index: dict[str, tuple[StoredBoard, list[str]]] = {}
+    for name in SHIPPED:
+        for board in _shipped_members(name):
+            index.setdefault(board.id, (board, []))[1].append(name)
+    return index
 
 
 def _info(db: Database, board: Instance) -> BoardInfo:
-    """The board as stored (its stored name, known optimum and sets), or as given if it is not in the database."""
+    """The board as stored (its stored name, known optimum and sets), as shipped, or as given."""
     found = board_store.board_with_sets(db, board.id)
-    if found is None:
-        return BoardInfo(board, None, None)
-    stored, sets = found
-    return BoardInfo(instance(stored), stored.known_optimum, sets)
+    if found is not None:
+        stored, sets = found
+        return BoardInfo(instance(stored), stored.known_optimum, sets)
+    if board.id in _shipped_index():
+        shipped, sets = _shipped_index()[board.id]
+        return BoardInfo(instance(shipped), shipped.known_optimum, [f"{name} (shipped)" for name in sets])
+    return BoardInfo(board, None, None)
 
 
 def _add_listed_optima(optima: dict[str, int], path: str, goal: str | None) -> None:

@@ -11,7 +11,8 @@
 - **A group that spans boards** (`board` not among the group columns) is
   summarized per board first: its means are the means of the per-board
   means, `<metric>_board_std` is the spread of those across the `boards`, and
-  it has no confidence interval (boards are not repeats of one another).
+  it has no confidence interval (boards are not repeats of one another); a
+  group on one board only keeps that board's medians, spread and intervals.
 - **Measures that compare across boards**: the gap to the optimum, and with a
   baseline algorithm `<metric>_ratio`, the geometric mean over the group's
   boards of its mean on the board divided by the baseline's.
@@ -28,6 +29,7 @@ from puzzles.errors import PuzzleError
 from puzzles.result import Outcome
 
 METRICS = {"moves": "moves", "expanded": "expanded", "generated": "generated", "elapsed": "elapsed_s"}  # name: column
+ONE_BOARD = (*(f"{name}_{stat}" for name in METRICS for stat in ("median", "std", "ci_low", "ci_high")), "elapsed_p95")
 RATIO_METRICS = ("moves", "expanded", "elapsed")
 CONFIDENCE = 0.95
 RESAMPLES = 2_000
@@ -142,7 +144,9 @@ def _across_boards(cells: pd.DataFrame, groups: list[str], with_ratios: bool) ->
         aggregations |= {f"{name}_mean": (f"{name}_mean", "mean"), f"{name}_board_std": (f"{name}_mean", "std")}
     if with_ratios:
         aggregations |= {f"{name}_ratio": (f"{name}_ratio", _geometric_mean) for name in RATIO_METRICS}
-    return cells.groupby(groups, dropna=False, sort=False).agg(**aggregations).reset_index()
+    summary = cells.groupby(groups, dropna=False, sort=False).agg(**aggregations).reset_index()
+    boards = cells.groupby(groups, dropna=False, sort=False)["board"].transform("size")
+    return summary.merge(cells.loc[boards == 1, [*groups, *ONE_BOARD]], on=groups, how="left")
 
 
 def _geometric_mean(ratios: pd.Series) -> float:

@@ -44,8 +44,9 @@ from puzzles.errors import PuzzleError
 from puzzles.jit import nb
 from puzzles.kernels import expand, is_goal, workspace
 from puzzles.rushhour.board import RushHourBoard, Vehicle
-from puzzles.rushhour.problem import RushHourProblem
 from puzzles.rushhour.formats import MIN_SIZE, canonical_text
+from puzzles.rushhour.problem import RushHourProblem
+from puzzles.textio import numbered_names
 
 RED = "X"
 MAX_SIZE = 16  # larger boards pack slowly, and their clusters are rarely small enough

@@ -69,7 +69,7 @@ def test_a_sweep_of_n_puzzles_runs_locally_and_reports(tmp_path):
     status = json.loads(run("status", "eight", "--json", "--db", db).output)
     assert status["outcomes"] == {"solved": 8, "unsolvable": 4}
     table = run("report", "eight", "--by", "board", "--format", "csv", "--db", db).stdout.splitlines()
-    moves = {line.split(",")[0]: line.split(",")[3] for line in table[1:]}
+    moves = {row["board"]: row["moves_mean"] for row in csv.DictReader(table)}
     assert moves == {"412053786": "5.0", "412763580": "10.0", "134805726": ""}
 
 

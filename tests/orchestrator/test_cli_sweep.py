@@ -220,6 +220,8 @@ def test_jobs_refuses_an_unknown_status(db, six_dir):
 
 
 def test_status_of_an_empty_database_is_a_usage_error(db):
+    assert_usage_error(orchestrate("status", "--db", db), "no results database there")
+    ok(orchestrate("db", "upgrade", "--db", db))
     assert_usage_error(orchestrate("status", "--db", db), "holds no sweeps yet")
 
 

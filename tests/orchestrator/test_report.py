@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 from typer.testing import CliRunner
 
 from orchestrator import report
+from orchestrator.summary import summarize
 from orchestrator.cli import app
 from orchestrator.plan import find_sweep, load_boards, plan_sweep, store_plan
 from workers.store.sweeps import unfinished_jobs
@@ -59,7 +60,7 @@ def test_rows_have_parameters_as_columns_and_the_optimum_from_bfs(db):
 
 
 def test_summary_by_algorithm_params_board_matches_the_hand_computation(db):
-    summary = report.summarize(rows_of(db)).set_index("params")
+    summary = summarize(rows_of(db)).set_index("params")
     bfs = summary.loc['{"exhaustive":false}']
     assert (bfs["jobs"], bfs["solved_share"], bfs["moves_mean"], bfs["moves_std"]) == (2, 1.0, 21.0, 0.0)
     assert (bfs["expanded_mean"], bfs["generated_median"], bfs["elapsed_mean"]) == (200.0, 700.0, 2.0)
@@ -75,19 +76,19 @@ def test_summary_by_algorithm_params_board_matches_the_hand_computation(db):
 
 
 def test_by_chooses_the_grouping(db):
-    summary = report.summarize(rows_of(db), ["algo"]).set_index("algorithm")
+    summary = summarize(rows_of(db), ["algo"]).set_index("algorithm")
     assert summary.loc["beam", "jobs"] == 4 and summary.loc["beam", "solved_share"] == 0.5
     assert summary.loc["beam", "moves_mean"] == 26.0
-    by_k = report.summarize(rows_of(db), ["algorithm", "k"])
+    by_k = summarize(rows_of(db), ["algorithm", "k"])
     assert by_k["algorithm"].tolist() == ["beam", "beam", "bfs"]
     assert by_k["k"].tolist()[:2] == [1, 2] and pd.isna(by_k["k"].tolist()[2])
     with pytest.raises(Exception, match="no column nope"):
-        report.summarize(rows_of(db), ["nope"])
+        summarize(rows_of(db), ["nope"])
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json", "parquet"])
 def test_every_format_reads_back(db, tmp_path, fmt):
-    summary = report.summarize(rows_of(db))
+    summary = summarize(rows_of(db))
     path = tmp_path / f"summary.{fmt}"
     report.write(summary, fmt, path)
     back = report.read(path, fmt)
@@ -101,10 +102,10 @@ def test_every_format_reads_back(db, tmp_path, fmt):
 
 
 def test_markdown_is_a_pipe_table(db):
-    text = report.write(report.summarize(rows_of(db), ["algorithm"]), "markdown", None)
+    text = report.write(summarize(rows_of(db), ["algorithm"]), "markdown", None)
     lines = text.splitlines()
-    assert lines[0].startswith("| algorithm | jobs | solved_share |") and lines[1].startswith("|---|")
-    assert any(line.startswith("| beam | 4 | 0.5 | 26 |") for line in lines)
+    assert lines[0].startswith("| algorithm | boards | jobs | unfinished | solved_share |") and lines[1].startswith("|---|")
+    assert any(line.startswith("| beam | 1 | 4 | 0 | 0.5 |") for line in lines)
 
 
 def run(*args):
@@ -116,10 +117,13 @@ def test_cli_report_table_and_a_running_sweep_says_so(db, boards_dir):
     assert result.exit_code == 0, result.output
     assert "heuristic=blockers k=2" in result.output and "26.0" in result.output
     plan = plan_sweep("hand", load_boards([str(boards_dir / "Rushhour6x6_2.csv")]), ["bfs"], {}, repeat=1)
-    store_plan(connect(db), plan)  # a job not run yet: the sweep is still running
+    store_plan(connect(db), plan)  # a job not run, and none running: the sweep has stopped
     result = run("report", "hand", "--db", db, "--by", "algo")
     assert result.exit_code == 0
-    assert "still running: 6 of 7 jobs finished" in result.output
+    assert "sweep hand is stopped: 6 of 7 jobs done; this report covers those" in result.stderr
+    assert "orchestrate resume hand" in result.stderr
+    (bfs,) = [line.split() for line in result.stdout.splitlines() if line.strip().startswith("bfs")]
+    assert bfs[:6] == ["bfs", "2", "2", "1", "100%", "21.0"]  # boards, done jobs, unfinished, solved of the done ones
 
 
 def test_cli_export_compare_and_errors(db, tmp_path):
@@ -128,8 +132,8 @@ def test_cli_export_compare_and_errors(db, tmp_path):
     assert len(pd.read_parquet(out)) == 6
     csv = run("export", "hand", "--db", db)
     assert csv.exit_code == 0 and csv.output.count("\n") == 7
-    compared = run("compare", "hand", "hand", "--format", "csv", "--db", db)
-    assert compared.exit_code == 0 and "moves_mean (A)" in compared.output
+    same = run("compare", "hand", "hand", "--db", db)
+    assert same.exit_code == 2 and "two different sweeps" in same.stderr
     assert run("report", "nope", "--db", db).exit_code == 2
     assert run("report", "hand", "--format", "xml", "--db", db).exit_code == 2
     assert run("report", "hand", "--format", "parquet", "--db", db).exit_code == 2
@@ -149,9 +153,9 @@ def test_rows_carry_the_known_optimum_and_the_gap_in_moves(db):
     assert set(rows["known_optimum"]) == {20} and set(rows["optimum"]) == {20.0}
     assert rows.loc[rows["moves"] == 27, "gap_moves"].item() == 7
     assert rows.loc[rows["moves"] == 27, "gap"].item() == pytest.approx(27 / 20 - 1)
-    summary = report.summarize(rows).set_index("params")
+    summary = summarize(rows).set_index("params")
     assert summary.loc['{"exhaustive":false}', "gap_moves_mean"] == 1.0
     assert summary.loc['{"heuristic":"blockers","k":2}', "gap_moves_mean"] == 6.0
     assert math.isnan(summary.loc['{"heuristic":"blockers","k":1}', "gap_moves_mean"])  # nothing solved
-    table = run("report", "hand", "--by", "algo,k", "--db", db)
+    table = run("report", "hand", "--by", "algo,k", "--wide", "--db", db)
     assert table.exit_code == 0 and "gap moves" in table.output and "+6.0" in table.output

@@ -9,7 +9,11 @@ from sqlalchemy import update
 from sqlalchemy.orm import Session
 from typer.testing import CliRunner
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from orchestrator import report
+from orchestrator.summary import mean_interval, summarize
 from orchestrator.cli import app
 from orchestrator.plan import find_sweep, load_boards, plan_sweep, store_plan
 from workers.store.sweeps import unfinished_jobs
@@ -24,7 +28,6 @@ RUNS = 5  # of each job, standing for seeds
 MOVES = [21, 25, 27, 30, 31]  # beam k=1, one per run
 ELAPSED = [1.0, 1.2, 0.9, 1.1, 1.3]
 EXPANDED = [100, 200, 300, 400, 500]
-T_4 = 2.7764  # t(0.975, 4), from a table
 
 
 def result(k: int, index: int, host: str, version: str | None, speed: float) -> JobResult:
@@ -70,36 +73,40 @@ def rows_of(url: str) -> pd.DataFrame:
 
 
 def by_k(url: str) -> pd.DataFrame:
-    return report.summarize(rows_of(url), ["algorithm", "k"]).set_index("k")
+    return summarize(rows_of(url), ["algorithm", "k"]).set_index("k")
 
 
 def run(*args):
     return CliRunner().invoke(app, list(map(str, args)))
 
 
-def test_std_and_interval_match_the_hand_computation(store):
+def test_std_and_intervals_are_over_the_runs_and_never_leave_the_values(store):
     summary = by_k(store())
     k1 = summary.loc[1]
     # moves 21, 25, 27, 30, 31: mean 26.8, deviations -5.8 -1.8 0.2 3.2 4.2, squares sum 64.8, s² = 64.8 / 4 = 16.2
-    s = math.sqrt(16.2)
-    half = T_4 * s / math.sqrt(5)  # 2.7764 × 1.8 = 4.99752
-    assert k1["moves_mean"] == pytest.approx(26.8) and k1["moves_std"] == pytest.approx(4.024922, rel=1e-6)
-    assert (k1["moves_ci_low"], k1["moves_ci_high"]) == pytest.approx((26.8 - half, 26.8 + half), rel=1e-4)
-    assert (k1["moves_ci_low"], k1["moves_ci_high"]) == pytest.approx((21.8025, 31.7975), abs=1e-3)
-    # time 1.0, 1.2, 0.9, 1.1, 1.3: mean 1.1, squares of the deviations sum to 0.1, s² = 0.025, s/√5 = √0.005
+    assert k1["moves_mean"] == pytest.approx(26.8) and k1["moves_std"] == pytest.approx(math.sqrt(16.2))
+    # a percentile bootstrap of the mean (2,000 resamples, seed 0): reproducible, inside the values' range
+    assert (k1["moves_ci_low"], k1["moves_ci_high"]) == pytest.approx((23.6, 29.8))
+    assert (k1["moves_ci_low"], k1["moves_ci_high"]) == mean_interval(pd.Series(MOVES))
+    assert (k1["elapsed_ci_low"], k1["elapsed_ci_high"]) == pytest.approx((0.98, 1.22))
     assert k1["elapsed_std"] == pytest.approx(math.sqrt(0.025))
-    assert (k1["elapsed_ci_low"], k1["elapsed_ci_high"]) == pytest.approx((1.1 - T_4 * math.sqrt(0.005),
-                                                                           1.1 + T_4 * math.sqrt(0.005)), rel=1e-4)
-    # expanded 100..500: mean 300, s² = 100000 / 4 = 25000, s/√5 = √5000; generated is twice that
-    assert (k1["expanded_ci_low"], k1["expanded_ci_high"]) == pytest.approx((300 - T_4 * math.sqrt(5000),
-                                                                             300 + T_4 * math.sqrt(5000)), rel=1e-4)
-    assert k1["generated_std"] == pytest.approx(2 * math.sqrt(25000))
-    assert k1["cpu_mean"] == pytest.approx(0.55)
+    assert (k1["expanded_ci_low"], k1["expanded_ci_high"]) == pytest.approx((180.0, 420.0))  # a t interval: 104 to 496
+    assert k1["generated_std"] == pytest.approx(2 * math.sqrt(25000)) and k1["cpu_mean"] == pytest.approx(0.55)
     k2 = summary.loc[2]  # moves of one job only (the others failed): no spread
     assert k2["moves_mean"] == 24.0
     assert math.isnan(k2["moves_std"]) and math.isnan(k2["moves_ci_low"]) and math.isnan(k2["moves_ci_high"])
-    # time 0.4 and 0.1 four times: mean 0.16, squares of the deviations 0.0576 + 4 × 0.0036 = 0.072, s/√5 = 0.06
-    assert k2["elapsed_ci_low"] == pytest.approx(0.16 - T_4 * 0.06, abs=1e-5)
+    # time 0.4 and 0.1 four times: mean 0.16; a t interval would start below zero (0.16 - 2.776 × 0.06 = -0.007)
+    assert (k2["elapsed_ci_low"], k2["elapsed_ci_high"]) == pytest.approx((0.1, 0.28))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(min_value=0, max_value=1e9, allow_nan=False), min_size=2, max_size=30))
+def test_an_interval_of_the_mean_of_values_that_cannot_be_negative_never_is(values):
+    low, high = mean_interval(pd.Series(values))
+    slack = 1e-9 * max(values)  # a mean of resampled values may round a little past the extremes
+    assert 0 <= low and min(values) - slack <= low <= high <= max(values) + slack
+    mean = sum(values) / len(values)
+    assert low - slack <= mean <= high + slack
 
 
 def test_rows_carry_provenance_and_old_results_the_job_host(store):
@@ -155,16 +162,15 @@ def test_cli_report_warns_on_stderr_and_writes_the_spread(store, tmp_path):
     warning = ("warning: 2 of 2 groups mix hosts of different speed classes (median speed in million steps/s: "
                "w0 10, w1 20); timings in those groups are not comparable")
     assert table.stderr.splitlines() == [warning, report.TIMING_NOTE]
-    assert "moves ±95%" in table.stdout and "26.8 ± 5.0" in table.stdout and "1.100s ± 0.196s" in table.stdout
-    assert "24.0" in table.stdout and "24.0 ±" not in table.stdout  # one value: the mean alone
+    assert "26.8 (23.6–29.8)" in table.stdout and "1.10 s (980 ms–1.22 s)" in table.stdout
+    assert "24.0" in table.stdout and "24.0 (" not in table.stdout  # one value: the mean alone
     csv = run("report", "spread", "--by", "algo,k", "--format", "csv", "--db", url)
     assert csv.exit_code == 0, csv.output
     summary = pd.read_csv(io.StringIO(csv.stdout)).set_index("k")
     spread = [f"{metric}_{stat}" for metric in ("moves", "expanded", "generated", "elapsed")
               for stat in ("std", "ci_low", "ci_high")]
     assert set(spread + ["cpu_mean"]) <= set(summary.columns)
-    assert summary.loc[1, "moves_ci_low"] == pytest.approx(21.8025, abs=1e-3)
-    assert summary.loc[1, "moves_ci_high"] == pytest.approx(31.7975, abs=1e-3)
+    assert (summary.loc[1, "moves_ci_low"], summary.loc[1, "moves_ci_high"]) == pytest.approx((23.6, 29.8))
     assert math.isnan(summary.loc[2, "moves_ci_low"])
     page = tmp_path / "spread.html"
     assert run("report", "spread", "--format", "html", "--out", page, "--db", url).exit_code == 0
