@@ -15,6 +15,7 @@ import os
 import resource
 import signal
 from collections.abc import Iterator
+from contextlib import contextmanager
 from multiprocessing.connection import Connection
 
 from workers import provenance
@@ -142,13 +143,24 @@ def _serve(conn: Connection, parent_pid: int, parent_settings: Settings) -> None
 
 
 def _capped(spec: JobSpec) -> JobResult:
-    if spec.memory_limit is None:
+    with memory_cap(spec.memory_limit):
         return run_job(spec)
+
+
+@contextmanager
+def memory_cap(limit: int | None) -> Iterator[None]:
+    """This process's address space capped (RLIMIT_AS) at what it maps now plus `limit` bytes, restored after.
+
+    Nothing is capped when `limit` is None.
+    """
+    if limit is None:
+        yield
+        return
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    cap = _address_space_bytes() + spec.memory_limit
+    cap = _address_space_bytes() + limit
     resource.setrlimit(resource.RLIMIT_AS, (cap if hard == resource.RLIM_INFINITY else min(cap, hard), hard))
     try:
-        return run_job(spec)
+        yield
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 

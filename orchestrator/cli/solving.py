@@ -5,7 +5,7 @@ from typing import Annotated, Any
 
 import typer
 
-from orchestrator.cli.options import GoalOption, configured, user_errors, with_parameters
+from orchestrator.cli.options import GoalOption, MemoryLimitOption, configured, user_errors, with_parameters
 from puzzles.algorithms import ALGORITHMS
 from puzzles.errors import PuzzleError
 
@@ -29,6 +29,7 @@ def solve_command(
     seed: Annotated[int | None, typer.Option(help="Seed of the random generator (random, spr).")] = None,
     goal: GoalOption = None,
     time_limit: Annotated[float | None, typer.Option(help="Stop after this many seconds (outcome limit).")] = None,
+    memory_limit: MemoryLimitOption = None,
     max_nodes: Annotated[int | None, typer.Option(help="Stop after expanding this many states (outcome limit).")] = None,
     size: Annotated[int | None, typer.Option(help="Rush Hour board size N, when the CSV file name does not give it.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object and nothing else.")] = False,
@@ -45,15 +46,18 @@ def solve_command(
     from orchestrator import show
     from puzzles.domains import load_problem
     from puzzles.result import Limits
+    from orchestrator.plan import parse_size
     from puzzles.rushhour.problem import RushHourProblem
     from puzzles.solver import solve
+    from workers.runner import memory_cap
 
     with user_errors():
         if as_json and show_frames:
             raise PuzzleError("--json and --show cannot be combined")
         configured()
         problem = load_problem(board, size=size, move_model=params.get("move_model") or "slide", goal=goal)
-        result = solve(problem, algo, params, Limits(max_nodes=max_nodes, time_limit=time_limit), seed=seed)
+        with memory_cap(parse_size(memory_limit) if memory_limit else None):
+            result = solve(problem, algo, params, Limits(max_nodes=max_nodes, time_limit=time_limit), seed=seed)
         if as_json:
             typer.echo(json.dumps({**result.to_dict(), "solution": problem.json_solution(result.solution)}))
             return

@@ -14,8 +14,9 @@ import pytest
 from puzzles.search import astar, beam, iddfs, randomwalk, spr
 from puzzles.errors import PuzzleError
 from puzzles.result import Limits
-from puzzles.rushhour.problem import RushHourProblem
 from puzzles.rushhour.formats import load_board
+from puzzles.rushhour.kernels import pack_move, unpack_move
+from puzzles.rushhour.problem import RushHourProblem
 from puzzles.solver import solve
 
 BOARDS = Path(__file__).resolve().parents[2] / "data" / "boards" / "rushhour"
@@ -178,6 +179,29 @@ def test_spr_is_never_longer_than_its_shortest_walk(name, seed):
     assert result.outcome == "solved" and problem.check_solution(result.path)
     assert OPTIMA[name] <= len(result.path) <= result.extra["shortest_run"]
     assert result.extra["runs"] == result.extra["solved_runs"] == 8
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+@pytest.mark.parametrize("name", ["6x6_1", "6x6_3", "9x9_4"])
+def test_spr_never_slides_one_vehicle_twice_in_a_row(name, seed):
+    problem = course(name)
+    result = shortened(problem, seed, batches=2, batch_size=5)
+    vehicles = [unpack_move(move)[0] for move in result.path]
+    assert all(a != b for a, b in zip(vehicles, vehicles[1:])), result.path
+    assert problem.check_solution(result.path) and len(result.path) <= result.extra["shortest_run"]
+
+
+@pytest.mark.parametrize("moves, merged", [
+    ([(0, 2), (0, 1)], [(0, 3)]),  # X+2 X+1: X+3
+    ([(0, 3), (0, -3)], []),  # slid there and back: nothing
+    ([(1, 1), (0, 3), (0, -3), (1, 2)], [(1, 3)]),  # what cancels out lets its neighbours meet
+    ([(0, 1), (1, -1), (0, 1)], [(0, 1), (1, -1), (0, 1)]),  # another vehicle in between: nothing merges
+])
+def test_consecutive_slides_of_one_vehicle_merge_only_in_the_slide_model(moves, merged):
+    codes = [pack_move(vehicle, delta) for vehicle, delta in moves]
+    slide, step = course("6x6_1"), RushHourProblem(load_board(str(BOARDS / "Rushhour6x6_1.csv")), move_model="step")
+    assert [unpack_move(move) for move in slide.merged(codes)] == merged
+    assert step.merged(codes) == codes
 
 
 def test_spr_of_one_walk_compresses_that_walk():

@@ -1,0 +1,46 @@
+"""`slidelab.results`: a sweep's rows, or their summary, as a DataFrame from a database URL (SQLite and PostgreSQL)."""
+
+import io
+
+import pandas as pd
+import pytest
+
+import slidelab
+from puzzles.errors import PuzzleError
+from tests.orchestrator.clirun import ok, orchestrate
+
+
+@pytest.fixture
+def swept(db_url, boards_dir) -> str:
+    """A sweep `py` (beam k = 1..3 and astar on two 6x6 boards) in the test database; its URL."""
+    ok(orchestrate("sweep", "--name", "py", "--algo", "beam,astar", "--k", "1..3", "--boards",
+                   boards_dir / "Rushhour6x6_1.csv", boards_dir / "Rushhour6x6_2.csv", "--workers", 2, "--db", db_url))
+    return db_url
+
+
+def test_the_rows_are_the_rows_of_export(swept):
+    rows = slidelab.results(swept, "py")
+    exported = pd.read_csv(io.StringIO(ok(orchestrate("export", "py", "--db", swept)).stdout))
+    assert list(rows.columns) == list(exported.columns) and len(rows) == len(exported) == 8
+    assert rows["job_id"].tolist() == exported["job_id"].tolist()
+    assert rows["moves"].fillna(-1).tolist() == exported["moves"].fillna(-1).tolist()
+    assert set(rows["outcome"]) <= {"solved", "failed"} and (rows["state"] == "done").all()
+
+
+def test_by_gives_the_summary_of_report(swept):
+    table = slidelab.results(swept, "py", by="algo,k", baseline="astar")
+    csv = pd.read_csv(io.StringIO(ok(orchestrate("report", "py", "--by", "algo,k", "--baseline", "astar", "--format",
+                                                 "csv", "--db", swept)).stdout))
+    assert list(table.columns) == list(csv.columns)
+    assert table["jobs"].tolist() == csv["jobs"].tolist() == [2, 2, 2, 2]
+    astar = table.set_index("algorithm").loc["astar"]
+    assert astar["moves_mean"] == 18.0 and astar["moves_ratio"] == pytest.approx(1.0)  # optima 21 and 15
+    assert slidelab.results(swept, "py", by=["board"])["board"].tolist() == ["Rushhour6x6_1", "Rushhour6x6_2"]
+
+
+def test_an_unknown_sweep_or_database_is_a_puzzle_error(swept, tmp_path):
+    with pytest.raises(PuzzleError, match="no sweep named 'nope'"):
+        slidelab.results(swept, "nope")
+    with pytest.raises(PuzzleError, match="no results database there"):
+        slidelab.results(f"sqlite:///{tmp_path / 'none.db'}", "py")
+    assert not (tmp_path / "none.db").exists()
