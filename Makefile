@@ -21,6 +21,7 @@ test: $(VENV)/.stamp-test
 	$(PY) -m pytest -n auto --maxprocesses 4 --dist loadscope
 
 bench: $(VENV)/.stamp-bench
+	$(PY) bench/cli.py
 	$(PY) bench/run.py
 	$(PY) bench/runner.py
 	$(PY) bench/npuzzle.py
