@@ -2,11 +2,11 @@
 
 import json
 
-from rich import box
 from rich.table import Table
 
 from orchestrator.boardsets import BoardInfo, SetSummary
 from orchestrator.show import plain_grid
+from orchestrator.sweep_view import plain_table
 from puzzles.npuzzle.formats import format_npuzzle, parse_npuzzle
 from puzzles.rushhour.formats import parse_board
 from workers.store.boards import StoredBoard
@@ -17,7 +17,7 @@ WIDTH = 88
 
 def sets_table(sets: list[SetSummary]) -> Table:
     """One row per set: its boards, how many have a known optimum, when it was made (or that it ships)."""
-    table = Table(box=box.SIMPLE_HEAD)
+    table = plain_table()
     for column in ("set", "boards", "known optima", "created"):
         table.add_column(column, justify="right" if column in ("boards", "known optima") else "left")
     for summary in sets:
@@ -28,7 +28,7 @@ def sets_table(sets: list[SetSummary]) -> Table:
 
 def boards_table(boards: list[StoredBoard]) -> Table:
     """One row per board, in the order given: its name, domain, size, known optimum and id."""
-    table = Table(box=box.SIMPLE_HEAD)
+    table = plain_table()
     for column in ("#", "board", "domain", "size", "known optimum", "id"):
         table.add_column(column, justify="right" if column in ("#", "known optimum") else "left")
     for number, board in enumerate(boards, 1):

@@ -2,7 +2,8 @@
 
 Moves and times are shown with their spread: `(low–high)`, the 95% interval
 of the mean over one board's repeats and seeds, or `±sd` across boards when a
-group spans them. Times are in the unit that shows them (s, ms, µs).
+group spans them. Times are in the unit that shows them (s, ms, µs). Group
+values longer than GROUP_WIDTH are cut (csv and json keep them whole).
 """
 
 import math
@@ -10,13 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pandas as pd
-from rich import box
 from rich.table import Table
 
 from orchestrator.comparison import COMPARED, significant
-from orchestrator.sweep_view import cell, params_text
+from orchestrator.sweep_view import cell, params_text, plain_table
 from orchestrator.units import duration_text
 from puzzles.errors import PuzzleError
+
+
+GROUP_WIDTH = 28
 
 
 @dataclass(frozen=True)
@@ -36,18 +39,49 @@ def report_table(summary: pd.DataFrame, groups: list[str], *, columns: list[str]
 
 def compare_table(table: pd.DataFrame, groups: list[str], names: list[str], *, columns: list[str] | None = None,
                   wide: bool = False) -> Table:
-    """The lined-up sweeps: per metric each sweep's value, then the others' difference, ratio and p-value (* below 5%)."""
-    available: dict[str, Column] = {f"jobs {name}": Column(f"jobs {name}", _count(f"jobs {name}"), True) for name in names}
-    for metric, kind in ((m, m.removesuffix("_mean").removesuffix("_share")) for m in COMPARED):
-        render = _render_for(metric)
-        key = metric != "expanded_mean"
-        for name in names:
-            available[f"{metric} {name}"] = Column(f"{kind} {name}", render(f"{metric} {name}"), key)
-        for name in names[1:]:
-            available[f"{metric} Δ {name}"] = Column(f"Δ {name}", render(f"{metric} Δ {name}", signed=True), False)
-            available[f"{metric} × {name}"] = Column(f"× {name}", _ratio(f"{metric} × {name}"), key)
-            available[f"{metric} p {name}"] = Column(f"p {name}", _p_value(f"{metric} p {name}"), key)
-    return _table(table, groups, available, columns, wide)
+    """The lined-up sweeps, a row per group and sweep: each metric, for the others with its ratio to the first and p.
+
+    `--wide` adds the difference to the first sweep and the metrics that are not
+    key ones; `--columns` chooses metrics by their summary names (`moves_mean`).
+    """
+    available = {metric: metric != "expanded_mean" for metric in COMPARED}
+    if columns:
+        unknown = [name for name in columns if name not in available]
+        if unknown:
+            raise PuzzleError(f"--columns: no column {', '.join(unknown)} (choose from {', '.join(available)})")
+        shown = columns
+    else:
+        shown = [metric for metric, key in available.items() if wide or key]
+    terminal = plain_table()
+    for heading in (*groups, "sweep", "jobs"):
+        terminal.add_column(heading, justify="left" if heading in (*groups, "sweep") else "right")
+    for metric in shown:
+        terminal.add_column(COMPARED[metric].removesuffix("_s").replace("elapsed", "time"), justify="right")
+    for row in table.to_dict("records"):
+        for index, name in enumerate(names):
+            keys = [_group_text(row, group) if index == 0 else "" for group in groups]
+            cells = [_compared_cell(row, metric, names[0], name, wide) for metric in shown]
+            terminal.add_row(*keys, name, _count(f"jobs {name}")(row), *cells)
+    return terminal
+
+
+def _compared_cell(row: dict, metric: str, first: str, name: str, wide: bool) -> str:
+    """A sweep's value of a metric; after the first sweep, its ratio to it (a share: the difference) and p.
+
+    With --wide the difference is shown for every metric.
+    """
+    render = _render_for(metric)
+    value = render(f"{metric} {name}")(row)
+    if name == first or _missing(row.get(f"{metric} {name}")):
+        return value
+    against = []
+    if wide or metric == "solved_share":
+        against.append(render(f"{metric} Δ {name}", signed=True))
+    if metric != "solved_share":
+        against.append(_ratio(f"{metric} × {name}"))
+    against.append(_p_value(f"{metric} p {name}", prefix="p "))
+    written = [text for part in against if (text := part(row)) != "–"]
+    return f"{value} ({', '.join(written)})" if written else value
 
 
 def _table(frame: pd.DataFrame, groups: list[str], available: dict[str, Column], chosen: list[str] | None,
@@ -59,7 +93,7 @@ def _table(frame: pd.DataFrame, groups: list[str], available: dict[str, Column],
         shown = [available[name] for name in chosen]
     else:
         shown = [column for column in available.values() if wide or column.key]
-    table = Table(box=box.SIMPLE_HEAD)
+    table = plain_table()
     for group in groups:
         table.add_column(group)
     for column in shown:
@@ -100,7 +134,9 @@ def _report_columns(summary: pd.DataFrame) -> dict[str, Column]:
 
 
 def _group_text(row: dict, column: str) -> str:
-    return params_text(row[column]) if column == "params" else cell(row[column])
+    """A group's value; a long one (a literal board's text) cut to GROUP_WIDTH characters, with an ellipsis."""
+    text = params_text(row[column]) if column == "params" else cell(row[column])
+    return text if len(text) <= GROUP_WIDTH else text[: GROUP_WIDTH - 1] + "…"
 
 
 def _missing(value) -> bool:
@@ -135,8 +171,8 @@ def _ratio(name: str) -> Callable[[dict], str]:
     return _formatted(name, lambda value: f"{value:.2f}×")
 
 
-def _p_value(name: str) -> Callable[[dict], str]:
-    return _formatted(name, lambda value: f"{value:.3f}{' *' if significant(value) else ''}")
+def _p_value(name: str, prefix: str = "") -> Callable[[dict], str]:
+    return _formatted(name, lambda value: f"{prefix}{value:.3f}{' *' if significant(value) else ''}")
 
 
 def _render_for(metric: str) -> Callable[..., Callable[[dict], str]]:

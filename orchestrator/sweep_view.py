@@ -105,7 +105,7 @@ def plan_text(plan: SweepPlan) -> str:
 
 def sweeps_table(sweeps: list[SweepSummary]) -> Table:
     """One row per sweep, newest first: its jobs, those done, and their outcomes."""
-    table = Table(box=box.SIMPLE_HEAD)
+    table = plain_table()
     for column in ("sweep", "created", "jobs", "done", "outcomes"):
         table.add_column(column, justify="right" if column in ("jobs", "done") else "left")
     for sweep in sweeps:
@@ -116,7 +116,7 @@ def sweeps_table(sweeps: list[SweepSummary]) -> Table:
 
 def jobs_table(rows: list[dict]) -> Table:
     """One row per job: its outcome (or its state while not done), moves, time, host and any error."""
-    table = Table(box=box.SIMPLE_HEAD)
+    table = plain_table()
     for column in ("id", "board", "algorithm", "seed", "status", "moves", "time", "host", "error / reason"):
         table.add_column(column, justify="right" if column in ("id", "seed", "moves", "time") else "left")
     for row in rows:
@@ -130,7 +130,7 @@ def jobs_table(rows: list[dict]) -> Table:
 
 def frame_table(frame) -> Table:
     """Any DataFrame as a table: numbers to four significant digits, missing values as –."""
-    table = Table(box=box.SIMPLE_HEAD)
+    table = plain_table()
     for column in frame.columns:
         table.add_column(str(column), justify="right" if frame[column].dtype.kind in "if" else "left")
     for row in frame.itertuples(index=False):
@@ -141,6 +141,11 @@ def frame_table(frame) -> Table:
 def params_text(params: str) -> str:
     """Canonical params JSON as `heuristic=blockers k=5` (`-` for none)."""
     return " ".join(f"{name}={value}" for name, value in json.loads(params).items()) or "-"
+
+
+def plain_table() -> Table:
+    """A terminal table: a rule under the headings, no frame, one space between columns."""
+    return Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
 
 
 def cell(value) -> str:
