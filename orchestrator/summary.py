@@ -31,6 +31,19 @@ from puzzles.result import Outcome
 METRICS = {"moves": "moves", "expanded": "expanded", "generated": "generated", "elapsed": "elapsed_s"}  # name: column
 ONE_BOARD = (*(f"{name}_{stat}" for name in METRICS for stat in ("median", "std", "ci_low", "ci_high")), "elapsed_p95")
 RATIO_METRICS = ("moves", "expanded", "elapsed")
+# summary column: (the rows' column, its aggregation over one board's jobs, the aggregation of the boards' cells)
+AGGREGATED = {
+    "jobs": ("done", "sum", "sum"),
+    "unfinished": ("unfinished", "sum", "sum"),
+    "solved_share": ("solved", "mean", "mean"),
+    "moves_min": ("moves", "min", "min"),
+    "moves_max": ("moves", "max", "max"),
+    "steps_mean": ("steps", "mean", "mean"),
+    "gap_mean": ("gap", "mean", "mean"),
+    "gap_moves_mean": ("gap_moves", "mean", "mean"),
+    "cpu_mean": ("cpu_s", "mean", "mean"),
+    "peak_mem_mib": ("peak_mem_mib", "max", "max"),
+}
 CONFIDENCE = 0.95
 RESAMPLES = 2_000
 MIB = 1 << 20
@@ -71,17 +84,8 @@ def _cells(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     )
     grouped = counted.groupby(keys, dropna=False, sort=False)
     aggregations = {
-        "jobs": ("done", "sum"),
-        "unfinished": ("unfinished", "sum"),
-        "solved_share": ("solved", "mean"),
-        "moves_min": ("moves", "min"),
-        "moves_max": ("moves", "max"),
-        "steps_mean": ("steps", "mean"),
-        "gap_mean": ("gap", "mean"),
-        "gap_moves_mean": ("gap_moves", "mean"),
+        **{name: (column, per_board) for name, (column, per_board, _) in AGGREGATED.items()},
         "elapsed_p95": ("elapsed_s", lambda values: values.quantile(0.95)),
-        "cpu_mean": ("cpu_s", "mean"),
-        "peak_mem_mib": ("peak_mem_mib", "max"),
         **{f"n_{outcome}": (f"n_{outcome}", "sum") for outcome in Outcome},
     }
     for name, column in METRICS.items():
@@ -128,16 +132,7 @@ def _across_boards(cells: pd.DataFrame, groups: list[str], with_ratios: bool) ->
     """Per group, the statistics of its per-board cells: means of means, spread across boards, sums of counts."""
     aggregations = {
         "boards": ("board", "nunique"),
-        "jobs": ("jobs", "sum"),
-        "unfinished": ("unfinished", "sum"),
-        "solved_share": ("solved_share", "mean"),
-        "moves_min": ("moves_min", "min"),
-        "moves_max": ("moves_max", "max"),
-        "steps_mean": ("steps_mean", "mean"),
-        "gap_mean": ("gap_mean", "mean"),
-        "gap_moves_mean": ("gap_moves_mean", "mean"),
-        "cpu_mean": ("cpu_mean", "mean"),
-        "peak_mem_mib": ("peak_mem_mib", "max"),
+        **{name: (name, across) for name, (_, _, across) in AGGREGATED.items()},
         **{column: (column, "sum") for column in cells.columns if column.startswith("n_")},
     }
     for name in METRICS:
