@@ -9,19 +9,22 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from rich.console import Console
 from sqlalchemy import update
 
 from orchestrator.comparison import compare, shared_groups
 from orchestrator.plan import find_sweep, load_boards, plan_sweep, store_plan
 from orchestrator.report import load_rows
 from orchestrator.summary import summarize
+from orchestrator.sweep_view import live_bar
 from tests.orchestrator.clirun import assert_usage_error, ok, orchestrate
 from workers.store import connect
 from workers.store.database import upgrade
 from workers.store.jobs import record
-from workers.store.progress import sweep_status
+from workers.store.progress import SweepStatus, sweep_status
 from workers.store.records import JobResult
 from workers.store.schema import jobs
+from workers.store.states import JobState
 from workers.store.sweeps import unfinished_jobs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -140,6 +143,9 @@ def test_compare_lines_two_sweeps_up_per_k_in_numeric_order(db, boards_dir):
     rows = [line.split() for line in printed.splitlines() if line.strip()[:2].strip().isdigit()]
     assert [row[0] for row in rows] == [str(k) for k in range(1, 13)]
     assert "{" not in printed  # parameters are never raw JSON
+    assert max(map(len, printed.splitlines())) <= 120  # the table fits a terminal of 120 columns
+    lb_rows = [line for line in printed.splitlines() if line.split()[:1] == ["beam-lb"]]
+    assert len(lb_rows) == 12 and all("×, p 0.0" in line and " *" in line for line in lb_rows)  # ratio, significant p
     csv = ok(orchestrate("compare", "beam-blockers", "beam-lb", "--format", "csv", "--db", db)).stdout
     assert csv.splitlines()[0].startswith("k,jobs beam-blockers,jobs beam-lb,") and len(csv.splitlines()) == 13
     page = ok(orchestrate("compare", "beam-blockers", "beam-lb", "--format", "html", "--out", str(Path(db[10:]).parent / "c.html"),
@@ -239,3 +245,20 @@ def test_the_move_model_is_a_sweep_parameter_in_the_job_key(db, boards_dir):
                        "the N-puzzle has one move model")
     assert_usage_error(orchestrate("sweep", "--algo", "bfs", "--move-model", "diagonal", "--boards", one, "--db", db),
                        "move_model must be one of slide, step")
+
+
+# --------------------------------------------------------------------------- the live bar while kernels load
+
+
+def test_the_live_bar_says_the_kernels_load_until_a_job_finishes():
+    console = Console(record=True, width=200, force_terminal=False)
+    with live_bar(console, "beam-k", 350, here=True) as update:
+        update(SweepStatus("beam-k", 350, states={JobState.RUNNING: 2, JobState.PENDING: 348}))
+    starting = console.export_text()
+    assert "compiles them" in starting and "ETA" not in starting
+    console = Console(record=True, width=200, force_terminal=False)
+    with live_bar(console, "beam-k", 350, here=True) as update:
+        update(SweepStatus("beam-k", 350, states={JobState.RUNNING: 2, JobState.DONE: 10, JobState.PENDING: 338},
+                           jobs_per_s=2.0, eta_s=169))
+    going = console.export_text()
+    assert "2.0 jobs/s, ETA 0:02:49" in going and "compiles" not in going
