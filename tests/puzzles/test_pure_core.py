@@ -14,7 +14,7 @@ for name in names:
 print(" ".join(names))
 print(" ".join(sorted({name.split(".")[0] for name in sys.modules})))
 """
-CACHE_DIR = "import numba, puzzles; print(numba.config.CACHE_DIR)"
+CACHE_DIR = "import numba, puzzles.jit; print(numba.config.CACHE_DIR)"
 
 
 def test_puzzles_and_its_sub_packages_import_no_runner_package():
