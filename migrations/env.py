@@ -3,7 +3,7 @@
 from alembic import context
 
 from workers.settings import settings
-from workers.store.database import engine_for
+from workers.store.database import migration_engine
 from workers.store.schema import metadata
 
 url = context.config.get_main_option("sqlalchemy.url") or settings().database_url
@@ -16,10 +16,12 @@ def run_migrations() -> None:
         with context.begin_transaction():
             context.run_migrations()
         return
-    with engine_for(url).connect() as connection:
+    engine = migration_engine(url)
+    with engine.connect() as connection:
         context.configure(connection=connection, target_metadata=metadata, render_as_batch=True)
         with context.begin_transaction():
             context.run_migrations()
+    engine.dispose()
 
 
 run_migrations()

@@ -6,13 +6,16 @@ takes, checked by the solver's own parameter tables.
 """
 
 import itertools
+import math
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from puzzles.errors import PuzzleError
-from puzzles.algorithms import HEURISTIC_OPTIONS, PROBLEM_OPTIONS, algorithm_spec, bind_params, without_foreign_options
+from puzzles.textio import quote
+from puzzles.algorithms import ALGORITHMS, HEURISTIC_OPTIONS, PROBLEM_OPTIONS, algorithm_spec, bind_params, without_foreign_options
 
 MAX_VALUES = 100_000  # per option: a typo such as 1..10000000 is refused, not expanded
+MAX_MAGNITUDE = Decimal(10) ** 15  # numbers beyond it are typos, and would overflow the kernels' integers
 
 
 def parse_values(text: str, option: str) -> list[Any]:
@@ -24,10 +27,10 @@ def parse_values(text: str, option: str) -> list[Any]:
     values: list[Any] = []
     for item in (part.strip() for part in text.split(",")):
         if not item:
-            raise PuzzleError(f"{option}: an empty value in {text!r}")
-        values.extend(_range(item, option) if ".." in item else [_scalar(item)])
+            raise PuzzleError(f"{option}: an empty value in {quote(text)}")
+        values.extend(_range(item, option) if ".." in item else [_scalar(item, option)])
         if len(values) > MAX_VALUES:
-            raise PuzzleError(f"{option}: more than {MAX_VALUES:,} values in {text!r}")
+            raise PuzzleError(f"{option}: more than {MAX_VALUES:,} values in {quote(text)}")
     return list(dict.fromkeys(values))
 
 
@@ -58,12 +61,29 @@ def combinations(algorithms: list[str], params: dict[str, list[Any]]) -> list[tu
     return grid
 
 
-def _scalar(item: str) -> Any:
+def grid_size(algorithms: list[str], params: dict[str, list[Any]]) -> int:
+    """How many points `combinations` gives at most, counted without making them (0 for an unknown algorithm)."""
+    specs = [ALGORITHMS.get(name) for name in algorithms]
+    return sum(
+        math.prod(len(values) for param, values in params.items() if param in spec.params or param in PROBLEM_OPTIONS)
+        for spec in specs if spec is not None
+    )
+
+
+def _scalar(item: str, option: str) -> Any:
     try:
         number = Decimal(item)
     except InvalidOperation:
         return item
+    _check_number(number, item, option)
     return int(number) if _integral(item) else float(number)
+
+
+def _check_number(number: Decimal, item: str, option: str) -> None:
+    if not number.is_finite():
+        raise PuzzleError(f"{option}: {quote(item)} is not a finite number")
+    if abs(number) > MAX_MAGNITUDE or (number and abs(number) < 1 / MAX_MAGNITUDE):
+        raise PuzzleError(f"{option}: {quote(item)} is out of range (numbers are between 1e-15 and 1e15 in size)")
 
 
 def _integral(text: str) -> bool:
@@ -77,13 +97,15 @@ def _range(item: str, option: str) -> list[Any]:
     try:
         low, high, step = (Decimal(text) for text in texts)
     except InvalidOperation:
-        raise PuzzleError(f"{option}: {item!r} is not a range of numbers (write a..b or a..b:step)") from None
+        raise PuzzleError(f"{option}: {quote(item)} is not a range of numbers (write a..b or a..b:step)") from None
+    for number, text in zip((low, high, step), texts):
+        _check_number(number, text, option)
     if step <= 0:
-        raise PuzzleError(f"{option}: the step of {item!r} must be positive")
+        raise PuzzleError(f"{option}: the step of {quote(item)} must be positive")
     if low > high:
-        raise PuzzleError(f"{option}: the range {item!r} is empty")
+        raise PuzzleError(f"{option}: the range {quote(item)} is empty")
+    if high - low >= step * MAX_VALUES:
+        raise PuzzleError(f"{option}: {quote(item)} has more than {MAX_VALUES:,} values")
     count = int((high - low) // step) + 1
-    if count > MAX_VALUES:
-        raise PuzzleError(f"{option}: {item!r} has more than {MAX_VALUES:,} values")
     convert = int if all(_integral(text) for text in texts) else float
     return [convert(low + i * step) for i in range(count)]

@@ -9,6 +9,7 @@ jobs it lacks.
 import glob
 import hashlib
 import json
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -16,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.boardsets import set_boards, set_name
-from orchestrator.grid import combinations, parse_values
+from orchestrator.grid import combinations, grid_size, parse_values
 from puzzles.domains import Instance, load_instances, problem_for
 from puzzles.errors import PuzzleError
+from puzzles.textio import brief, quote
 from puzzles.npuzzle.board import check_goal
 from puzzles.algorithms import SEEDS, algorithm_spec, heuristic_options, with_domain_heuristic
 from workers.store import Database
@@ -26,8 +28,10 @@ from workers.store import sweeps as sweep_store
 from workers.store.sweeps import SweepRow
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$", re.IGNORECASE)
+_SWEEP_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,199}")
+_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([kmgt]?)i?b?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+MAX_LIMITS = {"time_limit": 1e9, "max_nodes": 2**62, "memory_limit": 2**50}  # 31 years, 4.6e18 states, 1 PiB
 
 
 @dataclass
@@ -109,20 +113,36 @@ def _source_boards(source: str, goal: str | None, db: Database | None, write: bo
 
 
 def parse_size(text: str) -> int:
-    """Bytes of a size such as `512M`, `2G`, `1.5GiB` or `1000000`."""
+    """Bytes of a size such as `512M`, `2G`, `1.5GiB` or `1000000`, at most MAX_LIMITS["memory_limit"]."""
     match = _SIZE.match(text)
     if not match:
-        raise PuzzleError(f"--memory-limit: {text!r} is not a size (write e.g. 512M or 2G)")
-    return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
+        raise PuzzleError(f"--memory-limit: {quote(text)} is not a size (write e.g. 512M or 2G)")
+    size = float(match.group(1)) * _UNITS[match.group(2).lower()]
+    if size > MAX_LIMITS["memory_limit"]:
+        raise PuzzleError(f"--memory-limit: {quote(text)} is more than 1 PiB")
+    return int(size)
 
 
 def job_limits(time_limit: float | None, max_nodes: int | None, memory_limit: str | None) -> dict[str, Any]:
-    """The limits of every job of a sweep, as the sweep row keeps them."""
-    return {
+    """The limits of every job of a sweep, as the sweep row keeps them; PuzzleError for one out of range."""
+    return checked_limits({
         "time_limit": time_limit,
         "max_nodes": max_nodes,
         "memory_limit": parse_size(memory_limit) if memory_limit else None,
-    }
+    })
+
+
+def checked_limits(limits: dict[str, Any]) -> dict[str, Any]:
+    """`limits` (None for no limit) once each is a finite number between 0 and its maximum in MAX_LIMITS."""
+    for name, value in limits.items():
+        if value is None:
+            continue
+        option = "--" + name.replace("_", "-")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise PuzzleError(f"{option}: {brief(value)} is not a number")
+        if not 0 <= value <= MAX_LIMITS[name]:
+            raise PuzzleError(f"{option}: {brief(value)} is out of range (0 to {MAX_LIMITS[name]:g})")
+    return limits
 
 
 def grid_plan(grid: Grid, name: str | None, limits: dict[str, Any], db: Database | None, *, write: bool = True) -> SweepPlan:
@@ -138,6 +158,14 @@ def grid_plan(grid: Grid, name: str | None, limits: dict[str, Any], db: Database
     instances = load_boards(grid.boards, goal=grid.goal, db=db, write=write)
     sweep_name = name or default_name(algorithms, params, seeds, grid.repeat)
     return plan_sweep(sweep_name, instances, algorithms, params, seeds=seeds, repeat=grid.repeat, limits=limits)
+
+
+def check_sweep_name(name: str) -> str:
+    """`name` if it can name a sweep, and so a file: letters, digits, `.`, `_`, `+`, `-`; PuzzleError otherwise."""
+    if not _SWEEP_NAME.fullmatch(name):
+        raise PuzzleError(f"sweep name {quote(name)}: use up to 200 letters, digits, '.', '_', '+' and '-',"
+                          " starting with a letter or digit")
+    return name
 
 
 def default_name(algorithms: list[str], params: dict[str, list[Any]], seeds: list[int] | None, repeat: int) -> str:
@@ -164,6 +192,7 @@ def plan_sweep(
     name; a replay under another name keeps the original's); a deterministic one
     runs once per seed or repeat, without a seed.
     """
+    check_sweep_name(name)
     if seeds is not None and repeat != 1:
         raise PuzzleError("give --seeds or --repeat, not both")
     if repeat < 1:
@@ -171,6 +200,7 @@ def plan_sweep(
     for seed in seeds or []:
         if not 0 <= seed < SEEDS:
             raise PuzzleError(f"--seeds: a seed must be between 0 and {SEEDS - 1}, not {seed}")
+    _check_job_count(grid_size(algorithms, params) * len(boards) * (len(seeds) if seeds else repeat))
     grid = combinations(algorithms, params)
     problems = {board.id: problem_for(board.domain, board.text) for board in boards}
     namespace = seed_namespace or name
@@ -178,7 +208,7 @@ def plan_sweep(
         "algorithms": algorithms, "params": params, "boards": [b.name for b in boards], "seeds": seeds, "repeat": repeat,
         "seed_namespace": namespace,
     }
-    plan = SweepPlan(name, spec, limits or {}, boards)
+    plan = SweepPlan(name, spec, checked_limits(limits or {}), boards)
     checked: set[tuple] = set()
     for board in boards:
         for algorithm, bound in grid:
@@ -192,6 +222,15 @@ def plan_sweep(
     return plan
 
 
+def _check_job_count(count: int) -> None:
+    from workers.settings import settings
+
+    cap = settings().max_jobs
+    if count > cap:
+        raise PuzzleError(f"the sweep would plan up to {count:,} jobs, more than the cap of {cap:,}"
+                          " (narrow the grid, or raise the cap with SLIDELAB_MAX_JOBS)")
+
+
 def store_plan(db: Database, plan: SweepPlan, *, rerun: bool = False) -> tuple[int, int]:
     """Write the sweep, its boards and the jobs it lacks: (sweep id, jobs added).
 
@@ -202,6 +241,7 @@ def store_plan(db: Database, plan: SweepPlan, *, rerun: bool = False) -> tuple[i
     existing = sweep_store.find(db, plan.name)
     if existing is not None:
         _check_compatible(existing, plan, rerun)
+        plan.spec = grid_union(existing.spec, plan.spec, plan.name)
     return sweep_store.save(db, plan.name, plan.spec, plan.limits, plan.boards, plan.jobs, rerun=rerun)
 
 
@@ -227,6 +267,33 @@ def limits_text(limits: dict[str, Any]) -> str:
     """The limits given, as `name=value` pairs, or "none"."""
     given = {name: value for name, value in limits.items() if value is not None}
     return ", ".join(f"{name}={value}" for name, value in sorted(given.items())) or "none"
+
+
+def grid_union(stored: dict[str, Any], new: dict[str, Any], name: str) -> dict[str, Any]:
+    """The grid of a sweep extended by another: every algorithm, parameter value, board and seed of either.
+
+    Its spec then covers every job of the sweep (replayed, it may plan
+    combinations neither grid had). A sweep planned before grids were kept
+    (no algorithms in its spec) takes the new grid.
+    """
+    if "algorithms" not in stored:
+        return new
+    if (stored.get("seeds") is None) != (new.get("seeds") is None):
+        given = "--seeds" if stored.get("seeds") is not None else "--repeat"
+        raise PuzzleError(f"sweep {name!r} was planned with {given}: extend it with {given} too")
+    params = {name: _union(stored["params"].get(name, []), values) for name, values in new["params"].items()}
+    return {
+        **new,
+        "algorithms": _union(stored["algorithms"], new["algorithms"]),
+        "params": {**stored["params"], **params},
+        "boards": _union(stored.get("boards", []), new["boards"]),
+        "seeds": None if new.get("seeds") is None else _union(stored["seeds"], new["seeds"]),
+        "repeat": max(stored.get("repeat", 1), new["repeat"]),
+    }
+
+
+def _union(first: list[Any], second: list[Any]) -> list[Any]:
+    return list(dict.fromkeys([*first, *second]))
 
 
 def _check_compatible(sweep: SweepRow, plan: SweepPlan, rerun: bool) -> None:

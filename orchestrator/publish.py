@@ -4,6 +4,7 @@ A `Published` keeps stdout for the table, CSV, Markdown or JSON alone; the
 notes a reader must know and the names of the files written go to stderr.
 """
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -49,6 +50,7 @@ def report_sweep(db: Database, sweep_name: str, *, by: str | None, baseline: str
                  plot: bool) -> Published:
     """A sweep's summary per group (default: algorithm, params, board) as `layout` says, with its notes and plots."""
     _check_format(layout.fmt, report.FORMATS)
+    check_not_database(layout.out, db)
     rows = sweep_rows(db, sweep_name)
     groups = report.group_columns(rows, column_names(by, "--by") if by else None)
     summary = summarize(rows, groups, baseline=baseline)
@@ -58,7 +60,7 @@ def report_sweep(db: Database, sweep_name: str, *, by: str | None, baseline: str
         from orchestrator import plots  # matplotlib only when a plot is asked for
 
         folder = layout.out.parent if layout.out else Path.cwd()
-        published.messages += [f"wrote {path}" for path in plots.write_pngs(rows, folder, sweep_name)]
+        published.messages += [f"wrote {path}" for path in plots.write_pngs(rows, folder, file_stem(sweep_name))]
     document = Document(f"slidelab report: {sweep_name}", sweep_name, notes, rows)
     table = partial(report_view.report_table, summary, groups, columns=layout.chosen(), wide=layout.wide)
     return _published(published, summary, layout, document, table)
@@ -67,6 +69,7 @@ def report_sweep(db: Database, sweep_name: str, *, by: str | None, baseline: str
 def compare_sweeps(db: Database, names: list[str], *, by: str | None, layout: Layout) -> Published:
     """The sweeps lined up group by group (`orchestrator.comparison`), the first the reference."""
     _check_format(layout.fmt, COMPARE_FORMATS)
+    check_not_database(layout.out, db)
     frames = {name: sweep_rows(db, name) for name in dict.fromkeys(names)}
     if len(frames) < 2:
         raise PuzzleError("compare needs two different sweeps or more")
@@ -102,7 +105,7 @@ def _published(published: Published, frame: pd.DataFrame, layout: Layout, docume
                terminal: Callable[[], Table]) -> Published:
     """The frame in the layout's format: an HTML file, a terminal table, or text (csv, markdown, json, parquet)."""
     if layout.fmt == "html":
-        target = layout.out or Path(f"{document.stem}.html")
+        target = layout.out or Path(f"{file_stem(document.stem)}.html")
         target.write_text(_html(document, frame))
         published.messages.append(f"wrote {target}")
         return published
@@ -117,7 +120,19 @@ def _published(published: Published, frame: pd.DataFrame, layout: Layout, docume
 def export_sweep(db: Database, sweep_name: str, fmt: str, out: Path | None) -> Published:
     """The raw rows of a sweep, one per job (`report.load_rows`), as CSV or Parquet."""
     _check_format(fmt, report.EXPORT_FORMATS)
+    check_not_database(out, db)
     return Published(text=report.write(report.load_rows(db, find_sweep(db, sweep_name)), fmt, out))
+
+
+def file_stem(name: str) -> str:
+    """A file name made from a sweep's name: only letters, digits, `.`, `_`, `+` and `-`, never a path."""
+    return re.sub(r"[^A-Za-z0-9._+-]", "_", name).lstrip(".") or "sweep"
+
+
+def check_not_database(out: Path | None, db: Database) -> None:
+    """Refuse to write over the database being read."""
+    if out is not None and db.file is not None and out.exists() and db.file.exists() and out.samefile(db.file):
+        raise PuzzleError(f"--out {out} is the results database being read: give another file")
 
 
 def sweep_rows(db: Database, sweep_name: str) -> pd.DataFrame:

@@ -8,13 +8,14 @@ name runs its randomized jobs with the same seeds; under the same name it adds
 only the jobs the sweep lacks.
 """
 
-import json
 from pathlib import Path
 from typing import Any
 
 from orchestrator.plan import SweepPlan, plan_sweep
-from puzzles.domains import Instance, load_instance
+from orchestrator.grid import MAX_VALUES
+from puzzles.domains import Instance, instance_from_text
 from puzzles.errors import PuzzleError
+from puzzles.textio import brief, json_load, read_text
 from workers.provenance import environment
 from workers.store import Database
 from workers.store.rows import sweep_boards
@@ -23,6 +24,7 @@ from workers.store.sweeps import SweepRow
 FORMAT = "slidelab-sweep/1"
 GRID_KEYS = ("algorithms", "params", "seeds", "repeat")
 LIMITS = {"max_nodes": int, "time_limit": (int, float), "memory_limit": int}
+MAX_SPEC_BYTES = 64 << 20
 
 
 def export_spec(db: Database, sweep: SweepRow) -> dict[str, Any]:
@@ -45,11 +47,9 @@ def export_spec(db: Database, sweep: SweepRow) -> dict[str, Any]:
 def read_spec(path: Path) -> dict[str, Any]:
     """A spec file, checked for its shape; PuzzleError naming the file and the problem."""
     try:
-        spec = json.loads(path.read_text())
-    except OSError as err:
-        raise PuzzleError(f"{path}: {err.strerror or err}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise PuzzleError(f"{path}: not a sweep spec (not JSON: {err})") from None
+        spec = json_load(read_text(path, str(path), MAX_SPEC_BYTES), str(path))
+    except PuzzleError as err:
+        raise PuzzleError(f"{path}: not a sweep spec ({err.message})") from None
     if not isinstance(spec, dict) or spec.get("format") != FORMAT:
         raise PuzzleError(f"{path}: not a sweep spec (no \"format\": \"{FORMAT}\"; write one with: orchestrate sweep show NAME --spec)")
     _check_shape(path, spec)
@@ -74,8 +74,10 @@ def plan_from_spec(spec: dict[str, Any], name: str | None = None, source: str = 
 def _instance(board: dict[str, Any], index: int, source: str) -> Instance:
     if not isinstance(board, dict) or not {"domain", "text"} <= set(board):
         raise PuzzleError(f"{source}: board {index + 1} needs a domain and a text")
+    if not isinstance(board["text"], str) or not isinstance(board["domain"], str):
+        raise PuzzleError(f"{source}: board {index + 1}'s domain and text must be strings")
     try:
-        instance = load_instance(str(board["text"]), str(board["domain"]))
+        instance = instance_from_text(board["domain"], board["text"])
     except PuzzleError as err:
         raise PuzzleError(f"{source}: board {index + 1} ({board.get('name') or 'unnamed'}): {err}") from None
     return Instance(instance.domain, str(board.get("name") or instance.name), instance.size, instance.text)
@@ -86,12 +88,12 @@ def _check_shape(path: Path, spec: dict[str, Any]) -> None:
         "name": str, "algorithms": list, "params": dict, "repeat": int, "seed_namespace": str, "limits": dict, "boards": list,
     }
     for key, kind in expected.items():
-        if not isinstance(spec.get(key), kind):
+        if not isinstance(spec.get(key), kind) or isinstance(spec.get(key), bool):
             raise PuzzleError(f"{path}: {key!r} must be a {kind.__name__}")
     if not all(isinstance(name, str) for name in spec["algorithms"]):
         raise PuzzleError(f"{path}: 'algorithms' must be a list of names")
-    if not all(isinstance(values, list) and values for values in spec["params"].values()):
-        raise PuzzleError(f"{path}: each of 'params' must be a non-empty list of values")
+    if not all(isinstance(values, list) and 0 < len(values) <= MAX_VALUES for values in spec["params"].values()):
+        raise PuzzleError(f"{path}: each of 'params' must be a list of 1 to {MAX_VALUES:,} values")
     seeds = spec.get("seeds")
     if seeds is not None and not (isinstance(seeds, list) and all(type(seed) is int for seed in seeds)):
         raise PuzzleError(f"{path}: 'seeds' must be a list of whole numbers, or null")
@@ -100,4 +102,4 @@ def _check_shape(path: Path, spec: dict[str, Any]) -> None:
         raise PuzzleError(f"{path}: unknown limits {', '.join(unknown)} (known: {', '.join(LIMITS)})")
     for limit, value in spec["limits"].items():
         if value is not None and (not isinstance(value, LIMITS[limit]) or isinstance(value, bool) or value < 0):
-            raise PuzzleError(f"{path}: limit {limit} must be a non-negative number or null, not {value!r}")
+            raise PuzzleError(f"{path}: limit {limit} must be a non-negative number or null, not {brief(value)}")

@@ -6,10 +6,12 @@ here, against each algorithm's table: the algorithm modules trust what they get.
 """
 
 import importlib
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 from puzzles.errors import PuzzleError
+from puzzles.textio import brief
 
 if TYPE_CHECKING:
     from puzzles.problem import Problem
@@ -141,20 +143,34 @@ def bind_params(algorithm: str, params: dict[str, Any]) -> dict[str, Any]:
 
 def _converted(algorithm: str, name: str, param: Param, value: Any) -> Any:
     try:
-        if param.kind is bool and isinstance(value, str):
-            if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
-                raise ValueError(value)
-            converted = value.lower() in ("true", "1", "yes")
-        elif param.kind is int and isinstance(value, float) and not value.is_integer():
-            raise ValueError(value)
-        else:
-            converted = param.kind(value)
-    except (TypeError, ValueError):
-        raise PuzzleError(f"{algorithm}: {name} must be {param.kind.__name__}, not {value!r}") from None
+        converted = _of_kind(param.kind, value)
+    except (TypeError, ValueError, OverflowError):
+        raise PuzzleError(f"{algorithm}: {name} must be {_KIND_WORDS[param.kind]}, not {brief(value)}") from None
     if param.minimum is not None and converted < param.minimum:
-        raise PuzzleError(f"{algorithm}: {name} must be at least {param.minimum:g}, not {value!r}")
+        raise PuzzleError(f"{algorithm}: {name} must be at least {param.minimum:g}, not {brief(value)}")
     if param.choices is not None and converted not in param.choices:
-        raise PuzzleError(f"{algorithm}: {name} must be one of {', '.join(param.choices)}, not {value!r}")
+        raise PuzzleError(f"{algorithm}: {name} must be one of {', '.join(param.choices)}, not {brief(value)}")
+    return converted
+
+
+_KIND_WORDS = {int: "a whole number below 2^63", float: "a finite number", str: "a word", bool: "true or false"}
+
+
+def _of_kind(kind: type, value: Any) -> Any:
+    """`value` as a parameter of `kind`; ValueError or TypeError if it is not one (a bool is no number)."""
+    if kind is bool:
+        if isinstance(value, bool) or value in (0, 1):
+            return bool(value)
+        if not isinstance(value, str) or value.lower() not in ("true", "false", "1", "0", "yes", "no"):
+            raise ValueError(value)
+        return value.lower() in ("true", "1", "yes")
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)) or kind is not str and isinstance(value, str):
+        raise TypeError(value)
+    if kind is int and (isinstance(value, float) and not value.is_integer() or abs(value) >= 2**63):
+        raise ValueError(value)
+    converted = kind(value)
+    if kind is float and not math.isfinite(converted):
+        raise ValueError(value)
     return converted
 
 

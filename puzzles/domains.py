@@ -106,6 +106,14 @@ def load_instance(source: str, domain: str | None = None) -> Instance:
     return _domain(domain or detect_domain(source)).load(source)
 
 
+def instance_from_text(domain: str, text: str) -> Instance:
+    """The instance of a board's text in a known domain, any of its formats; never read from a file."""
+    if domain == "npuzzle":
+        return instance_of(parse_npuzzle(text), _literal_name(text))
+    _domain(domain)
+    return instance_of(rushhour_formats.parse_board(text), _literal_name(text))
+
+
 def load_instances(source: str, *, goal: str | None = None) -> list[Instance]:
     """Every instance of a source: one per row of an N-puzzle board list (or the row ``FILE#ID`` picks), else one.
 

@@ -10,14 +10,18 @@ file gives a fresh folder and never reuses stale machine code.
 second, so the rest of the package (formats, the algorithm table) does without.
 """
 
+import atexit
 import hashlib
+import shutil
+import sys
+import tempfile
 from pathlib import Path
 
 import numba as nb
 
 PACKAGE = Path(__file__).resolve().parent
 
-__all__ = ["nb", "source_digest"]
+__all__ = ["nb", "source_digest", "writable_cache"]
 
 
 def source_digest(package: Path = PACKAGE) -> str:
@@ -29,5 +33,19 @@ def source_digest(package: Path = PACKAGE) -> str:
     return digest.hexdigest()[:16]
 
 
+def writable_cache(folder: Path) -> str:
+    """`folder`, created if need be; if it cannot be written, a temporary folder, with a warning on stderr."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+        return str(folder)
+    except OSError as err:
+        fallback = tempfile.mkdtemp(prefix="slidelab-numba-")
+        atexit.register(shutil.rmtree, fallback, ignore_errors=True)
+        print(f"warning: the compiled-code cache {folder} cannot be written ({err.strerror}): compiled code is"
+              f" kept in {fallback} for this process only (set NUMBA_CACHE_DIR to a writable folder)", file=sys.stderr)
+        return fallback
+
+
 if not nb.config.CACHE_DIR:
-    nb.config.CACHE_DIR = str(Path.home() / ".cache" / "slidelab" / "numba" / source_digest())
+    nb.config.CACHE_DIR = writable_cache(Path.home() / ".cache" / "slidelab" / "numba" / source_digest())

@@ -5,6 +5,7 @@ Shared by every domain's formats; each problem is a `PuzzleError` naming the sou
 
 import hashlib
 import json
+import math
 from pathlib import Path
 
 from puzzles.errors import PuzzleError
@@ -12,12 +13,14 @@ from puzzles.errors import PuzzleError
 MAX_FILE_BYTES = 1 << 20
 
 
-def read_text(path: Path, source: str) -> str:
-    """The text of a board file, refusing empty, oversized or non-UTF-8 files."""
+def read_text(path: Path, source: str, limit: int = MAX_FILE_BYTES) -> str:
+    """The text of a regular file of at most `limit` bytes, refusing empty, oversized or non-UTF-8 files."""
     try:
+        if not path.is_file():
+            raise PuzzleError("not a regular file" if path.exists() else "no such file", source=source)
         nbytes = path.stat().st_size
-        if nbytes > MAX_FILE_BYTES:
-            raise PuzzleError(f"file too large ({nbytes} bytes; the limit is 1 MiB)", source=source)
+        if nbytes > limit:
+            raise PuzzleError(f"file too large ({nbytes:,} bytes; the limit is {limit >> 20} MiB)", source=source)
         if nbytes == 0:
             raise PuzzleError("empty file", source=source)
         return path.read_bytes().decode("utf-8-sig")
@@ -47,6 +50,8 @@ def json_load(text: str, source: str) -> object:
         raise PuzzleError(f"not valid JSON: {exc.msg} (col {exc.colno})", source=source, line=exc.lineno) from None
     except RecursionError:
         raise PuzzleError("not valid JSON: nested too deeply", source=source) from None
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise PuzzleError(f"not valid JSON: {str(exc).split(';')[0]}", source=source) from None
 
 
 def is_integer(value: object) -> bool:
@@ -55,9 +60,16 @@ def is_integer(value: object) -> bool:
 
 
 def brief(value: object) -> str:
-    """A JSON value as short text for an error message."""
-    text = json.dumps(value)
+    """A JSON value as short text for an error message (an integer of many digits by its size)."""
+    if is_integer(value) and value.bit_length() > 128:
+        return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
+    text = json.dumps(value, default=repr)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def quote(text: str, limit: int = 40) -> str:
+    """A string quoted as Python writes it (control characters escaped), cut to about `limit` characters."""
+    return repr(text) if len(text) <= limit else repr(text[: limit - 3]) + "..."
 
 
 def numbered_names(prefix: str, count: int) -> list[str]:

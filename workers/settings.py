@@ -10,9 +10,13 @@ slidelab reads `os.environ`.
 from pathlib import Path
 from typing import Any
 
+from urllib.parse import urlsplit
+
+from pydantic import ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from workers.store.database import masked
+from puzzles.errors import PuzzleError
+from workers.store.database import check_url, masked
 
 __all__ = ["Settings", "configure", "masked", "settings"]
 
@@ -27,9 +31,25 @@ class Settings(BaseSettings):
     cache_dir: Path = Path.home() / ".cache" / "slidelab"
     db_retry_seconds: float = 300.0  # how long a worker waits for an unreachable database
     redelivery_seconds: float = 3600.0  # a job on a lost worker is delivered again after this
+    max_jobs: int = 1_000_000  # the most jobs one sweep may plan: a typo in a grid is refused, not expanded
 
 
 _current: list[Settings] = []
+BROKER_SCHEMES = ("redis", "rediss", "amqp", "amqps", "pyamqp", "memory")
+
+
+def check_broker_url(url: str) -> str:
+    """`url` once it is a broker URL whose scheme Celery speaks and whose port is a number; PuzzleError if not."""
+    parts = urlsplit(url)
+    try:
+        parts.port
+    except ValueError:
+        raise PuzzleError("the broker URL (--broker or SLIDELAB_BROKER_URL) is not valid: its port is not a number"
+                          " (a password with / or @ must be percent-encoded)") from None
+    if parts.scheme not in BROKER_SCHEMES or "://" not in url:
+        raise PuzzleError(f"the broker URL (--broker or SLIDELAB_BROKER_URL) must start with one of"
+                          f" {', '.join(s + '://' for s in BROKER_SCHEMES[:4])}")
+    return url
 
 
 def settings() -> Settings:
@@ -46,7 +66,14 @@ def configure(base: Settings | None = None, **overrides: Any) -> Settings:
     """
     from puzzles.npuzzle import pdb  # the solver core is loaded only by processes that configure it
 
-    current = (base or Settings()).model_copy(update={name: value for name, value in overrides.items() if value is not None})
+    try:
+        current = (base or Settings()).model_copy(update={k: v for k, v in overrides.items() if v is not None})
+    except ValidationError as err:
+        problem = err.errors()[0]
+        raise PuzzleError(f"SLIDELAB_{str(problem['loc'][0]).upper()}: {problem['msg']}") from None
+    check_url(current.database_url)
+    if current.broker_url is not None:
+        check_broker_url(current.broker_url)
     _current[:] = [current]
     pdb.use_directory(current.cache_dir / "pdb")
     return current

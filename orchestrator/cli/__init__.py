@@ -19,7 +19,7 @@ from typer._click.core import Command  # Typer's own copy of Click, whose except
 from typer._click.exceptions import NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
-from orchestrator.cli import catalogue, reporting, solving, sweeping
+from orchestrator.cli import catalogue, options, reporting, solving, sweeping
 
 SUBCOMMANDS = {("sweep", "show"): "sweep-show"}  # `sweep` takes boards as arguments; `sweep show` is a command apart
 
@@ -89,3 +89,13 @@ def main(
 
     Example: orchestrate solve data/boards/rushhour/Rushhour6x6_1.csv --algo bfs
     """
+
+
+def run() -> None:
+    """The `orchestrate` program: the command line, with any error no command foresaw shown as one line, exit 1."""
+    try:
+        app()
+    except Exception as err:  # the last resort: a bug, never a traceback for the user
+        message = f"internal error ({type(err).__name__}: {err}); please report it with the command that caused it"
+        echo(f"error: {options.one_line(message)}", err=True)
+        raise SystemExit(1) from None

@@ -15,6 +15,7 @@ import functools
 import inspect
 import json
 import os
+import re
 from datetime import datetime
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -64,6 +65,10 @@ GoalOption = Annotated[
 ]
 
 
+MAX_MESSAGE_CHARS = 300
+PASSWORD_IN_URL = re.compile(r"(://[^:/@\s]*:)[^@\s]*@")  # user:password@ in a URL
+
+
 @contextmanager
 def user_errors() -> Iterator[None]:
     """Turn bad input into `error: <message>` and exit status 2, a failed service into exit status 1."""
@@ -71,6 +76,8 @@ def user_errors() -> Iterator[None]:
         yield
     except PuzzleError as err:
         fail(str(err), 2)
+    except OSError as err:  # a file that cannot be written or read: a missing folder, a full disk, no permission
+        fail(f"{err.filename}: {err.strerror}" if err.filename and err.strerror else str(err), 1)
     except Exception as err:
         from workers.failures import service_failure
 
@@ -81,9 +88,20 @@ def user_errors() -> Iterator[None]:
 
 
 def fail(message: str, code: int) -> None:
-    """Print `error: <message>` on stderr and exit with `code`."""
-    typer.echo(f"error: {message}", err=True)
+    """Print `error: <message>` on stderr, as one printable line of bounded length, and exit with `code`."""
+    typer.echo(f"error: {one_line(message)}", err=True)
     raise typer.Exit(code) from None
+
+
+def one_line(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """`text` with control characters escaped (no terminal colours, no line breaks), no password, cut to `limit`."""
+    shown = printable(PASSWORD_IN_URL.sub(r"\1***@", text)).replace("\n", "\\n")
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
+def printable(text: str) -> str:
+    """`text` with every control character written as its escape (`\\x1b`), line breaks kept."""
+    return "".join(char if char.isprintable() or char == "\n" else repr(char)[1:-1] for char in text)
 
 
 def database(db: str | None, broker: str | None = None) -> "Database":
@@ -111,6 +129,8 @@ def print_table(table: "Table") -> None:
     """A table at its natural width: wrapped to a terminal's width, never to 80 columns in a pipe."""
     from rich.console import Console
 
+    for column in table.columns:  # names come from files and users: never let one drive the terminal
+        column._cells = [printable(cell) if isinstance(cell, str) else cell for cell in column._cells]
     console = Console()
     if not console.is_terminal:
         console = Console(width=max(80, Console(width=10_000).measure(table).maximum))

@@ -91,7 +91,10 @@ def split_board_list(source: str) -> tuple[str, str | None] | None:
 def is_board_list(text: str) -> bool:
     """True for a board list: CSV whose header (its first line not blank or a ``#`` comment) has a tiles column."""
     lines = _list_lines(text)
-    return bool(lines) and TILES_COLUMN in _fields(lines[0][1])
+    try:
+        return bool(lines) and TILES_COLUMN in _fields(lines[0][1], "", None)
+    except PuzzleError:
+        return False  # a line no CSV reader takes is no board list; the domain's own parser says what is wrong
 
 
 def read_board_list(path: str, *, goal: str | None = None) -> list[ListedBoard]:
@@ -106,7 +109,7 @@ def read_board_list(path: str, *, goal: str | None = None) -> list[ListedBoard]:
     if not lines:
         raise PuzzleError("empty board list (only comments)", source=path)
     (header_line, header), rows = lines[0], lines[1:]
-    columns = _header(_fields(header), path, header_line)
+    columns = _header(_fields(header, path, header_line), path, header_line)
     if not rows:
         raise PuzzleError("the board list has a header but no rows", source=path)
     stem = Path(path).stem
@@ -121,9 +124,12 @@ def _list_lines(text: str) -> list[tuple[int, str]]:
     return [(number, line) for number, line in lines if line.strip() and not line.lstrip().startswith("#")]
 
 
-def _fields(line: str) -> list[str]:
-    """The fields of one CSV line, stripped."""
-    return [field.strip() for field in next(csv.reader([line]))]
+def _fields(line: str, source: str, number: int | None) -> list[str]:
+    """The fields of one CSV line, stripped; a PuzzleError for a line the CSV reader refuses (a field over 128 KiB)."""
+    try:
+        return [field.strip() for field in next(csv.reader([line]))]
+    except csv.Error as err:
+        raise PuzzleError(f"not a CSV line: {err}", source=source, line=number) from None
 
 
 def _header(columns: list[str], path: str, line: int) -> list[str]:
@@ -141,7 +147,7 @@ def _listed_board(
 ) -> ListedBoard:
     """The board of the `index`-th row of a board list, on line number `line[0]`."""
     number, text = line
-    fields = _fields(text)
+    fields = _fields(text, path, number)
     if len(fields) != len(columns):
         raise PuzzleError(
             f"the row has {len(fields)} fields but the header has {len(columns)}", source=path, line=number

@@ -28,12 +28,11 @@ the 1-based line.
 import json
 import math
 import re
-import string
 from dataclasses import replace
 
 from puzzles.errors import PuzzleError
 from puzzles.npuzzle.board import DEFAULT_GOAL, GOALS, MAX_SIDE, MIN_SIDE, NPuzzleBoard, check_goal
-from puzzles.textio import brief, is_integer, json_load, json_object
+from puzzles.textio import brief, is_integer, json_load, json_object, quote
 
 FORMATS = ("rows", "line", "digits", "json")
 JSON_KEYS = ("height", "tiles", "width")
@@ -41,7 +40,6 @@ GOAL_KEY = "goal"
 MAX_DIGITS = 10
 MAX_LISTED = 8
 LITERAL_SOURCE = "<board>"
-_NUMBER_CHARS = set(string.digits + string.whitespace + ",/")
 _SEPARATORS = re.compile(r"[\s,]+")
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 
@@ -123,9 +121,11 @@ def detect_npuzzle_format(text: str) -> str:
 def looks_like_npuzzle(text: str) -> bool:
     """True for a text that can only be an N-puzzle board, never a Rush Hour one.
 
-    That is numbers (digits, spaces, commas, "/", ``#`` comments) with at least
-    one digit, or a JSON object with a "tiles" key. Rush Hour boards are written
-    in letters, ``o``, ``.`` and ``x``, or as CSV under a ``car,...`` header.
+    That is a text without letters that has a digit (of any script, so that a
+    fullwidth one is refused as a tile number rather than read as a Rush Hour
+    grid) or a sign, or only ``#`` comments, or a JSON object with a "tiles"
+    key. Rush Hour boards are written in letters, ``o``, ``.`` and ``x``, or as
+    CSV under a ``car,...`` header.
     """
     if text.lstrip().startswith("{"):
         try:
@@ -134,7 +134,9 @@ def looks_like_npuzzle(text: str) -> bool:
             return False
         return isinstance(data, dict) and "tiles" in data
     content = "".join(line + "\n" for _, line in _content_lines(text))
-    return set(content) <= _NUMBER_CHARS and any(char in string.digits for char in content)
+    if not content:
+        return "#" in text
+    return not any(char.isalpha() for char in content) and any(char.isdigit() or char in "+-" for char in content)
 
 
 def format_npuzzle(board: NPuzzleBoard, fmt: str) -> str:
@@ -265,7 +267,8 @@ def _board(tokens: list[Token], w: int, h: int, source: str, name: str) -> NPuzz
     tiles: list[int] = []
     for number, token in tokens:
         if not _INTEGER.fullmatch(token):
-            raise PuzzleError(f"{token!r} is not a tile number (an integer)", source=source, line=number)
+            raise PuzzleError(f"{quote(token)} is not a tile number (an integer in ASCII digits)", source=source,
+                              line=number)
         tiles.append(int(token))
     _check_tiles(tiles, [number for number, _ in tokens], w, h, source)
     return NPuzzleBoard(w, h, tuple(tiles), name)

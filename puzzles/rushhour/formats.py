@@ -31,7 +31,7 @@ from itertools import count, product
 from pathlib import Path
 
 from puzzles.errors import PuzzleError
-from puzzles.textio import brief, is_integer, json_object, read_text
+from puzzles.textio import brief, is_integer, json_object, quote, read_text
 from puzzles.rushhour.board import RushHourBoard, Vehicle
 
 FORMATS = ("csv", "fogleman", "grid", "json")
@@ -43,9 +43,11 @@ LETTER_RED = "A"
 EMPTY_CELLS = "o."
 WALL_CELL = "x"
 MIN_SIZE = 4
+MAX_SIZE = 63  # a row or column of cells is a 64-bit mask with a sentinel bit past its end
 LITERAL_SOURCE = "<board>"
 _BOARD_CHARS = set(EMPTY_CELLS + WALL_CELL + string.ascii_uppercase + "/" + string.whitespace)
-_SIZE_IN_NAME = re.compile(r"(?<!\d)(\d+)x(\d+)(?!\d)", re.IGNORECASE)
+_SIZE_IN_NAME = re.compile(r"(?<![0-9])([0-9]+)x([0-9]+)(?![0-9])", re.IGNORECASE)
+_CSV_INTEGER = re.compile(r"[+-]?[0-9]{1,9}")
 
 
 def load_board(source: str, *, size: int | None = None) -> RushHourBoard:
@@ -62,8 +64,19 @@ def load_board(source: str, *, size: int | None = None) -> RushHourBoard:
         fmt = "json" if path.suffix.lower() == ".json" else None
         return parse_board(read_text(path, source), source=source, size=size, name=path.stem, fmt=fmt)
     if "\n" not in source and not source.lstrip().startswith("{") and not set(source) <= _BOARD_CHARS:
-        raise PuzzleError("not a regular file" if os.path.exists(source) else "no such file", source=source)
+        raise PuzzleError(_neither_file_nor_board(source), source=source)
     return parse_board(source, source=LITERAL_SOURCE, size=size)
+
+
+def _neither_file_nor_board(source: str) -> str:
+    """Why a string that names no file is not a board string either."""
+    if os.path.exists(source):
+        return "not a regular file"
+    if Path(source).suffix or os.sep in source.strip("/"):
+        return "no such file"
+    index, char = next((i, c) for i, c in enumerate(source) if c not in _BOARD_CHARS)
+    return (f"no such file, and not a board string: {char!r} at character {index + 1} is none of"
+            " o . x A-Z, / and spaces (an N-puzzle board is plain ASCII numbers)")
 
 
 def parse_board(
@@ -141,9 +154,12 @@ def _check_format(fmt: str, source: str) -> None:
 
 
 def _check_size(size: int, source: str, line: int | None) -> None:
-    """Reject boards smaller than the minimum size."""
+    """Reject boards smaller than the minimum size or larger than the kernels' masks hold."""
     if size < MIN_SIZE:
         raise PuzzleError(f"board size {size} is too small (minimum {MIN_SIZE})", source=source, line=line)
+    if size > MAX_SIZE:
+        shown = size if size < 10**9 else "of more than 9 digits"
+        raise PuzzleError(f"board size {shown} is too large (maximum {MAX_SIZE})", source=source, line=line)
 
 
 def _check_given_size(actual: int, size: int | None, source: str) -> None:
@@ -154,7 +170,7 @@ def _check_given_size(actual: int, size: int | None, source: str) -> None:
 
 def _csv_size(size: int | None, name: str, source: str) -> int:
     """The size of a CSV board: explicit, or from an `NxN` in the file name, agreeing if both."""
-    found = next((int(a) for a, b in _SIZE_IN_NAME.findall(name) if a == b), None)
+    found = next((_name_size(a, source) for a, b in _SIZE_IN_NAME.findall(name) if a == b), None)
     if size is not None and found is not None and size != found:
         raise PuzzleError(f"size {size} was given but the file name says {found}x{found}", source=source)
     if size is None and found is None:
@@ -162,6 +178,14 @@ def _csv_size(size: int | None, name: str, source: str) -> int:
     chosen = size if size is not None else found
     _check_size(chosen, source, None)
     return chosen
+
+
+def _name_size(digits: str, source: str) -> int:
+    """The size a file name gives, refusing one too long to be a board's before converting it."""
+    if len(digits) > 3:
+        raise PuzzleError(f"the file name's board size {digits[:12]}{'...' if len(digits) > 12 else ''} is too large"
+                          f" (maximum {MAX_SIZE})", source=source)
+    return int(digits)
 
 
 def _parse_csv(text: str, source: str, size: int, name: str) -> RushHourBoard:
@@ -202,10 +226,10 @@ def _vehicle(car: str, orientation: str, col: int, row: int, length: int, source
 
 def _integer(field: str, value: str, source: str, number: int) -> int:
     """A CSV field as an integer."""
-    try:
-        return int(value)
-    except ValueError:
-        raise PuzzleError(f"{field} must be an integer, got {value!r}", source=source, line=number) from None
+    if not _CSV_INTEGER.fullmatch(value):
+        raise PuzzleError(f"{field} must be an integer of at most 9 ASCII digits, got {quote(value)}", source=source,
+                          line=number)
+    return int(value)
 
 
 def _place_all(

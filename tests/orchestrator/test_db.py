@@ -53,7 +53,7 @@ def test_db_upgrade_on_an_unreachable_server_fails_with_one_line_and_no_password
 def test_db_upgrade_with_a_url_that_does_not_parse_is_a_usage_error():
     result = CliRunner().invoke(app, ["db", "upgrade", "--db", "not a url"])
     assert result.exit_code == 2
-    assert result.output.strip() == "error: the database URL (--db or SLIDELAB_DATABASE_URL) does not parse"
+    assert result.output.strip() == "error: the database URL (--db or SLIDELAB_DATABASE_URL) is not valid: it does not parse"
 
 
 def test_passwords_are_masked():

@@ -80,7 +80,7 @@ def test_spr_batches_and_batch_sizes():
         (["bfs"], {"k": [1]}, "no algorithm among bfs takes k"),
         (["dijkstra"], {}, "unknown algorithm 'dijkstra'"),
         (["beam"], {"k": [0]}, "k must be at least 1"),
-        (["beam"], {"k": [1.5]}, "k must be int"),
+        (["beam"], {"k": [1.5]}, "k must be a whole number"),
     ],
 )
 def test_bad_grids(algorithms, params, message):

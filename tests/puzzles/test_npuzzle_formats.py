@@ -220,8 +220,13 @@ def test_detect_format(text, fmt):
         ('{"red":"X","size":6,"vehicles":[],"walls":[]}', False),
         ("{", False),
         ("", False),
-        ("# only a comment\n", False),
+        ("# only a comment\n", True),  # refused as an empty N-puzzle board, not read as a Rush Hour grid
         ("1 2 x 4", False),
+        ("\uff11 \uff12\n\uff13 \uff10\n", True),  # fullwidth digits: refused as tile numbers
+        ("1 2\x00\n3 0\n", True),
+        ("1 2 3/4 5 6/7 8 -1", True),
+        ("1.0 2 3/4 5 6/7 8 0", True),
+        ("....../......", False),
     ],
 )
 def test_looks_like_npuzzle(text, npuzzle):
@@ -273,9 +278,9 @@ LITERAL_ERRORS = [
     ("1 2 3 4 5 6 7 8 8", 1, "but 8 is duplicated, 0 is missing"),
     ("1 1 2 2 3 3 4 5 6", 1, "but 1, 2 and 3 are duplicated, 0, 7 and 8 are missing"),
     ("-1 1 2 3", 1, "but -1 is out of range, 0 is missing"),
-    ("1 2 3/4 x 6/7 8 0", 1, "'x' is not a tile number (an integer)"),
-    ("1 2 3 4 5 6 7 8 0.0", 1, "'0.0' is not a tile number (an integer)"),
-    ("1 2 3 4 5 6 7 8 ٠", 1, "'٠' is not a tile number (an integer)"),
+    ("1 2 3/4 x 6/7 8 0", 1, "'x' is not a tile number (an integer in ASCII digits)"),
+    ("1 2 3 4 5 6 7 8 0.0", 1, "'0.0' is not a tile number (an integer in ASCII digits)"),
+    ("1 2 3 4 5 6 7 8 ٠", 1, "'٠' is not a tile number (an integer in ASCII digits)"),
     ("1 2/3 0/4 5/6 7/8 9/10 11/12 13/14 15/16 17", 1, "board is 2x9; width and height must be 2 to 8"),
     (" ".join(map(str, range(81))), 1, "board is 9x9; width and height must be 2 to 8"),
     ("1 2 3 0 4 5 6 7 8 9", 1, "10 tiles do not make a square board"),
@@ -309,7 +314,7 @@ def test_rows_file_errors_name_the_line(tmp_path):
     path.write_text("# my board\n1 2 3\n\n4 5\n7 8 0\n")
     assert str(error_of(load_npuzzle, str(path))) == f"{path}:4: row 2 has 2 tiles but row 1 has 3"
     path.write_text("1 2 3\n4 5 6\n7 8 seven\n")
-    assert str(error_of(load_npuzzle, str(path))) == f"{path}:3: 'seven' is not a tile number (an integer)"
+    assert str(error_of(load_npuzzle, str(path))) == f"{path}:3: 'seven' is not a tile number (an integer in ASCII digits)"
     path.write_text("1 2 3\n4 5 6\n7 5 0\n")
     assert str(error_of(load_npuzzle, str(path))) == (
         f"{path}:3: a 3x3 board holds the tiles 0 to 8 once each, but 5 is duplicated, 8 is missing"

@@ -208,7 +208,7 @@ CSV_ERRORS = [
     ("car,orient,col,row,length\nX,H,1,3,2\n", 1, "bad header"),
     (HEADER + "A,H,1,1\n", 2, "expected 5 fields"),
     (HEADER + "A,H,1,1,2,3\n", 2, "expected 5 fields"),
-    (HEADER + "A,H,one,1,2\n", 2, "col must be an integer, got 'one'"),
+    (HEADER + "A,H,one,1,2\n", 2, "col must be an integer of at most 9 ASCII digits, got 'one'"),
     (HEADER + "A,H,1,1.5,2\n", 2, "row must be an integer"),
     (HEADER + "A,H,1,1,\n", 2, "length must be an integer"),
     (HEADER + "A,D,1,1,2\n", 2, "unknown orientation 'D'"),
@@ -216,7 +216,10 @@ CSV_ERRORS = [
     (HEADER + "A-1,H,1,1,2\n", 2, "must be letters and digits"),
     (HEADER + "X,H,1,3,2\nA,H,5,1,3\n", 3, "goes off the 6x6 board"),
     (HEADER + "A,V,1,0,2\n", 2, "goes off the 6x6 board"),
-    (HEADER + "A,V,6,5,1000000000\n", 2, "goes off the 6x6 board"),
+    (HEADER + "A,V,6,5,100000000\n", 2, "goes off the 6x6 board"),
+    (HEADER + "A,V,6,5,1000000000\n", 2, "length must be an integer of at most 9 ASCII digits"),
+    (HEADER + "A,V,\uff16,5,2\n", 2, "col must be an integer of at most 9 ASCII digits"),
+    (HEADER + "A,V,0_2,5,2\n", 2, "col must be an integer of at most 9 ASCII digits"),
     (HEADER + "A,H,1,1,2\nB,V,2,1,2\n", 3, "vehicles A and B overlap at col 2, row 1"),
     (HEADER + "A,H,1,1,2\nA,H,1,2,2\n", 3, "duplicate vehicle name A (first on line 2)"),
     (HEADER + "A,H,1,1,2\n", None, "red car X missing"),
@@ -488,3 +491,34 @@ def test_bad_json_rejected(tmp_path, text, line, message):
     assert (error.source, error.line) == (str(path), line)
     literal = error_of(parse_board, text, fmt="json")
     assert (literal.message, literal.source, literal.line) == (error.message, "<board>", line)
+
+
+def _json_board(size: object) -> str:
+    return json.dumps({"red": "A", "size": size, "vehicles": [["A", "H", 1, 3, 2], ["B", "V", 40, 1, 3]], "walls": []})
+
+
+@pytest.mark.parametrize("name, text", [
+    ("Rushhour64x64_1.csv", HEADER + "X,H,1,3,2\n"),
+    ("Rushhour100000x100000_1.csv", HEADER + "X,H,1,3,2\n"),
+    ("Rushhour" + "9" * 31 + "x" + "9" * 31 + "_1.csv", HEADER + "X,H,1,3,2\n"),
+    ("wide.json", _json_board(64)),
+    ("huge.json", _json_board(10**30)),
+    ("fogleman.txt", "AA" + "o" * (64 * 64 - 2)),
+])
+def test_boards_wider_than_the_kernels_masks_are_refused(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    assert "too large (maximum 63)" in error_of(load_board, str(path)).message
+
+
+def test_a_board_of_the_largest_size_is_searched():
+    from puzzles.domains import load_problem
+    from puzzles.solver import solve
+
+    result = solve(load_problem(_json_board(63)), "bfs")  # B steps down, then A drives out
+    assert (result.outcome.value, result.moves) == ("solved", 2)
+
+
+def test_a_json_number_of_thousands_of_digits_is_refused_in_one_line():
+    error = error_of(parse_board, _json_board(int("9" * 4000)).replace("9" * 4000, "9" * 5000))
+    assert "not valid JSON" in error.message and "digits" in error.message

@@ -6,6 +6,7 @@ functions (`workers.store.sweeps`, `.jobs`, `.boards`, `.progress`,
 default, PostgreSQL what machines share.
 """
 
+import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,10 +18,10 @@ from alembic import command
 from alembic.config import Config
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Table, create_engine, event
+from sqlalchemy import Table, create_engine, event, inspect
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
 
 from puzzles.errors import PuzzleError
 
@@ -39,6 +40,14 @@ class Database:
     def shown_url(self) -> str:
         """The URL fit to print: its password replaced by ***."""
         return masked(self.url)
+
+    @property
+    def file(self) -> Path | None:
+        """The SQLite file holding the database, if it is one."""
+        location = make_url(self.url)
+        if location.get_backend_name() != "sqlite" or location.database in (None, "", ":memory:"):
+            return None
+        return Path(location.database)
 
     def insert(self, table: Table) -> Any:
         """An INSERT of this database's dialect, which can say ON CONFLICT DO NOTHING."""
@@ -83,7 +92,25 @@ def connect(url: str) -> Database:
 
 def masked(url: str) -> str:
     """A URL fit to print: its password replaced by ***."""
-    return make_url(url).render_as_string(hide_password=True)
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except (ArgumentError, ValueError):
+        return "the database URL"
+
+
+def check_url(url: str) -> str:
+    """`url` once it parses as a SQLite or PostgreSQL URL; PuzzleError (one line, no password) if not."""
+    try:
+        backend, port = make_url(url).get_backend_name(), make_url(url).port
+    except (ArgumentError, ValueError) as err:
+        detail = "its port is not a number" if isinstance(err, ValueError) else "it does not parse"
+        raise PuzzleError(f"the database URL (--db or SLIDELAB_DATABASE_URL) is not valid: {detail}") from None
+    if backend not in ("sqlite", "postgresql"):
+        raise PuzzleError(f"{masked(url)}: slidelab keeps results in SQLite (sqlite:///FILE) or PostgreSQL"
+                          f" (postgresql://USER@HOST/DB), not {backend}")
+    if port is not None and not 0 < port < 65536:
+        raise PuzzleError(f"{masked(url)}: port {port} is out of range")
+    return url
 
 
 @lru_cache
@@ -98,7 +125,10 @@ def engine_for(url: str) -> Engine:
 def _sqlite_pragmas(connection, _record) -> None:
     cursor = connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA journal_mode=WAL")
+    try:
+        cursor.execute("PRAGMA journal_mode=WAL")
+    except sqlite3.OperationalError:
+        pass  # a read-only file is read in the journal mode it has
     cursor.execute("PRAGMA busy_timeout=30000")
     cursor.close()
 
@@ -112,8 +142,45 @@ def alembic_config(url: str) -> Config:
 
 
 def upgrade(url: str, revision: str = "head") -> None:
-    """Apply every migration up to `revision`; a new SQLite file is created on the way."""
+    """Apply every migration up to `revision`, in one transaction; a new SQLite file is created on the way.
+
+    Only an empty database or slidelab's own (by its schema revision) is
+    migrated: another application's is refused untouched.
+    """
+    _check_ours(url)
     command.upgrade(alembic_config(url), revision)
+
+
+def _check_ours(url: str) -> None:
+    with engine_for(url).connect() as connection:
+        found = MigrationContext.configure(connection).get_current_revision()
+        tables = set(inspect(connection).get_table_names()) - {"alembic_version"}  # left empty by a downgrade
+    if found is None and tables:
+        shown = ", ".join(sorted(tables)[:4]) + (", ..." if len(tables) > 4 else "")
+        raise PuzzleError(f"{masked(url)}: not a slidelab results database (it holds the tables {shown} and no"
+                          " slidelab schema revision); nothing was changed: give --db another database")
+    known = {script.revision for script in ScriptDirectory.from_config(alembic_config(url)).walk_revisions()}
+    if found is not None and found not in known:
+        raise PuzzleError(f"{masked(url)}: its schema revision {found} is not one of slidelab's (made by a newer"
+                          " slidelab, or another application); nothing was changed")
+
+
+def migration_engine(url: str) -> Engine:
+    """An engine for migrations: on SQLite, with transactions that hold DDL too, so a migration is all or nothing.
+
+    Python's sqlite3 runs CREATE and ALTER outside the transaction it opens for
+    writes; here the driver's own transaction handling is turned off and each
+    transaction begins with an explicit BEGIN (SQLAlchemy's documented recipe).
+    """
+    engine = create_engine(url)
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _sqlite_autocommit)
+        event.listen(engine, "begin", lambda connection: connection.exec_driver_sql("BEGIN"))
+    return engine
+
+
+def _sqlite_autocommit(connection, _record) -> None:
+    connection.isolation_level = None
 
 
 def downgrade(url: str, revision: str) -> None:
