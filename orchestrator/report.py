@@ -95,7 +95,10 @@ def write(frame: pd.DataFrame, fmt: str, out: Path | None) -> str | None:
     text = writers[fmt]()
     if out is None:
         return text
-    out.write_text(text)
+    try:
+        out.write_text(text)
+    except OSError as err:  # a full disk says so only when the file is closed, without its name
+        raise OSError(err.errno, err.strerror, str(out)) from None
     return None
 
 

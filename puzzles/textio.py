@@ -6,6 +6,7 @@ Shared by every domain's formats; each problem is a `PuzzleError` naming the sou
 import hashlib
 import json
 import math
+import os
 from pathlib import Path
 
 from puzzles.errors import PuzzleError
@@ -28,6 +29,16 @@ def read_text(path: Path, source: str, limit: int = MAX_FILE_BYTES) -> str:
         raise PuzzleError(f"not UTF-8 text (byte {exc.start})", source=source) from None
     except OSError as exc:
         raise PuzzleError(f"cannot read file: {exc.strerror}", source=source) from None
+
+
+def neither_file_nor_board(source: str, allowed: set[str], alphabet: str) -> str:
+    """Why `source`, which names no file, is not a board string either: the first character outside `allowed`."""
+    if os.path.exists(source):
+        return "not a regular file"
+    if Path(source).suffix[1:].isalpha():
+        return "no such file"
+    index, char = next((i, c) for i, c in enumerate(source) if c not in allowed)
+    return f"no such file, and not a board string: {char!r} at character {index + 1} is none of {alphabet}"
 
 
 def json_load(text: str, source: str) -> object:

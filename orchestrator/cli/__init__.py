@@ -29,7 +29,7 @@ class OneLineUsageError(UsageError):
 
     def show(self, file=None) -> None:
         """Print `error: <message>` on stderr."""
-        echo(f"error: {self.format_message()}", err=True)
+        echo(f"error: {options.one_line(self.format_message())}", err=True)
 
 
 class Orchestrate(TyperGroup):
@@ -60,7 +60,7 @@ def _one_line() -> Iterator[None]:
     except NoArgsIsHelpError:
         raise  # a group named without a command shows its help
     except UsageError as err:
-        raise OneLineUsageError(err.message, err.ctx) from None
+        raise OneLineUsageError(err.format_message(), err.ctx) from None
 
 
 app = typer.Typer(

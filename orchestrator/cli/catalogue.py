@@ -103,17 +103,17 @@ def boards_show_command(
 @boards_app.command("generate")
 def boards_generate_command(
     domain: Annotated[str, typer.Argument(help="rushhour or npuzzle.")],
-    size: Annotated[int, typer.Option("--size", min=2, help="Board side: 6, 9 or 12 for Rush Hour; 3, 4, 5 ... for the N-puzzle.")],
-    count: Annotated[int, typer.Option("--count", min=1, help="How many distinct boards.")] = 10,
-    seed: Annotated[int, typer.Option("--seed", help="The same seed gives the same boards.")] = 1,
+    size: Annotated[int, typer.Option("--size", min=2, max=63, help="Board side: 6, 9 or 12 for Rush Hour; 3, 4, 5 ... for the N-puzzle.")],
+    count: Annotated[int, typer.Option("--count", min=1, max=1_000_000, help="How many distinct boards.")] = 10,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=2**32 - 1, help="The same seed gives the same boards.")] = 1,
     min_moves: Annotated[
         int | None, typer.Option("--min-moves", help="Rush Hour: each board's optimal solution is at least this long.")
     ] = None,
-    moves: Annotated[int | None, typer.Option("--moves", help="Rush Hour: each board's optimal solution is exactly this long.")] = None,
+    moves: Annotated[int | None, typer.Option("--moves", min=1, max=1_000_000, help="Rush Hour: each board's optimal solution is exactly this long.")] = None,
     walk: Annotated[
         int | None, typer.Option("--walk", help="N-puzzle: random walks of this many moves from the goal (default: uniform).")
     ] = None,
-    height: Annotated[int | None, typer.Option("--height", help="N-puzzle: rows, for rectangular boards (default: --size).")] = None,
+    height: Annotated[int | None, typer.Option("--height", min=2, max=63, help="N-puzzle: rows, for rectangular boards (default: --size).")] = None,
     goal: GoalChoice = "blank-last",
     max_attempts: Annotated[
         int | None,

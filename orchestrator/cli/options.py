@@ -42,18 +42,18 @@ BrokerOption = Annotated[
     str | None, typer.Option("--broker", help="Celery broker URL (redis://...); default: SLIDELAB_BROKER_URL, else run locally.")
 ]
 WorkersOption = Annotated[
-    int, typer.Option("--workers", min=1, help="Local mode: job processes run at once; default: the number of cores.")
+    int, typer.Option("--workers", min=1, max=1024, help="Local mode: job processes run at once; default: the number of cores.")
 ]
 WaitOption = Annotated[bool, typer.Option("--wait", help="With a broker: follow the progress until every job is done.")]
 ChunkOption = Annotated[
-    int | None, typer.Option("--chunk", min=1, help="Jobs per batch (per message); default: 1 for small sweeps, up to 100.")
+    int | None, typer.Option("--chunk", min=1, max=100_000, help="Jobs per batch (per message); default: 1 for small sweeps, up to 100.")
 ]
 SweepArgument = Annotated[str, typer.Argument(metavar="SWEEP", help="The sweep's name.")]
-TimeLimitOption = Annotated[float | None, typer.Option(min=0, help="Seconds per job (outcome limit).")]
+TimeLimitOption = Annotated[float | None, typer.Option(min=0, max=1e9, help="Seconds per job (outcome limit).")]
 MemoryLimitOption = Annotated[
     str | None, typer.Option(help="Memory a job may use on top of its process's ~0.4 GB runtime, e.g. 2G.")
 ]
-MaxNodesOption = Annotated[int | None, typer.Option(min=0, help="States a job may expand (outcome limit).")]
+MaxNodesOption = Annotated[int | None, typer.Option(min=0, max=2**62, help="States a job may expand (outcome limit).")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object instead, for scripts.")]
 SetOption = Annotated[str | None, typer.Option("--set", help="The board set's name (set:NAME in --boards).")]
 GoalOption = Annotated[

@@ -5,7 +5,9 @@ from typing import Annotated, Any
 
 import typer
 
-from orchestrator.cli.options import GoalOption, MemoryLimitOption, configured, user_errors, with_parameters
+from orchestrator.cli.options import (
+    GoalOption, MaxNodesOption, MemoryLimitOption, TimeLimitOption, configured, user_errors, with_parameters,
+)
 from puzzles.algorithms import ALGORITHMS
 from puzzles.errors import PuzzleError
 
@@ -26,12 +28,12 @@ def solve_command(
         str, typer.Option("--algo", help="Algorithm: " + "; ".join(f"{n} ({a.summary})" for n, a in ALGORITHMS.items()))
     ],
     params: dict[str, Any],
-    seed: Annotated[int | None, typer.Option(help="Seed of the random generator (random, spr).")] = None,
+    seed: Annotated[int | None, typer.Option(min=0, max=2**32 - 1, help="Seed of the random generator (random, spr).")] = None,
     goal: GoalOption = None,
-    time_limit: Annotated[float | None, typer.Option(help="Stop after this many seconds (outcome limit).")] = None,
+    time_limit: TimeLimitOption = None,
     memory_limit: MemoryLimitOption = None,
-    max_nodes: Annotated[int | None, typer.Option(help="Stop after expanding this many states (outcome limit).")] = None,
-    size: Annotated[int | None, typer.Option(help="Rush Hour board size N, when the CSV file name does not give it.")] = None,
+    max_nodes: MaxNodesOption = None,
+    size: Annotated[int | None, typer.Option(min=4, max=63, help="Rush Hour board size N, when the CSV file name does not give it.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object and nothing else.")] = False,
     show_frames: Annotated[bool, typer.Option("--show", help="Print the board after every move of the solution.")] = False,
 ) -> None:
@@ -46,7 +48,7 @@ def solve_command(
     from orchestrator import show
     from puzzles.domains import load_problem
     from puzzles.result import Limits
-    from orchestrator.plan import parse_size
+    from orchestrator.plan import job_limits
     from puzzles.rushhour.problem import RushHourProblem
     from puzzles.solver import solve
     from workers.runner import memory_cap
@@ -56,7 +58,8 @@ def solve_command(
             raise PuzzleError("--json and --show cannot be combined")
         configured()
         problem = load_problem(board, size=size, move_model=params.get("move_model") or "slide", goal=goal)
-        with memory_cap(parse_size(memory_limit) if memory_limit else None):
+        limits = job_limits(time_limit, max_nodes, memory_limit)
+        with memory_cap(limits["memory_limit"]):
             result = solve(problem, algo, params, Limits(max_nodes=max_nodes, time_limit=time_limit), seed=seed)
         if as_json:
             typer.echo(json.dumps({**result.to_dict(), "solution": problem.json_solution(result.solution)}))
@@ -74,8 +77,8 @@ def demo_command(
         list[str] | None,
         typer.Argument(help="Boards to solve; default: the three 6x6 course boards and Rushhour9x9_4."),
     ] = None,
-    time_limit: Annotated[float | None, typer.Option(help="Seconds allowed per run.")] = 60.0,
-    max_nodes: Annotated[int | None, typer.Option(help="States allowed per run.")] = None,
+    time_limit: TimeLimitOption = 60.0,
+    max_nodes: MaxNodesOption = None,
 ) -> None:
     """Solve boards with bfs, astar, beam, moves-freed and spr, and print a comparison table.
 
@@ -85,8 +88,10 @@ def demo_command(
 
     from orchestrator import show
     from orchestrator.demo import default_boards, run_demo
+    from orchestrator.plan import checked_limits
     from puzzles.result import Limits
 
     with user_errors():
+        checked_limits({"time_limit": time_limit, "max_nodes": max_nodes})
         rows = run_demo(boards or default_boards(), Limits(max_nodes=max_nodes, time_limit=time_limit))
     Console().print(show.demo_table(rows))

@@ -39,7 +39,7 @@ def sweep_command(
         ),
     ] = None,
     goal: GoalOption = None,
-    repeat: Annotated[int, typer.Option(help="Runs per grid point (seeds derived from the job for random ones).")] = 1,
+    repeat: Annotated[int, typer.Option(min=1, max=1_000_000, help="Runs per grid point (seeds derived from the job for random ones).")] = 1,
     seeds: Annotated[str | None, typer.Option(help="Seeds of the randomized algorithms, e.g. 1..10.")] = None,
     from_spec: Annotated[
         Path | None,
@@ -207,7 +207,7 @@ def jobs_command(
         str | None,
         typer.Option(help=f"Only jobs in this lifecycle state or with this outcome: {', '.join(STATUS_WORDS)}."),
     ] = None,
-    limit: Annotated[int, typer.Option(min=1, help="List at most this many jobs.")] = 50,
+    limit: Annotated[int, typer.Option(min=1, max=10**9, help="List at most this many jobs.")] = 50,
     as_json: JsonOption = False,
     db: DbOption = None,
 ) -> None:
@@ -232,7 +232,7 @@ def jobs_command(
 
 @app.command("job")
 def job_command(
-    job_id: Annotated[int, typer.Argument(metavar="JOB", help="The job's id (the first column of orchestrate jobs).")],
+    job_id: Annotated[int, typer.Argument(metavar="JOB", min=1, max=2**62, help="The job's id (the first column of orchestrate jobs).")],
     as_json: JsonOption = False,
     db: DbOption = None,
 ) -> None:
@@ -253,7 +253,7 @@ def job_command(
 
 @app.command("worker")
 def worker_command(
-    concurrency: Annotated[int, typer.Option(min=1, help="Jobs run at once; default: the number of cores.")] = CORES,
+    concurrency: Annotated[int, typer.Option(min=1, max=1024, help="Jobs run at once; default: the number of cores.")] = CORES,
     hostname: Annotated[str | None, typer.Option(help="Worker name, e.g. w1@%h; default: celery@<host>.")] = None,
     db: DbOption = None,
     broker: BrokerOption = None,

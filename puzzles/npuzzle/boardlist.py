@@ -21,7 +21,7 @@ from pathlib import Path
 from puzzles.errors import PuzzleError
 from puzzles.npuzzle.board import NPuzzleBoard, check_goal
 from puzzles.npuzzle.formats import GOAL_KEY, LITERAL_SOURCE, check_given_shape, parse_npuzzle
-from puzzles.textio import read_text
+from puzzles.textio import neither_file_nor_board, read_text
 
 TILES_COLUMN = "tiles"
 ROW_SELECTOR = "#"
@@ -60,7 +60,8 @@ def load_npuzzle(
         return parse_npuzzle(text, source=source, name=path.stem, width=width, height=height, fmt=fmt, goal=goal)
     literal = set(source.split("#", 1)[0]) <= _LITERAL_CHARS
     if "\n" not in source and not source.lstrip().startswith("{") and not literal:
-        raise PuzzleError("not a regular file" if os.path.exists(source) else "no such file", source=source)
+        alphabet = "the digits 0-9, spaces, commas and / (tiles 0 to N-1, 0 the blank)"
+        raise PuzzleError(neither_file_nor_board(source, _LITERAL_CHARS, alphabet), source=source)
     return parse_npuzzle(source, source=LITERAL_SOURCE, width=width, height=height, goal=goal)
 
 

@@ -41,7 +41,7 @@ MAX_DIGITS = 10
 MAX_LISTED = 8
 LITERAL_SOURCE = "<board>"
 _SEPARATORS = re.compile(r"[\s,]+")
-_INTEGER = re.compile(r"[+-]?[0-9]+")
+_INTEGER = re.compile(r"[0-9]+")
 
 Token = tuple[int, str]  # (1-based line, text)
 
@@ -269,6 +269,8 @@ def _board(tokens: list[Token], w: int, h: int, source: str, name: str) -> NPuzz
         if not _INTEGER.fullmatch(token):
             raise PuzzleError(f"{quote(token)} is not a tile number (an integer in ASCII digits)", source=source,
                               line=number)
+        if len(token) > 4:
+            raise PuzzleError(f"{quote(token)} is too large for a tile number", source=source, line=number)
         tiles.append(int(token))
     _check_tiles(tiles, [number for number, _ in tokens], w, h, source)
     return NPuzzleBoard(w, h, tuple(tiles), name)

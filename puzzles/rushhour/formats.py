@@ -31,7 +31,7 @@ from itertools import count, product
 from pathlib import Path
 
 from puzzles.errors import PuzzleError
-from puzzles.textio import brief, is_integer, json_object, quote, read_text
+from puzzles.textio import brief, is_integer, json_object, neither_file_nor_board, quote, read_text
 from puzzles.rushhour.board import RushHourBoard, Vehicle
 
 FORMATS = ("csv", "fogleman", "grid", "json")
@@ -45,6 +45,7 @@ WALL_CELL = "x"
 MIN_SIZE = 4
 MAX_SIZE = 63  # a row or column of cells is a 64-bit mask with a sentinel bit past its end
 LITERAL_SOURCE = "<board>"
+RUSH_HOUR_ALPHABET = "o . x A-Z, / and spaces (an N-puzzle board is plain ASCII numbers)"
 _BOARD_CHARS = set(EMPTY_CELLS + WALL_CELL + string.ascii_uppercase + "/" + string.whitespace)
 _SIZE_IN_NAME = re.compile(r"(?<![0-9])([0-9]+)x([0-9]+)(?![0-9])", re.IGNORECASE)
 _CSV_INTEGER = re.compile(r"[+-]?[0-9]{1,9}")
@@ -64,19 +65,8 @@ def load_board(source: str, *, size: int | None = None) -> RushHourBoard:
         fmt = "json" if path.suffix.lower() == ".json" else None
         return parse_board(read_text(path, source), source=source, size=size, name=path.stem, fmt=fmt)
     if "\n" not in source and not source.lstrip().startswith("{") and not set(source) <= _BOARD_CHARS:
-        raise PuzzleError(_neither_file_nor_board(source), source=source)
+        raise PuzzleError(neither_file_nor_board(source, _BOARD_CHARS, RUSH_HOUR_ALPHABET), source=source)
     return parse_board(source, source=LITERAL_SOURCE, size=size)
-
-
-def _neither_file_nor_board(source: str) -> str:
-    """Why a string that names no file is not a board string either."""
-    if os.path.exists(source):
-        return "not a regular file"
-    if Path(source).suffix or os.sep in source.strip("/"):
-        return "no such file"
-    index, char = next((i, c) for i, c in enumerate(source) if c not in _BOARD_CHARS)
-    return (f"no such file, and not a board string: {char!r} at character {index + 1} is none of"
-            " o . x A-Z, / and spaces (an N-puzzle board is plain ASCII numbers)")
 
 
 def parse_board(

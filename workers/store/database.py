@@ -6,13 +6,14 @@ functions (`workers.store.sweeps`, `.jobs`, `.boards`, `.progress`,
 default, PostgreSQL what machines share.
 """
 
-import sqlite3
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import quote
 
 from alembic import command
 from alembic.config import Config
@@ -20,7 +21,7 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Table, create_engine, event, inspect
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
 
 from puzzles.errors import PuzzleError
@@ -55,9 +56,13 @@ class Database:
 
 
 def open_database(url: str) -> Database:
-    """The database at `url`, brought to the newest schema (a new SQLite file is created)."""
+    """The database at `url`, brought to the newest schema (a new SQLite file is created, in WAL mode)."""
     upgrade(url)
-    return Database(url, engine_for(url))
+    db = Database(url, engine_for(url))
+    if db.engine.dialect.name == "sqlite":
+        with db.engine.connect() as connection:
+            connection.exec_driver_sql("PRAGMA journal_mode=WAL")  # kept by the file: readers never block the writer
+    return db
 
 
 def open_existing(url: str) -> Database:
@@ -72,7 +77,7 @@ def open_existing(url: str) -> Database:
     if location.get_backend_name() == "sqlite" and location.database not in (None, "", ":memory:"):
         if not Path(location.database).is_file():
             raise PuzzleError(f"{shown}: no results database there (a sweep or orchestrate db upgrade makes one)")
-    db = Database(url, engine_for(url))
+    db = Database(url, engine_for(_read_only_snapshot(location) or url))
     with db.engine.connect() as connection:
         found = MigrationContext.configure(connection).get_current_revision()
     head = ScriptDirectory.from_config(alembic_config(url)).get_current_head()
@@ -83,6 +88,19 @@ def open_existing(url: str) -> Database:
         hint = f"run: orchestrate db upgrade --db {shown}" if known else "it was made by a newer slidelab"
         raise PuzzleError(f"{shown}: the schema is at revision {found}, this slidelab reads {head}: {hint}")
     return db
+
+
+def _read_only_snapshot(location: URL) -> str | None:
+    """For a SQLite file this process cannot write (or whose folder it cannot): a URL that reads it as it is.
+
+    SQLite would otherwise need to write beside it (its lock and WAL index files).
+    """
+    path = location.database
+    if location.get_backend_name() != "sqlite" or path in (None, "", ":memory:") or path.startswith("file:"):
+        return None
+    if os.access(path, os.W_OK) and os.access(Path(path).resolve().parent, os.W_OK):
+        return None
+    return f"sqlite:///file:{quote(str(Path(path).resolve()))}?mode=ro&immutable=1&uri=true"
 
 
 def connect(url: str) -> Database:
@@ -125,10 +143,6 @@ def engine_for(url: str) -> Engine:
 def _sqlite_pragmas(connection, _record) -> None:
     cursor = connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
-    try:
-        cursor.execute("PRAGMA journal_mode=WAL")
-    except sqlite3.OperationalError:
-        pass  # a read-only file is read in the journal mode it has
     cursor.execute("PRAGMA busy_timeout=30000")
     cursor.close()
 
