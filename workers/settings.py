@@ -26,7 +26,11 @@ class Settings(BaseSettings):
     broker_url: str | None = None  # none: sweeps run in a local process pool
     cache_dir: Path = Path.home() / ".cache" / "slidelab"
     db_retry_seconds: float = 300.0  # how long a worker waits for an unreachable database
-    redelivery_seconds: float = 3600.0  # a job on a lost worker is delivered again after this
+    redelivery_seconds: float = 3600.0  # the broker's backstop: an unacknowledged message is delivered again
+    lease_seconds: float = 45.0  # a running job whose worker has not renewed its lease for this long is re-queued
+    heartbeat_seconds: float = 10.0  # how often a worker renews its leases and looks for lapsed ones
+    max_attempts: int = 3  # a job whose worker was lost this many times is stored as an error
+    reconcile_seconds: float = 30.0  # how often a worker compares the broker's queue with the database's
 
 
 _current: list[Settings] = []

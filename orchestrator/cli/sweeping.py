@@ -134,12 +134,16 @@ def resume_command(
     wait: WaitOption = False,
     workers: WorkersOption = CORES,
     chunk: ChunkOption = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Also run again the jobs that workers hold under a live lease.")
+    ] = False,
     db: DbOption = None,
     broker: BrokerOption = None,
 ) -> None:
-    """Run (or queue again) every job of the sweep that has no result.
+    """Run (or queue again) every job of the sweep that has no result and that no live worker holds.
 
-    For a sweep stopped by Ctrl-C or a crash, or whose queue Redis lost.
+    For a sweep stopped by Ctrl-C or a crash, or whose queue Redis lost. A job a worker is running keeps
+    running there (its lease is renewed while the worker lives); --force runs it again anyway.
 
     Example: orchestrate resume beam-k
     """
@@ -150,16 +154,23 @@ def resume_command(
     with user_errors():
         results = database(db, broker)
         sweep = plan.find_sweep(results, sweep_name)
-        job_ids = unfinished_jobs(results, sweep.id)
+        job_ids = unfinished_jobs(results, sweep.id, held_too=force)
+        held = len(unfinished_jobs(results, sweep.id)) - len(job_ids)
+        if held:
+            typer.echo(f"{held:,} jobs held by live workers are left to them (--force runs them again)")
     _interruptible(lambda: run_jobs(results, sweep, job_ids, workers=workers, chunk=chunk, wait=wait), sweep.name)
 
 
 @app.command("status")
 def status_command(
     sweep_name: Annotated[str | None, typer.Argument(metavar="[SWEEP]", help="The sweep; default: the newest.")] = None,
-    watch: Annotated[bool, typer.Option("--watch", help="Follow the progress until every job is done.")] = False,
+    watch: Annotated[
+        bool,
+        typer.Option("--watch", help="Follow the progress until every job is done, re-queueing the jobs of lost workers."),
+    ] = False,
     as_json: JsonOption = False,
     db: DbOption = None,
+    broker: BrokerOption = None,
 ) -> None:
     """Jobs per lifecycle state and outcome, progress, throughput, ETA and jobs per worker host.
 
@@ -170,7 +181,7 @@ def status_command(
     from workers.store.progress import sweep_status
 
     with user_errors():
-        results = existing_database(db)
+        results = existing_database(db, broker)
         sweep = plan.find_sweep(results, sweep_name) if sweep_name else plan.newest_sweep(results)
         if watch and not as_json:
             follow(results, sweep)

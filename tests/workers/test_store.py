@@ -3,6 +3,7 @@
 import json
 import threading
 import time
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from sqlalchemy import func, select, update
@@ -61,6 +62,13 @@ def results(db) -> dict[int, Result]:
         return {result.job_id: result for result in session.scalars(select(Result))}
 
 
+def expire(db, job_ids, seconds_ago: float = 1.0) -> None:
+    """Make the leases of the jobs lapse, as if their worker had stopped renewing them `seconds_ago`."""
+    with Session(db.engine) as session, session.begin():
+        session.execute(update(Job).where(Job.id.in_(job_ids))
+                        .values(lease_until=datetime.now(timezone.utc) - timedelta(seconds=seconds_ago)))
+
+
 def test_a_result_recorded_twice_is_stored_once_and_the_first_wins(db_url, boards):
     db = connect(db_url)
     _, (job_id, *_) = stored(db, boards)
@@ -109,7 +117,7 @@ def test_claim_takes_the_unfinished_jobs_and_counts_attempts(db_url, boards):
     limits = {"time_limit": 5.0, "max_nodes": 1000, "memory_limit": 1 << 30}
     _, ids = stored(db, boards, ["spr"], {"batches": [2]}, seeds=[7], limits=limits)
     record(db, [(ids[0], JobResult(outcome="solved", moves=21))])
-    specs = claim(db, ids, "w1")
+    specs = claim(db, ids, "w1", 60)
     assert [s.job_id for s in specs] == ids[1:]
     assert {(s.algorithm, s.seed, s.time_limit, s.max_nodes, s.memory_limit) for s in specs} == {
         ("spr", 7, 5.0, 1000, 1 << 30)
@@ -120,12 +128,16 @@ def test_claim_takes_the_unfinished_jobs_and_counts_attempts(db_url, boards):
     assert (rows[ids[0]].status, rows[ids[0]].attempts) == ("done", 0)
     assert {(rows[i].status, rows[i].attempts, rows[i].worker_host) for i in ids[1:]} == {("running", 1, "w1")}
     assert all(rows[i].started_at is not None for i in ids[1:])
-    # delivered again (a lost worker): another host takes the running jobs over
-    assert [s.job_id for s in claim(db, ids, "w2")] == ids[1:]
+    # delivered again while w1 holds them under a live lease: nobody else takes them
+    assert claim(db, ids, "w2", 60) == []
+    assert claim(db, ids, "w1", 60) == []  # nor w1 itself: it runs them already
+    # once the lease lapsed (w1 lost), another host takes the running jobs over
+    expire(db, ids[1:])
+    assert [s.job_id for s in claim(db, ids, "w2", 60)] == ids[1:]
     assert {(job.status, job.attempts, job.worker_host) for i, job in jobs(db).items() if i != ids[0]} == {
         ("running", 2, "w2")
     }
-    assert claim(db, [ids[0]], "w3") == []
+    assert claim(db, [ids[0]], "w3", 60) == []
 
 
 def test_execute_runs_claims_and_stores_a_small_sweep(db_url, boards, runner):
@@ -228,10 +240,10 @@ def test_retrying_rides_out_a_postgresql_restart(postgres_server, postgres_url, 
     try:
         started = time.monotonic()
         with pytest.raises(OperationalError):
-            retrying(lambda: claim(db, ids, "w1"), 1.0)
+            retrying(lambda: claim(db, ids, "w1", 60), 1.0)
         assert 0.5 <= time.monotonic() - started < 10
         restart.start()
-        assert [s.job_id for s in retrying(lambda: claim(db, ids, "w1"), 60.0)] == ids
+        assert [s.job_id for s in retrying(lambda: claim(db, ids, "w1", 60), 60.0)] == ids
         retrying(lambda: record(db, [(ids[0], JobResult(outcome="solved", moves=21))]), 60.0)
         assert jobs(db)[ids[0]].status == "done"
     finally:
