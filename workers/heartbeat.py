@@ -1,7 +1,9 @@
 """A worker's heartbeat: one thread per process and host that renews the leases of every job held there.
 
-Each beat renews them all with one UPDATE (`workers.store.jobs.renew`), then
-runs the process's periodic duties (`Heartbeat.add_duty`: a Celery worker
+Each beat renews them all with one UPDATE (`workers.store.jobs.renew`),
+touches the settings' `health_file` if there is one (a container's
+healthcheck reads its age; with no lease held the beat only pings the
+database for it), then runs the process's periodic duties (`Heartbeat.add_duty`: a Celery worker
 re-queues lapsed leases and reconciles the broker with the database). A beat
 that cannot reach the database is tried again within two seconds; a job whose
 lease was taken over while the link was down is only logged: its result still
@@ -16,7 +18,7 @@ from contextlib import contextmanager
 
 from workers.settings import settings
 from workers.store import Database
-from workers.store.database import DatabaseError
+from workers.store.database import DatabaseError, ping
 from workers.store.jobs import renew
 
 log = logging.getLogger(__name__)
@@ -77,18 +79,25 @@ class Heartbeat:
         """Renew every lease held here, then run the duties; False if the database could not be reached."""
         with self._lock:
             held = sorted(self._held)  # the ids held at least once
-        reached = True
-        if held:
-            try:
-                kept = renew(self.db, held, self.host, settings().lease_seconds)
-            except DatabaseError as err:
-                log.warning("heartbeat: leases of %d jobs not renewed: %s", len(held), str(err).splitlines()[0])
-                reached = False
-            else:
-                self._report_taken(set(held) - kept)
+        try:
+            self._renew(held)
+            reached = True
+        except DatabaseError as err:
+            log.warning("heartbeat: leases of %d jobs not renewed: %s", len(held), str(err).splitlines()[0])
+            reached = False
         for duty in self._duties:
             duty()
         return reached
+
+    def _renew(self, held: list[int]) -> None:
+        """Renew the leases (with none held, only ping the database for the health file); touch the health file."""
+        health = settings().health_file
+        if held:
+            self._report_taken(set(held) - renew(self.db, held, self.host, settings().lease_seconds))
+        elif health:
+            ping(self.db)
+        if health:
+            health.touch()
 
     def _report_taken(self, taken: set[int]) -> None:
         with self._lock:

@@ -31,6 +31,7 @@ class Settings(BaseSettings):
     heartbeat_seconds: float = 10.0  # how often a worker renews its leases and looks for lapsed ones
     max_attempts: int = 3  # a job whose worker was lost this many times is stored as an error
     reconcile_seconds: float = 30.0  # how often a worker compares the broker's queue with the database's
+    health_file: Path | None = None  # touched by a worker's heartbeat whenever it reached the database
 
 
 _current: list[Settings] = []
