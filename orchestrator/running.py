@@ -65,13 +65,15 @@ def run_pool(items: list[T], workers: int, handle: Callable[[JobRunner, T], None
         raise errors[0]
 
 
-def run_local(db: Database, job_ids: list[int], workers: int, size: int, on_poll: Callable[[], None]) -> None:
+def run_local(db: Database, job_ids: list[int], workers: int, size: int, on_poll: Callable[[], None],
+              take_over: bool = False) -> None:
     """Run and store the jobs in `workers` threads, each with its own job process; `on_poll` is called as they run.
 
     After Ctrl-C (re-raised) every result the threads had is stored and the
-    jobs they held are pending again.
+    jobs they held are pending again. `take_over`: also the jobs others hold.
     """
-    run_pool(list(chunks(job_ids, size)), workers, lambda runner, batch: execute(db, batch, runner, LOCAL_HOST), on_poll)
+    run_pool(list(chunks(job_ids, size)), workers,
+             lambda runner, batch: execute(db, batch, runner, LOCAL_HOST, take_over=take_over), on_poll)
 
 
 def watch(poll: Callable[[], bool], interval: float = POLL_S) -> None:
@@ -91,15 +93,17 @@ def store_and_run(db: Database, plan: SweepPlan, *, rerun: bool, workers: int, c
     return sweep
 
 
-def run_jobs(db: Database, sweep: SweepRow, job_ids: list[int], *, workers: int, chunk: int | None, wait: bool) -> None:
+def run_jobs(db: Database, sweep: SweepRow, job_ids: list[int], *, workers: int, chunk: int | None, wait: bool,
+             take_over: bool = False) -> None:
     """Run the jobs here with a live progress bar, or queue them when there is a broker (and follow them with `wait`).
 
-    Ctrl-C of a local run stores what is done, gives the rest back and raises KeyboardInterrupt.
+    Ctrl-C of a local run stores what is done, gives the rest back and raises
+    KeyboardInterrupt. `take_over`: the jobs are run even where others hold them.
     """
     size = chunk or chunk_size(len(job_ids))
     broker = settings().broker_url
     if broker:
-        messages = send(db, job_ids, size)
+        messages = send(db, job_ids, size, take_over=take_over)
         typer.echo(f"queued {len(job_ids):,} jobs in {messages:,} messages on {masked(broker)}")
         if wait:
             follow(db, sweep)
@@ -107,7 +111,7 @@ def run_jobs(db: Database, sweep: SweepRow, job_ids: list[int], *, workers: int,
             typer.echo(f"follow with: orchestrate status {sweep.name} --watch")
         return
     with sweep_view.live_bar(Console(stderr=True), sweep.name, len(job_ids), here=True) as update:
-        run_local(db, job_ids, workers, size, lambda: update(sweep_status(db, sweep)))
+        run_local(db, job_ids, workers, size, lambda: update(sweep_status(db, sweep)), take_over)
         update(sweep_status(db, sweep))
     typer.echo(sweep_view.status_text(sweep_status(db, sweep)))
 

@@ -23,10 +23,11 @@ def chunks(job_ids: list[int], size: int) -> Iterator[list[int]]:
         yield job_ids[start : start + size]
 
 
-def send(db: Database, job_ids: list[int], size: int | None = None) -> int:
+def send(db: Database, job_ids: list[int], size: int | None = None, *, take_over: bool = False) -> int:
     """Send the jobs to the broker in messages of `size` ids (default: `chunk_size`), then mark the pending ones queued.
 
-    The number of messages sent.
+    The number of messages sent. With `take_over` the worker that gets a
+    message runs its jobs even if another worker holds them (`resume --force`).
     """
     from workers.celery_app import broker_app
     from workers.tasks import run_jobs
@@ -34,7 +35,8 @@ def send(db: Database, job_ids: list[int], size: int | None = None) -> int:
     sent = 0
     with broker_app().producer_or_acquire() as producer:
         for batch in chunks(job_ids, size or chunk_size(len(job_ids))):
-            run_jobs.apply_async(args=[batch], producer=producer, retry=True, retry_policy={"max_retries": 3})
+            run_jobs.apply_async(args=[batch], kwargs={"take_over": True} if take_over else {}, producer=producer,
+                                 retry=True, retry_policy={"max_retries": 3})
             sent += 1
     mark_queued(db, job_ids)
     return sent

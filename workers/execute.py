@@ -27,14 +27,15 @@ log = logging.getLogger(__name__)
 
 
 def execute(db: Database, job_ids: list[int], runner: JobRunner, host: str,
-            requeue: Callable[[list[int]], object] | None = None) -> list[str]:
+            requeue: Callable[[list[int]], object] | None = None, *, take_over: bool = False) -> list[str]:
     """Claim, run and store a batch of jobs; the outcomes of the results written, in order.
 
     Jobs left without a result by a stopped runner are handed back: queued and
     passed to `requeue` (which sends them to the broker) if given, else pending.
+    `take_over` claims jobs that other workers hold too (`resume --force`).
     """
     patience = settings().db_retry_seconds
-    specs = retrying(lambda: claim(db, job_ids, host, settings().lease_seconds), patience)
+    specs = retrying(lambda: claim(db, job_ids, host, settings().lease_seconds, take_over=take_over), patience)
     writer = _Writer(db, patience)
     with heartbeat(db, host).holding(spec.job_id for spec in specs):
         while specs and not runner.stopping:

@@ -7,6 +7,7 @@ their jobs handed back to the queue.
 """
 
 import threading
+from functools import partial
 
 from celery.signals import worker_ready, worker_shutting_down
 
@@ -23,10 +24,14 @@ _runners: list[JobRunner] = []  # every worker thread's, for the shutdown
 
 
 @app.task(name="slidelab.run_jobs", bind=True)
-def run_jobs(self, job_ids: list[int]) -> int:
-    """Run a batch of jobs in this worker thread's job process; the number of results stored."""
+def run_jobs(self, job_ids: list[int], take_over: bool = False) -> int:
+    """Run a batch of jobs in this worker thread's job process; the number of results stored.
+
+    `take_over`: also the jobs other workers hold (sent by `resume --force`).
+    """
     db = _database()
-    return len(execute(db, job_ids, _runner(), self.request.hostname or "celery", lambda ids: dispatch.send(db, ids)))
+    host = self.request.hostname or "celery"
+    return len(execute(db, job_ids, _runner(), host, partial(dispatch.send, db), take_over=take_over))
 
 
 @worker_ready.connect

@@ -25,7 +25,8 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("jobs") as batch:
+    # In place (ALTER TABLE ... DROP COLUMN, SQLite 3.35+): a copy of `jobs` would cascade-delete the results.
+    with op.batch_alter_table("jobs", recreate="never") as batch:
         batch.drop_index("ix_jobs_status_lease_until")
         batch.drop_column("lost")
         batch.drop_column("lease_until")

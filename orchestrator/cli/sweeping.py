@@ -135,7 +135,8 @@ def resume_command(
     workers: WorkersOption = CORES,
     chunk: ChunkOption = None,
     force: Annotated[
-        bool, typer.Option("--force", help="Also run again the jobs that workers hold under a live lease.")
+        bool, typer.Option("--force", help="Also run again the jobs live workers hold (they may run twice; the first"
+                           " result is kept).")
     ] = False,
     db: DbOption = None,
     broker: BrokerOption = None,
@@ -158,7 +159,8 @@ def resume_command(
         held = len(unfinished_jobs(results, sweep.id)) - len(job_ids)
         if held:
             typer.echo(f"{held:,} jobs held by live workers are left to them (--force runs them again)")
-    _interruptible(lambda: run_jobs(results, sweep, job_ids, workers=workers, chunk=chunk, wait=wait), sweep.name)
+    _interruptible(lambda: run_jobs(results, sweep, job_ids, workers=workers, chunk=chunk, wait=wait, take_over=force),
+                   sweep.name)
 
 
 @app.command("status")

@@ -155,6 +155,9 @@ def test_give_back_and_resume_leave_live_leases_alone(db, boards):
     expire(db, [ids[1]])
     assert unfinished_jobs(db, sweep_id, held_too=False) == ids[1:]  # a lapsed lease is no one's
     assert unfinished_jobs(db, sweep_id) == ids  # --force
+    assert claim(db, [ids[0]], "w2", 60) == []
+    assert [spec.job_id for spec in claim(db, [ids[0]], "w2", 60, take_over=True)] == [ids[0]]  # resume --force
+    claim(db, [ids[0]], "w1", 60, take_over=True)
     assert give_back(db, ids, "w2", JobState.PENDING) == []
     assert give_back(db, ids, "w1", JobState.QUEUED) == ids[:2]
     assert {(job.status, job.worker_host, job.lease_until) for job in rows(db).values()} >= {("queued", None, None)}

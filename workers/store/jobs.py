@@ -24,14 +24,16 @@ from workers.store.states import UNFINISHED, JobState
 IN_CLAUSE = 10_000  # ids per IN (...) list
 
 
-def claim(db: Database, job_ids: Iterable[int], host: str, lease_s: float) -> list[JobSpec]:
+def claim(db: Database, job_ids: Iterable[int], host: str, lease_s: float, *, take_over: bool = False) -> list[JobSpec]:
     """Mark running on `host`, under a lease of `lease_s`, the jobs among `job_ids` that nobody else holds; their specs.
 
     A job is free when it is pending or queued, or running under a lease that
-    lapsed; one done, or running under another worker's live lease, is left alone.
+    lapsed; one done is left alone, and so is one running under a live lease
+    unless `take_over` (`resume --force`).
     """
     ids, now = list(job_ids), utc_now()
-    free = or_(jobs.c.status.in_((JobState.PENDING, JobState.QUEUED)), jobs.c.lease_until.is_(None), jobs.c.lease_until < now)
+    free = or_(jobs.c.status.in_((JobState.PENDING, JobState.QUEUED)), jobs.c.lease_until.is_(None),
+               jobs.c.lease_until < now, take_over)
     with db.engine.begin() as connection:
         taken = list(connection.scalars(
             update(jobs)
