@@ -20,6 +20,7 @@ from workers.recovery import Recovery
 from workers.runner import JobRunner
 from workers.settings import configure
 from workers.store import connect
+from workers.store.database import upgrade
 from workers.store.jobs import claim, give_back, lose, record, renew, requeue_lapsed
 from workers.store.records import JobResult
 from workers.store.states import JobState
@@ -228,3 +229,25 @@ def test_a_stopped_runner_hands_its_jobs_back_at_once(db, boards_dir):
     assert handed == [[job_id]]
     assert (job.status, job.worker_host, job.lease_until, job.lost) == ("queued", None, None, 0)
     assert not results(db)
+
+
+def test_status_watch_gives_back_the_jobs_of_a_lost_worker_and_resume_runs_them(tmp_path, boards, monkeypatch):
+    from tests.orchestrator.clirun import local_environment, ok, orchestrate
+
+    url = f"sqlite:///{tmp_path / 'watched.db'}"
+    with local_environment(monkeypatch):
+        monkeypatch.setenv("SLIDELAB_HEARTBEAT_SECONDS", "0.2")
+        upgrade(url)
+        db = connect(url)
+        ids = stored(db, boards)
+        claim(db, ids, "gone@host", 60)
+        expire(db, ids)  # a local run killed with its jobs in hand
+        started = time.monotonic()
+        ok(orchestrate("status", "s", "--watch", "--db", url))  # ends once nothing runs: the jobs are pending
+    assert time.monotonic() - started < 30
+    assert {(job.status, job.lost, job.worker_host) for job in rows(db).values()} == {("pending", 1, "gone@host")}
+    claim(db, [ids[2]], "alive@host", 60)
+    with local_environment(monkeypatch):
+        resumed = ok(orchestrate("resume", "s", "--db", url, "--workers", "1"))
+    assert "1 jobs held by live workers are left to them" in resumed.stdout
+    assert {i: r.moves for i, r in results(db).items()} == {ids[0]: 21, ids[1]: 15}
