@@ -273,9 +273,11 @@ def worker_command(
 ) -> None:
     """Start a Celery worker that runs queued jobs and stores their results.
 
-    A worker on another machine needs only the two URLs.
+    A worker on another machine needs only the two URLs. It holds each job under a lease it renews every
+    SLIDELAB_HEARTBEAT_SECONDS, and re-queues the jobs of lost workers. SIGTERM or Ctrl-C stops it at once:
+    its running jobs go back to the queue.
 
-    Example: orchestrate worker --broker redis://queue-host:6379/0 --db postgresql+psycopg://slidelab@db-host/slidelab
+    Example: orchestrate worker --broker redis://:secret@queue-host:6379/0 --db postgresql+psycopg://slidelab@db-host/slidelab
     """
     if not configured(db, broker).broker_url:
         fail("a worker needs a broker: --broker or SLIDELAB_BROKER_URL", 2)
