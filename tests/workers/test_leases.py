@@ -9,11 +9,11 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from orchestrator.plan import load_boards, plan_sweep, store_plan
-from tests.tables import Job, Result
+from tests.tables import Job, Result, expire_leases
 from workers.execute import execute
 from workers.heartbeat import Heartbeat
 from workers.recovery import Recovery
@@ -61,13 +61,6 @@ def results(db) -> dict[int, Result]:
         return {result.job_id: result for result in session.scalars(select(Result))}
 
 
-def expire(db, job_ids) -> None:
-    """The jobs' leases lapsed a second ago, as if their worker had died."""
-    with Session(db.engine) as session, session.begin():
-        session.execute(update(Job).where(Job.id.in_(job_ids))
-                        .values(lease_until=datetime.now(timezone.utc) - timedelta(seconds=1)))
-
-
 def as_utc(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)  # SQLite gives naive UTC
 
@@ -93,7 +86,7 @@ def test_lapsed_leases_are_requeued_with_a_loss_counted_and_poisoned_after_max_a
     ids = stored(db, boards)
     claim(db, ids, "w1", 60)
     assert requeue_lapsed(db, JobState.QUEUED, 3) == ([], [])  # live leases are left alone
-    expire(db, ids[:2])
+    expire_leases(db.engine, ids[:2])
     assert requeue_lapsed(db, JobState.QUEUED, 3) == (ids[:2], [])
     assert requeue_lapsed(db, JobState.QUEUED, 3) == ([], [])  # once
     jobs = rows(db)
@@ -102,7 +95,7 @@ def test_lapsed_leases_are_requeued_with_a_loss_counted_and_poisoned_after_max_a
 
     for lost in (2, 3):
         claim(db, [ids[0]], f"w{lost}", 60)
-        expire(db, [ids[0]])
+        expire_leases(db.engine, [ids[0]])
         requeued, poisoned = requeue_lapsed(db, JobState.PENDING, 3)
         assert (requeued, poisoned) == (([ids[0]], []) if lost == 2 else ([], [ids[0]]))
     job, result = rows(db)[ids[0]], results(db)[ids[0]]
@@ -115,7 +108,7 @@ def test_lapsed_leases_are_requeued_with_a_loss_counted_and_poisoned_after_max_a
 def test_concurrent_lookers_requeue_each_lapsed_job_once(db, boards):
     ids = stored(db, boards, repeat=40)  # 120 jobs
     claim(db, ids, "lost-host", 60)
-    expire(db, ids)
+    expire_leases(db.engine, ids)
     barrier = threading.Barrier(4)
 
     def look(_):
@@ -153,7 +146,7 @@ def test_give_back_and_resume_leave_live_leases_alone(db, boards):
     sweep_id = rows(db)[ids[0]].sweep_id
     claim(db, ids[:2], "w1", 60)
     assert unfinished_jobs(db, sweep_id, held_too=False) == ids[2:]
-    expire(db, [ids[1]])
+    expire_leases(db.engine, [ids[1]])
     assert unfinished_jobs(db, sweep_id, held_too=False) == ids[1:]  # a lapsed lease is no one's
     assert unfinished_jobs(db, sweep_id) == ids  # --force
     assert claim(db, [ids[0]], "w2", 60) == []
@@ -241,7 +234,7 @@ def test_status_watch_gives_back_the_jobs_of_a_lost_worker_and_resume_runs_them(
         db = connect(url)
         ids = stored(db, boards)
         claim(db, ids, "gone@host", 60)
-        expire(db, ids)  # a local run killed with its jobs in hand
+        expire_leases(db.engine, ids)  # a local run killed with its jobs in hand
         started = time.monotonic()
         ok(orchestrate("status", "s", "--watch", "--db", url))  # ends once nothing runs: the jobs are pending
     assert time.monotonic() - started < 30

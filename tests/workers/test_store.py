@@ -3,7 +3,6 @@
 import json
 import threading
 import time
-from datetime import datetime, timedelta, timezone
 
 import pytest
 from sqlalchemy import func, select, update
@@ -13,7 +12,7 @@ from sqlalchemy.orm import Session
 from orchestrator.plan import load_boards, plan_sweep, store_plan
 from puzzles.result import Outcome
 from tests.conftest import truncate_tables
-from tests.tables import Job, Result
+from tests.tables import Job, Result, expire_leases
 from workers.execute import execute
 from workers.runner import JobRunner
 from workers.settings import configure
@@ -60,13 +59,6 @@ def jobs(db) -> dict[int, Job]:
 def results(db) -> dict[int, Result]:
     with Session(db.engine) as session:
         return {result.job_id: result for result in session.scalars(select(Result))}
-
-
-def expire(db, job_ids, seconds_ago: float = 1.0) -> None:
-    """Make the leases of the jobs lapse, as if their worker had stopped renewing them `seconds_ago`."""
-    with Session(db.engine) as session, session.begin():
-        session.execute(update(Job).where(Job.id.in_(job_ids))
-                        .values(lease_until=datetime.now(timezone.utc) - timedelta(seconds=seconds_ago)))
 
 
 def test_a_result_recorded_twice_is_stored_once_and_the_first_wins(db_url, boards):
@@ -132,7 +124,7 @@ def test_claim_takes_the_unfinished_jobs_and_counts_attempts(db_url, boards):
     assert claim(db, ids, "w2", 60) == []
     assert claim(db, ids, "w1", 60) == []  # nor w1 itself: it runs them already
     # once the lease lapsed (w1 lost), another host takes the running jobs over
-    expire(db, ids[1:])
+    expire_leases(db.engine, ids[1:])
     assert [s.job_id for s in claim(db, ids, "w2", 60)] == ids[1:]
     assert {(job.status, job.attempts, job.worker_host) for i, job in jobs(db).items() if i != ids[0]} == {
         ("running", 2, "w2")
