@@ -10,6 +10,7 @@ slidelab reads `os.environ`.
 from pathlib import Path
 from typing import Any
 
+from pydantic import model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from workers.store.database import masked
@@ -32,6 +33,12 @@ class Settings(BaseSettings):
     max_attempts: int = 3  # a job whose worker was lost this many times is stored as an error
     reconcile_seconds: float = 30.0  # how often a worker compares the broker's queue with the database's
     health_file: Path | None = None  # touched by a worker's heartbeat whenever it reached the database
+
+    @model_validator(mode="after")
+    def _renewed_before_lapsing(self) -> "Settings":
+        if self.heartbeat_seconds >= self.lease_seconds:
+            raise ValueError("SLIDELAB_HEARTBEAT_SECONDS must be shorter than SLIDELAB_LEASE_SECONDS")
+        return self
 
 
 _current: list[Settings] = []

@@ -279,7 +279,9 @@ def worker_command(
 
     Example: orchestrate worker --broker redis://:secret@queue-host:6379/0 --db postgresql+psycopg://slidelab@db-host/slidelab
     """
-    if not configured(db, broker).broker_url:
+    with user_errors():
+        current = configured(db, broker)
+    if not current.broker_url:
         fail("a worker needs a broker: --broker or SLIDELAB_BROKER_URL", 2)
     from workers.celery_app import start_worker  # Celery only for the commands that use it
 

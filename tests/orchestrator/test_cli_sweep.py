@@ -289,6 +289,19 @@ def test_an_unreachable_database_is_exit_1_with_one_line_and_no_password(six_dir
     assert "s3cret" not in result.output and "Traceback" not in result.output
 
 
+@pytest.mark.parametrize("setting, value, message", [
+    ("SLIDELAB_HEARTBEAT_SECONDS", "60", "the settings: Value error, SLIDELAB_HEARTBEAT_SECONDS must be shorter than"
+                                         " SLIDELAB_LEASE_SECONDS"),
+    ("SLIDELAB_LEASE_SECONDS", "soon", "SLIDELAB_LEASE_SECONDS: Input should be a valid number"),
+])
+@pytest.mark.parametrize("command", [("sweeps",), ("worker", "--broker", "redis://127.0.0.1:1/0")])
+def test_a_wrong_setting_is_exit_2_with_one_line(monkeypatch, tmp_path, command, setting, value, message):
+    with monkeypatch.context() as patched:  # undone before the fixtures configure the process again
+        patched.setenv(setting, value)
+        result = orchestrate(*command, "--db", f"sqlite:///{tmp_path / 'x.db'}")
+    assert_usage_error(result, message)
+
+
 # --------------------------------------------------------------------------- Ctrl-C
 
 
