@@ -58,7 +58,7 @@ class Heartbeat:
         self._stopped.set()
 
     def add_duty(self, duty: Callable[[], None]) -> None:
-        """Call `duty()` after every beat (it keeps its own pace; it must not raise)."""
+        """Call `duty()` after every beat (it keeps its own pace; what it raises is logged)."""
         self._duties.append(duty)
 
     @contextmanager
@@ -86,7 +86,10 @@ class Heartbeat:
             log.warning("heartbeat: leases of %d jobs not renewed: %s", len(held), str(err).splitlines()[0])
             reached = False
         for duty in self._duties:
-            duty()
+            try:
+                duty()
+            except Exception:  # noqa: BLE001 - e.g. the broker away: the duty comes again next beat, the beat goes on
+                log.exception("heartbeat: %s failed", getattr(duty, "__qualname__", type(duty).__name__))
         return reached
 
     def _renew(self, held: list[int]) -> None:

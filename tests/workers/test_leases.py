@@ -244,3 +244,22 @@ def test_status_watch_gives_back_the_jobs_of_a_lost_worker_and_resume_runs_them(
         resumed = ok(orchestrate("resume", "s", "--db", url, "--workers", "1"))
     assert "1 jobs held by live workers are left to them" in resumed.stdout
     assert {i: r.moves for i, r in results(db).items()} == {ids[0]: 21, ids[1]: 15}
+
+
+def test_a_duty_that_fails_is_logged_and_the_heartbeat_goes_on(db, boards, caplog):
+    configure(heartbeat_seconds=0.1, lease_seconds=5.0)
+    ids = stored(db, boards)
+    claim(db, ids, "w1", 1.0)
+    beat = Heartbeat(db, "w1")
+    calls = []
+
+    def broker_away():
+        calls.append(1)
+        raise ConnectionError("the broker is away")
+
+    beat.add_duty(broker_away)
+    with beat.holding(ids):
+        assert beat.beat() and beat.beat()
+    assert len(calls) == 2
+    assert "broker_away failed" in caplog.text and "the broker is away" in caplog.text
+    assert all(as_utc(job.lease_until) > datetime.now(timezone.utc) + timedelta(seconds=3) for job in rows(db).values())
