@@ -8,6 +8,8 @@ its end. The first job of each fresh job process loads the compiled kernels
 
 import itertools
 import json
+import os
+import signal
 import time
 import uuid
 
@@ -234,3 +236,31 @@ def test_boards_optimum_runs_on_the_workers_and_stores_the_optima(cluster, board
     hosts = {row.worker_host for row in cluster.sql("SELECT worker_host FROM jobs")}
     assert hosts <= {worker.hostname for worker in workers}, hosts  # run by the workers, not here
     assert_one_result_per_job(cluster, 4)
+
+
+@pytest.mark.timeout(360)
+def test_ctrl_c_on_a_worker_hands_its_job_back_at_once(cluster, boards_dir):
+    workers = cluster.workers_ready("a", "b")
+    cluster.sweep("--algo", "astar", "--heuristic", "blockers-lb", "--name", "ctrl-c", "--chunk", "1",
+                  "--boards", *board_paths(boards_dir, ["Rushhour9x9_6.csv", *BOARDS_6X6]))
+    long_id = cluster.scalar("SELECT j.id FROM jobs j JOIN boards b ON b.id = j.board_id WHERE b.size = 9")
+
+    def running_on():
+        row = cluster.sql("SELECT status, worker_host FROM jobs WHERE id = :id", id=long_id)[0]
+        return row.worker_host if row.status == "running" else None
+
+    host = wait_for(running_on, SLOW_START_S, "the long job to run", interval=0.1)
+    stopped = next(w for w in workers if w.hostname == host)
+    other = next(w for w in workers if w is not stopped)
+    wait_for(stopped.job_processes, 30, "its job process")
+    os.killpg(stopped.pid, signal.SIGINT)  # Ctrl-C in its terminal: the whole process group
+    asked = time.monotonic()
+    assert stopped.proc.wait(30) == 0
+    wait_for(lambda: running_on() == other.hostname or cluster.counts()["finished"] == 4, 30, "the other worker")
+    assert time.monotonic() - asked < 30  # handed back, not left for its 45 s lease
+    cluster.wait_finished(4)
+    assert_one_result_per_job(cluster, 4)
+    job = cluster.sql("SELECT j.worker_host, j.lost, r.moves FROM jobs j JOIN results r ON r.job_id = j.id"
+                      " WHERE j.id = :id", id=long_id)[0]
+    assert (job.worker_host, job.lost, job.moves) == (other.hostname, 0, 18)
+    assert "handed back" in stopped.text()
