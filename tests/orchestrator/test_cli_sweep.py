@@ -309,7 +309,7 @@ def test_ctrl_c_in_the_local_pool_waits_for_the_threads_to_store_what_they_hold(
     """A KeyboardInterrupt that lands in `Thread.join` (CPython < 3.13) must not let run_local return early."""
     stored = []
 
-    def slow_to_store(db, batch, runner, host):
+    def slow_to_store(db, batch, runner, host, **_):
         while not runner.stopping:
             time.sleep(0.01)
         time.sleep(0.5)  # writing the results the stopped batch had
