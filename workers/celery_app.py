@@ -2,9 +2,13 @@
 
 A message carries a batch of job ids (one id for long jobs, up to a hundred
 short ones), so the broker's cost per job stays small. A message is acknowledged
-only after its results are stored; one whose worker died is delivered again
-after `redelivery_seconds`, and storing a result twice is harmless.
+only after its results are stored. A lost worker's jobs come back through their
+leases in the database (`workers.recovery`), within a minute; the broker's own
+redelivery of unacknowledged messages, after `redelivery_seconds`, is only a
+backstop, and a message for a job someone holds or has finished runs nothing.
 """
+
+import logging
 
 from celery import Celery
 
@@ -44,7 +48,11 @@ def broker_app() -> Celery:
 
 
 def start_worker(concurrency: int, hostname: str | None = None) -> None:
-    """Run a worker in this process until it is stopped: `concurrency` threads, each with its own job process."""
+    """Run a worker in this process until it is stopped: `concurrency` threads, each with its own job process.
+
+    What slidelab's own modules log (leases, hand-backs, late results) goes to Celery's log at INFO and above.
+    """
+    logging.getLogger("workers").setLevel(logging.INFO)
     argv = ["worker", "--pool=threads", f"--concurrency={concurrency}", "--loglevel=INFO", f"--queues={QUEUE}",
             "--without-gossip", "--without-mingle"]
     broker_app().worker_main(argv + ([f"--hostname={hostname}"] if hostname else []))

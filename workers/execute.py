@@ -1,38 +1,95 @@
 """How a batch of jobs is run, by a Celery task and by the local pool alike: claim, run in a job process, store.
 
+The claimed jobs' leases are renewed by this process's heartbeat while they run.
 Results are written at least every `FLUSH_SECONDS`, so a long batch shows its
 progress; every database call is retried while the server is unreachable, for
-up to the settings' `db_retry_seconds`.
+up to the settings' `db_retry_seconds`. A job whose process died under it runs
+again, until it was lost `max_attempts` times; a runner stopped from outside
+(shutdown, Ctrl-C) hands its unfinished jobs back at once.
 """
 
+import logging
 import time
+from collections.abc import Callable
 
+from workers.heartbeat import heartbeat
 from workers.jobs import ran_by
-from workers.runner import JobRunner
+from workers.runner import JobRunner, Lost
 from workers.settings import settings
 from workers.store import Database
 from workers.store.database import retrying
-from workers.store.jobs import claim, record
-from workers.store.records import JobResult
+from workers.store.jobs import claim, give_back, lose, record
+from workers.store.records import JobResult, JobSpec
+from workers.store.states import JobState
 
 FLUSH_SECONDS = 1.0  # a long batch writes its results at least this often
+log = logging.getLogger(__name__)
 
 
-def execute(db: Database, job_ids: list[int], runner: JobRunner, host: str) -> list[str]:
-    """Claim, run and store a batch of jobs; the outcomes of the results written, in order."""
+def execute(db: Database, job_ids: list[int], runner: JobRunner, host: str,
+            requeue: Callable[[list[int]], object] | None = None, *, take_over: bool = False) -> list[str]:
+    """Claim, run and store a batch of jobs; the outcomes of the results written, in order.
+
+    Jobs left without a result by a stopped runner are handed back: queued and
+    passed to `requeue` (which sends them to the broker) if given, else pending.
+    `take_over` claims jobs that other workers hold too (`resume --force`).
+    """
     patience = settings().db_retry_seconds
-    specs = retrying(lambda: claim(db, job_ids, host), patience)
-    outcomes: list[str] = []
-    batch: list[tuple[int, JobResult]] = []
-    flushed = time.monotonic()
+    specs = retrying(lambda: claim(db, job_ids, host, settings().lease_seconds, take_over=take_over), patience)
+    writer = _Writer(db, patience)
+    with heartbeat(db, host).holding(spec.job_id for spec in specs):
+        while specs and not runner.stopping:
+            specs = _run_once(db, specs, runner, host, writer)
+        writer.flush()
+        if runner.stopping and specs:
+            state = JobState.QUEUED if requeue else JobState.PENDING
+            given = retrying(lambda: give_back(db, [spec.job_id for spec in specs], host, state), patience)
+            log.info("stopped: %d jobs handed back (%s)", len(given), state)
+            if requeue and given:
+                requeue(given)
+    return writer.outcomes
+
+
+def _run_once(db: Database, specs: list[JobSpec], runner: JobRunner, host: str, writer: "_Writer") -> list[JobSpec]:
+    """Run the jobs, storing their results; those still to run: lost ones to run again, or all left if stopped."""
+    lost: dict[int, str] = {}
+    finished: set[int] = set()
     for spec, result in runner.run(specs):
-        batch.append((spec.job_id, ran_by(result, host)))
-        if time.monotonic() - flushed >= FLUSH_SECONDS:
-            outcomes += _flush(db, batch, patience)
-            batch, flushed = [], time.monotonic()
-    return outcomes + _flush(db, batch, patience)
+        finished.add(spec.job_id)
+        if isinstance(result, Lost):
+            lost[spec.job_id] = result.cause
+        else:
+            writer.add(spec.job_id, ran_by(result, host))
+    if runner.stopping:
+        return [spec for spec in specs if spec.job_id not in finished or spec.job_id in lost]
+    again = set(retrying(lambda: lose(db, lost, host, settings().max_attempts), writer.patience)) if lost else set()
+    if lost:
+        log.warning("jobs %s: their job process died; %d to run again", sorted(lost), len(again))
+    return [spec for spec in specs if spec.job_id in again]
 
 
-def _flush(db: Database, batch: list[tuple[int, JobResult]], patience: float) -> list[str]:
-    retrying(lambda: record(db, batch), patience)
-    return [str(result.outcome) for _, result in batch]
+class _Writer:
+    """Results collected and stored in batches, at least every FLUSH_SECONDS; the outcomes of those written."""
+
+    def __init__(self, db: Database, patience: float) -> None:
+        self.db, self.patience = db, patience
+        self.outcomes: list[str] = []
+        self._batch: list[tuple[int, JobResult]] = []
+        self._flushed = time.monotonic()
+
+    def add(self, job_id: int, result: JobResult) -> None:
+        """Keep a result; store the batch if the last store was FLUSH_SECONDS ago."""
+        self._batch.append((job_id, result))
+        if time.monotonic() - self._flushed >= FLUSH_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Store the results kept."""
+        batch, self._batch, self._flushed = self._batch, [], time.monotonic()
+        if not batch:
+            return
+        late = retrying(lambda: record(self.db, batch), self.patience)
+        if late:
+            log.warning("jobs %s: another worker stored their result first (their lease had lapsed); ours was dropped",
+                        sorted(late))
+        self.outcomes += [str(result.outcome) for _, result in batch]

@@ -3,9 +3,9 @@
 Each execution thread (a local pool slot, a Celery worker thread) owns one
 `JobRunner`. The child lives across jobs, so the compiled kernels load once;
 each job runs under RLIMIT_AS set to the child's current address space plus the
-job's memory limit. A child that outlives a job's deadline is killed, one that
-dies is replaced; either way the job gets a result and the next job a fresh
-child. The child dies with its parent (PR_SET_PDEATHSIG), so a worker killed
+job's memory limit. A child that outlives a job's deadline is killed (the job's
+result: a time limit), one that dies is replaced (the job is `Lost`, or out of
+memory under a memory cap); either way the next job gets a fresh child. The child dies with its parent (PR_SET_PDEATHSIG), so a worker killed
 with SIGKILL leaves no search running.
 """
 
@@ -16,6 +16,7 @@ import resource
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
 from workers import provenance
@@ -26,6 +27,13 @@ from workers.store.records import JobResult, JobSpec
 COMPILE_ALLOWANCE_S = 600.0  # the first job of an algorithm in a child may compile its kernels
 _PR_SET_PDEATHSIG = 1
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
+
+
+@dataclass(frozen=True)
+class Lost:
+    """A job whose process died under it without a result, not under a memory cap: it may run again elsewhere."""
+
+    cause: str  # e.g. "the job process died (exit code -9)"
 
 
 def hard_deadline(time_limit: float) -> float:
@@ -42,8 +50,8 @@ class JobRunner:
         self._warm: set[tuple[str, str]] = set()
         self._stopping = False
 
-    def run(self, specs: list[JobSpec]) -> Iterator[tuple[JobSpec, JobResult]]:
-        """Each job with its result, in order, as soon as it is done."""
+    def run(self, specs: list[JobSpec]) -> Iterator[tuple[JobSpec, JobResult | Lost]]:
+        """Each job with its result (or `Lost`, its process having died under it), in order, as soon as it is done."""
         pending = list(specs)
         try:
             while pending and not self._stopping:
@@ -103,7 +111,7 @@ class JobRunner:
             self._process, self._conn = process, parent_conn
         return self._conn
 
-    def _receive(self, conn: Connection, spec: JobSpec) -> JobResult:
+    def _receive(self, conn: Connection, spec: JobSpec) -> JobResult | Lost:
         deadline = None
         if spec.time_limit is not None:
             deadline = hard_deadline(spec.time_limit)
@@ -117,14 +125,14 @@ class JobRunner:
         self.close()
         return stamped(JobResult.limit(f"time limit (killed after {deadline:.0f} s)", elapsed_s=deadline), spec)
 
-    def _lost(self, spec: JobSpec) -> JobResult:
+    def _lost(self, spec: JobSpec) -> JobResult | Lost:
+        if self._process is not None:
+            self._process.join(1.0)  # its pipe closed as it died: reaped in a moment
         exitcode = self._process.exitcode if self._process else None
         self.close()
-        if spec.memory_limit is not None:
-            result = JobResult.limit(f"out of memory (the job process died under its memory cap, exit {exitcode})")
-        else:
-            result = JobResult.failure(f"the job process died (exit code {exitcode})")
-        return stamped(result, spec)
+        if spec.memory_limit is None:
+            return Lost(f"the job process died (exit code {exitcode})")
+        return stamped(JobResult.limit(f"out of memory (the job process died under its memory cap, exit {exitcode})"), spec)
 
 
 def _serve(conn: Connection, parent_pid: int, parent_settings: Settings) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from urllib.parse import urlsplit
 
-from pydantic import ValidationError
+from pydantic import ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from puzzles.errors import PuzzleError
@@ -30,8 +30,19 @@ class Settings(BaseSettings):
     broker_url: str | None = None  # none: sweeps run in a local process pool
     cache_dir: Path = Path.home() / ".cache" / "slidelab"
     db_retry_seconds: float = 300.0  # how long a worker waits for an unreachable database
-    redelivery_seconds: float = 3600.0  # a job on a lost worker is delivered again after this
+    redelivery_seconds: float = 3600.0  # the broker's backstop: an unacknowledged message is delivered again
+    lease_seconds: float = 45.0  # a running job whose worker has not renewed its lease for this long is re-queued
+    heartbeat_seconds: float = 10.0  # how often a worker renews its leases and looks for lapsed ones
+    max_attempts: int = 3  # a job whose worker was lost this many times is stored as an error
+    reconcile_seconds: float = 30.0  # how often a worker compares the broker's queue with the database's
+    health_file: Path | None = None  # touched by a worker's heartbeat whenever it reached the database
     max_jobs: int = 1_000_000  # the most jobs one sweep may plan: a typo in a grid is refused, not expanded
+
+    @model_validator(mode="after")
+    def _renewed_before_lapsing(self) -> "Settings":
+        if self.heartbeat_seconds >= self.lease_seconds:
+            raise ValueError("SLIDELAB_HEARTBEAT_SECONDS must be shorter than SLIDELAB_LEASE_SECONDS")
+        return self
 
 
 _current: list[Settings] = []
@@ -70,7 +81,8 @@ def configure(base: Settings | None = None, **overrides: Any) -> Settings:
         current = (base or Settings()).model_copy(update={k: v for k, v in overrides.items() if v is not None})
     except ValidationError as err:
         problem = err.errors()[0]
-        raise PuzzleError(f"SLIDELAB_{str(problem['loc'][0]).upper()}: {problem['msg']}") from None
+        where = f"SLIDELAB_{str(problem['loc'][0]).upper()}: " if problem["loc"] else ""
+        raise PuzzleError(where + problem["msg"].removeprefix("Value error, ")) from None
     check_url(current.database_url)
     if current.broker_url is not None:
         check_broker_url(current.broker_url)

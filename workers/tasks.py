@@ -1,23 +1,58 @@
-"""Celery tasks: thin adapters from a message of job ids to `workers.store.execute`."""
+"""Celery tasks and the worker's hooks: thin adapters from a message of job ids to `workers.execute`.
+
+When the worker is ready, its heartbeat also re-queues the jobs of lost
+workers and reconciles the broker with the database (`workers.recovery`). When
+it is asked to stop (SIGTERM, Ctrl-C), its job processes are killed at once and
+their jobs handed back to the queue.
+"""
 
 import threading
+from functools import partial
 
+from celery.signals import worker_ready, worker_shutting_down
+
+from workers import dispatch, recovery
 from workers.celery_app import app
 from workers.execute import execute
+from workers.heartbeat import heartbeat
 from workers.runner import JobRunner
 from workers.settings import settings
-from workers.store import connect
+from workers.store import Database, connect
 
 _local = threading.local()
+_runners: list[JobRunner] = []  # every worker thread's, for the shutdown
 
 
 @app.task(name="slidelab.run_jobs", bind=True)
-def run_jobs(self, job_ids: list[int]) -> int:
-    """Run a batch of jobs in this worker thread's job process; the number of results stored."""
-    return len(execute(connect(settings().database_url), job_ids, _runner(), self.request.hostname or "celery"))
+def run_jobs(self, job_ids: list[int], take_over: bool = False) -> int:
+    """Run a batch of jobs in this worker thread's job process; the number of results stored.
+
+    `take_over`: also the jobs other workers hold (sent by `resume --force`).
+    """
+    db = _database()
+    host = self.request.hostname or "celery"
+    return len(execute(db, job_ids, _runner(), host, partial(dispatch.send, db), take_over=take_over))
+
+
+@worker_ready.connect
+def _on_ready(sender, **_) -> None:
+    """The heartbeat starts, with the duties every worker shares."""
+    recovery.watch(heartbeat(_database(), sender.hostname))
+
+
+@worker_shutting_down.connect
+def _on_shutdown(**_) -> None:
+    """Kill every job process: the tasks return at once and hand their jobs back."""
+    for runner in list(_runners):
+        runner.stop()
+
+
+def _database() -> Database:
+    return connect(settings().database_url)
 
 
 def _runner() -> JobRunner:
     if not hasattr(_local, "runner"):
         _local.runner = JobRunner()
+        _runners.append(_local.runner)
     return _local.runner

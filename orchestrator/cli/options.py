@@ -111,11 +111,11 @@ def database(db: str | None, broker: str | None = None) -> "Database":
     return open_database(configured(db, broker).database_url)
 
 
-def existing_database(db: str | None) -> "Database":
+def existing_database(db: str | None, broker: str | None = None) -> "Database":
     """The results database of the option (or the settings) as it is, for a command that only reads; never created."""
     from workers.store import open_existing
 
-    return open_existing(configured(db).database_url)
+    return open_existing(configured(db, broker).database_url)
 
 
 def configured(db: str | None = None, broker: str | None = None) -> "Settings":

@@ -134,12 +134,17 @@ def resume_command(
     wait: WaitOption = False,
     workers: WorkersOption = CORES,
     chunk: ChunkOption = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Also run again the jobs live workers hold (they may run twice; the first"
+                           " result is kept).")
+    ] = False,
     db: DbOption = None,
     broker: BrokerOption = None,
 ) -> None:
-    """Run (or queue again) every job of the sweep that has no result.
+    """Run (or queue again) every job of the sweep that has no result and that no live worker holds.
 
-    For a sweep stopped by Ctrl-C or a crash, or whose queue Redis lost.
+    For a sweep stopped by Ctrl-C or a crash, or whose queue Redis lost. A job a worker is running keeps
+    running there (its lease is renewed while the worker lives); --force runs it again anyway.
 
     Example: orchestrate resume beam-k
     """
@@ -150,16 +155,24 @@ def resume_command(
     with user_errors():
         results = database(db, broker)
         sweep = plan.find_sweep(results, sweep_name)
-        job_ids = unfinished_jobs(results, sweep.id)
-    _interruptible(lambda: run_jobs(results, sweep, job_ids, workers=workers, chunk=chunk, wait=wait), sweep.name)
+        job_ids = unfinished_jobs(results, sweep.id, held_too=force)
+        held = len(unfinished_jobs(results, sweep.id)) - len(job_ids)
+        if held:
+            typer.echo(f"{held:,} jobs held by live workers are left to them (--force runs them again)")
+    _interruptible(lambda: run_jobs(results, sweep, job_ids, workers=workers, chunk=chunk, wait=wait, take_over=force),
+                   sweep.name)
 
 
 @app.command("status")
 def status_command(
     sweep_name: Annotated[str | None, typer.Argument(metavar="[SWEEP]", help="The sweep; default: the newest.")] = None,
-    watch: Annotated[bool, typer.Option("--watch", help="Follow the progress until every job is done.")] = False,
+    watch: Annotated[
+        bool,
+        typer.Option("--watch", help="Follow the progress until every job is done, re-queueing the jobs of lost workers."),
+    ] = False,
     as_json: JsonOption = False,
     db: DbOption = None,
+    broker: BrokerOption = None,
 ) -> None:
     """Jobs per lifecycle state and outcome, progress, throughput, ETA and jobs per worker host.
 
@@ -170,7 +183,7 @@ def status_command(
     from workers.store.progress import sweep_status
 
     with user_errors():
-        results = existing_database(db)
+        results = existing_database(db, broker)
         sweep = plan.find_sweep(results, sweep_name) if sweep_name else plan.newest_sweep(results)
         if watch and not as_json:
             follow(results, sweep)
@@ -260,11 +273,15 @@ def worker_command(
 ) -> None:
     """Start a Celery worker that runs queued jobs and stores their results.
 
-    A worker on another machine needs only the two URLs.
+    A worker on another machine needs only the two URLs. It holds each job under a lease it renews every
+    SLIDELAB_HEARTBEAT_SECONDS, and re-queues the jobs of lost workers. SIGTERM or Ctrl-C stops it at once:
+    its running jobs go back to the queue.
 
-    Example: orchestrate worker --broker redis://queue-host:6379/0 --db postgresql+psycopg://slidelab@db-host/slidelab
+    Example: orchestrate worker --broker redis://:secret@queue-host:6379/0 --db postgresql+psycopg://slidelab@db-host/slidelab
     """
-    if not configured(db, broker).broker_url:
+    with user_errors():
+        current = configured(db, broker)
+    if not current.broker_url:
         fail("a worker needs a broker: --broker or SLIDELAB_BROKER_URL", 2)
     from workers.celery_app import start_worker  # Celery only for the commands that use it
 

@@ -289,6 +289,19 @@ def test_an_unreachable_database_is_exit_1_with_one_line_and_no_password(six_dir
     assert "s3cret" not in result.output and "Traceback" not in result.output
 
 
+@pytest.mark.parametrize("setting, value, message", [
+    ("SLIDELAB_HEARTBEAT_SECONDS", "60", "the settings: Value error, SLIDELAB_HEARTBEAT_SECONDS must be shorter than"
+                                         " SLIDELAB_LEASE_SECONDS"),
+    ("SLIDELAB_LEASE_SECONDS", "soon", "SLIDELAB_LEASE_SECONDS: Input should be a valid number"),
+])
+@pytest.mark.parametrize("command", [("sweeps",), ("worker", "--broker", "redis://127.0.0.1:1/0")])
+def test_a_wrong_setting_is_exit_2_with_one_line(monkeypatch, tmp_path, command, setting, value, message):
+    with monkeypatch.context() as patched:  # undone before the fixtures configure the process again
+        patched.setenv(setting, value)
+        result = orchestrate(*command, "--db", f"sqlite:///{tmp_path / 'x.db'}")
+    assert_usage_error(result, message)
+
+
 # --------------------------------------------------------------------------- Ctrl-C
 
 
@@ -296,7 +309,7 @@ def test_ctrl_c_in_the_local_pool_waits_for_the_threads_to_store_what_they_hold(
     """A KeyboardInterrupt that lands in `Thread.join` (CPython < 3.13) must not let run_local return early."""
     stored = []
 
-    def slow_to_store(db, batch, runner, host):
+    def slow_to_store(db, batch, runner, host, **_):
         while not runner.stopping:
             time.sleep(0.01)
         time.sleep(0.5)  # writing the results the stopped batch had
@@ -304,7 +317,6 @@ def test_ctrl_c_in_the_local_pool_waits_for_the_threads_to_store_what_they_hold(
         return []
 
     monkeypatch.setattr(running_module, "execute", slow_to_store)
-    monkeypatch.setattr(running_module, "release", lambda db, job_ids, host: None)
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     interrupt = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
     try:

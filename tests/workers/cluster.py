@@ -146,7 +146,8 @@ class Worker:
 class Cluster:
     """One test's database, Redis database, workers and CLI runs."""
 
-    def __init__(self, workdir: Path, database_url: str, broker_url: str, env: dict[str, str] | None = None):
+    def __init__(self, workdir: Path, database_url: str, broker_url: str, env: dict[str, str] | None = None,
+                 redis_client: redis.Redis | None = None):
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.database_url = database_url
@@ -158,14 +159,19 @@ class Cluster:
         self._groups: list[subprocess.Popen] = []  # every process group started, for close()
         self.logs: list[Path] = []
         self.engine = sa.create_engine(database_url, poolclass=NullPool)
-        self.redis = redis.Redis.from_url(broker_url)
+        self.redis = redis_client or redis.Redis.from_url(broker_url)
         self.redis.flushdb()
 
     # ------------------------------------------------------------------ processes
 
-    def worker(self, name: str, concurrency: int = 1, env: dict[str, str] | None = None) -> Worker:
-        """Start `orchestrate worker --concurrency N --hostname NAME@e2e` (not waiting for it)."""
-        argv = CLI + ["worker", f"--concurrency={concurrency}", "--db", self.database_url, "--broker", self.broker_url]
+    def worker(self, name: str, concurrency: int = 1, env: dict[str, str] | None = None, prefix: Sequence[str] = (),
+               urls: tuple[str, str] | None = None) -> Worker:
+        """Start `orchestrate worker --concurrency N --hostname NAME@e2e` (not waiting for it).
+
+        `prefix` runs it elsewhere (`ip netns exec HOST`), where it reaches the services at `urls` (database, broker).
+        """
+        database_url, broker_url = urls or (self.database_url, self.broker_url)
+        argv = [*prefix, *CLI, "worker", f"--concurrency={concurrency}", "--db", database_url, "--broker", broker_url]
         log = self._log(f"worker-{name}")
         worker = Worker(name, argv, {**self.env, **(env or {})}, log, self.workdir)
         self.workers.append(worker)

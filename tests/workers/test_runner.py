@@ -17,7 +17,7 @@ from puzzles.domains import load_instance
 from workers import runner as runner_module
 from puzzles.result import Outcome
 from workers.store.records import JobSpec
-from workers.runner import JobRunner, hard_deadline
+from workers.runner import JobRunner, Lost, hard_deadline
 
 OPTIMUM = {"6x6_1": 21, "6x6_2": 15, "6x6_3": 33, "9x9_4": 27}
 
@@ -126,7 +126,7 @@ def test_a_job_process_that_dies_is_replaced(runner, texts):
     (old,) = job_processes()
     threading.Timer(1.0, os.kill, (old, signal.SIGKILL)).start()  # as the kernel's OOM killer would
     results = run_all(runner, [spec(1, texts["9x9_6"]), spec(2, texts["6x6_2"])])
-    assert results[1].outcome == Outcome.ERROR and "the job process died" in results[1].error
+    assert isinstance(results[1], Lost) and results[1].cause == "the job process died (exit code -9)"
     assert (results[2].outcome, results[2].moves) == ("solved", 15)
     assert old not in job_processes()
 

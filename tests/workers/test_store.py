@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from orchestrator.plan import load_boards, plan_sweep, store_plan
 from puzzles.result import Outcome
 from tests.conftest import truncate_tables
-from tests.tables import Job, Result
+from tests.tables import Job, Result, expire_leases
 from workers.execute import execute
 from workers.runner import JobRunner
 from workers.settings import configure
@@ -109,7 +109,7 @@ def test_claim_takes_the_unfinished_jobs_and_counts_attempts(db_url, boards):
     limits = {"time_limit": 5.0, "max_nodes": 1000, "memory_limit": 1 << 30}
     _, ids = stored(db, boards, ["spr"], {"batches": [2]}, seeds=[7], limits=limits)
     record(db, [(ids[0], JobResult(outcome="solved", moves=21))])
-    specs = claim(db, ids, "w1")
+    specs = claim(db, ids, "w1", 60)
     assert [s.job_id for s in specs] == ids[1:]
     assert {(s.algorithm, s.seed, s.time_limit, s.max_nodes, s.memory_limit) for s in specs} == {
         ("spr", 7, 5.0, 1000, 1 << 30)
@@ -120,12 +120,16 @@ def test_claim_takes_the_unfinished_jobs_and_counts_attempts(db_url, boards):
     assert (rows[ids[0]].status, rows[ids[0]].attempts) == ("done", 0)
     assert {(rows[i].status, rows[i].attempts, rows[i].worker_host) for i in ids[1:]} == {("running", 1, "w1")}
     assert all(rows[i].started_at is not None for i in ids[1:])
-    # delivered again (a lost worker): another host takes the running jobs over
-    assert [s.job_id for s in claim(db, ids, "w2")] == ids[1:]
+    # delivered again while w1 holds them under a live lease: nobody else takes them
+    assert claim(db, ids, "w2", 60) == []
+    assert claim(db, ids, "w1", 60) == []  # nor w1 itself: it runs them already
+    # once the lease lapsed (w1 lost), another host takes the running jobs over
+    expire_leases(db.engine, ids[1:])
+    assert [s.job_id for s in claim(db, ids, "w2", 60)] == ids[1:]
     assert {(job.status, job.attempts, job.worker_host) for i, job in jobs(db).items() if i != ids[0]} == {
         ("running", 2, "w2")
     }
-    assert claim(db, [ids[0]], "w3") == []
+    assert claim(db, [ids[0]], "w3", 60) == []
 
 
 def test_execute_runs_claims_and_stores_a_small_sweep(db_url, boards, runner):
@@ -228,10 +232,10 @@ def test_retrying_rides_out_a_postgresql_restart(postgres_server, postgres_url, 
     try:
         started = time.monotonic()
         with pytest.raises(OperationalError):
-            retrying(lambda: claim(db, ids, "w1"), 1.0)
+            retrying(lambda: claim(db, ids, "w1", 60), 1.0)
         assert 0.5 <= time.monotonic() - started < 10
         restart.start()
-        assert [s.job_id for s in retrying(lambda: claim(db, ids, "w1"), 60.0)] == ids
+        assert [s.job_id for s in retrying(lambda: claim(db, ids, "w1", 60), 60.0)] == ids
         retrying(lambda: record(db, [(ids[0], JobResult(outcome="solved", moves=21))]), 60.0)
         assert jobs(db)[ids[0]].status == "done"
     finally:

@@ -9,7 +9,7 @@ migrates the schema; `open_existing(url)` to read, which changes nothing; or
 - `schema`: the tables (the results table derived from `records.JobResult`);
 - `records`: `JobSpec` and `JobResult`, what travels to and from job processes;
 - `sweeps`: sweeps and their job rows;
-- `jobs`: claiming jobs, storing results once, giving jobs back, marking them queued;
+- `jobs`: claiming jobs under leases, renewing and re-queueing lapsed leases, storing results once, giving jobs back;
 - `boards`: boards, known optima and board sets;
 - `progress`: counts, pace, hosts, listings and provenance for `status`, `sweeps`, `jobs`, `job`;
 - `rows`: a sweep's jobs as flat rows for reports, exports, verification and specs.

@@ -19,15 +19,20 @@ from alembic import command
 from alembic.config import Config
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Table, create_engine, event, inspect
+from sqlalchemy import Table, create_engine, event, inspect, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, Engine, make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
+from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
 
 from puzzles.errors import PuzzleError
 
 MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
 T = TypeVar("T")
+DatabaseError = SQLAlchemyError  # what a failed call of a storage function raises
+# A server that stops answering (a cut link) fails a call within seconds, rather than when TCP gives up (minutes):
+# a worker's heartbeat must come back to life soon after its link does.
+PG_CONNECT_ARGS = {"connect_timeout": 5, "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2,
+                   "keepalives_count": 3, "tcp_user_timeout": 10_000}
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,12 @@ def connect(url: str) -> Database:
     return Database(url, engine_for(url))
 
 
+def ping(db: Database) -> None:
+    """Ask the database for nothing: DatabaseError if it does not answer."""
+    with db.engine.connect() as connection:
+        connection.execute(text("SELECT 1"))
+
+
 def masked(url: str) -> str:
     """A URL fit to print: its password replaced by ***."""
     try:
@@ -134,7 +145,8 @@ def check_url(url: str) -> str:
 @lru_cache
 def engine_for(url: str) -> Engine:
     """One engine per URL and process (create it after forking, never at import time)."""
-    engine = create_engine(url, pool_pre_ping=True)
+    postgresql_ = make_url(url).get_backend_name() == "postgresql"
+    engine = create_engine(url, pool_pre_ping=True, connect_args=PG_CONNECT_ARGS if postgresql_ else {})
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
     return engine

@@ -1,14 +1,20 @@
-"""Jobs through their lifecycle: queued, claimed by a worker, done with a result stored once, or given back.
+"""Jobs through their lifecycle: queued, claimed under a lease, done with a result stored once, given back or re-queued.
 
-A result is inserted with ON CONFLICT DO NOTHING on its unique job id, so
-however often a job is delivered it keeps one result, and the job is `done`.
+A claimed job names its worker and carries `lease_until`, which the worker's
+heartbeat renews (`renew`); a job whose lease lapsed is re-queued by whoever
+notices first (`requeue_lapsed`), and only one of them acts on it. A result is
+inserted with ON CONFLICT DO NOTHING on its unique job id, so however often a
+job is delivered or run it keeps one result, the first, and the job is `done`.
+A job whose worker was lost `max_attempts` times is stored as an error.
 """
 
 import json
 from collections.abc import Iterable, Iterator
+from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import Select, select, update
+from sqlalchemy import Select, or_, select, update
+from sqlalchemy.engine import Connection
 
 from workers.store.database import Database
 from workers.store.records import JobResult, JobSpec
@@ -18,48 +24,107 @@ from workers.store.states import UNFINISHED, JobState
 IN_CLAUSE = 10_000  # ids per IN (...) list
 
 
-def claim(db: Database, job_ids: Iterable[int], host: str) -> list[JobSpec]:
-    """Mark the unfinished jobs among `job_ids` running on `host`; their specs, in id order."""
-    ids = list(job_ids)
+def claim(db: Database, job_ids: Iterable[int], host: str, lease_s: float, *, take_over: bool = False) -> list[JobSpec]:
+    """Mark running on `host`, under a lease of `lease_s`, the jobs among `job_ids` that nobody else holds; their specs.
+
+    A job is free when it is pending or queued, or running under a lease that
+    lapsed; one done is left alone, and so is one running under a live lease
+    unless `take_over` (`resume --force`).
+    """
+    ids, now = list(job_ids), utc_now()
+    free = or_(jobs.c.status.in_((JobState.PENDING, JobState.QUEUED)), jobs.c.lease_until.is_(None),
+               jobs.c.lease_until < now, take_over)
     with db.engine.begin() as connection:
-        connection.execute(
+        taken = list(connection.scalars(
             update(jobs)
-            .where(jobs.c.id.in_(ids), jobs.c.status.in_(UNFINISHED))
-            .values(status=JobState.RUNNING, worker_host=host, started_at=utc_now(), attempts=jobs.c.attempts + 1)
-        )
-        held = _specs_query(ids).where(jobs.c.status == JobState.RUNNING, jobs.c.worker_host == host)
-        return [_spec(*row) for row in connection.execute(held).all()]
+            .where(jobs.c.id.in_(ids), jobs.c.status.in_(UNFINISHED), free)
+            .values(status=JobState.RUNNING, worker_host=host, started_at=now, attempts=jobs.c.attempts + 1,
+                    lease_until=now + timedelta(seconds=lease_s))
+            .returning(jobs.c.id)
+        ))
+        return [_spec(*row) for row in connection.execute(_specs_query(taken)).all()] if taken else []
 
 
-def job_specs(db: Database, job_ids: Iterable[int]) -> list[JobSpec]:
-    """The specs of the jobs among `job_ids`, in id order, as `claim` gives them, but read only: nothing is claimed."""
-    with db.engine.connect() as connection:
-        return [_spec(*row) for batch in _batches(list(job_ids)) for row in connection.execute(_specs_query(batch)).all()]
-
-
-def record(db: Database, stored: list[tuple[int, JobResult]]) -> None:
-    """Store each job's result once and mark the job done."""
-    if not stored:
-        return
-    rows = [{"job_id": job_id, **result.to_row()} for job_id, result in stored]
+def renew(db: Database, job_ids: list[int], host: str, lease_s: float) -> set[int]:
+    """Extend by `lease_s` from now the leases `host` holds among `job_ids`, in one UPDATE; the ids it still holds."""
+    until = utc_now() + timedelta(seconds=lease_s)
     with db.engine.begin() as connection:
-        connection.execute(db.insert(results).on_conflict_do_nothing(index_elements=["job_id"]), rows)
-        connection.execute(
-            update(jobs)
-            .where(jobs.c.id.in_([job_id for job_id, _ in stored]))
-            .values(status=JobState.DONE, finished_at=utc_now())
-        )
-
-
-def release(db: Database, job_ids: list[int], host: str) -> None:
-    """Give back the jobs among `job_ids` that `host` holds unfinished (after Ctrl-C): pending again."""
-    with db.engine.begin() as connection:
-        for batch in _batches(job_ids):
-            connection.execute(
+        return {
+            job_id
+            for batch in _batches(job_ids)
+            for job_id in connection.scalars(
                 update(jobs)
                 .where(jobs.c.id.in_(batch), jobs.c.status == JobState.RUNNING, jobs.c.worker_host == host)
-                .values(status=JobState.PENDING, worker_host=None)
+                .values(lease_until=until)
+                .returning(jobs.c.id)
             )
+        }
+
+
+def requeue_lapsed(db: Database, state: JobState, max_attempts: int) -> tuple[list[int], list[int]]:
+    """Put the running jobs whose lease lapsed in `state` (queued, or pending without a broker), counting a loss each.
+
+    Those lost `max_attempts` times are stored as errors instead. Concurrent
+    callers never act on the same job: PostgreSQL's FOR UPDATE SKIP LOCKED
+    gives each row to one of them, SQLite has a single writer. (ids put in
+    `state`, ids stored as errors.)
+    """
+    now = utc_now()
+    lapsed = (jobs.c.status == JobState.RUNNING, jobs.c.lease_until < now)
+    mine = select(jobs.c.id).where(*lapsed).with_for_update(skip_locked=True)
+    with db.engine.begin() as connection:
+        rows = connection.execute(
+            update(jobs)
+            .where(jobs.c.id.in_(mine), *lapsed)
+            .values(status=state, lease_until=None, lost=jobs.c.lost + 1)
+            .returning(jobs.c.id, jobs.c.lost, jobs.c.worker_host)
+        ).all()
+        poisoned = {job_id: _lost_text(lost, f"the lease of {host} lapsed")
+                    for job_id, lost, host in rows if lost >= max_attempts}
+        _store_failures(db, connection, poisoned)
+    return sorted(job_id for job_id, _, _ in rows if job_id not in poisoned), sorted(poisoned)
+
+
+def lose(db: Database, causes: dict[int, str], host: str, max_attempts: int) -> list[int]:
+    """Count a loss for each job `host` holds among `causes` (its job process died: why); the ids to run again.
+
+    A job lost `max_attempts` times is stored as an error instead.
+    """
+    with db.engine.begin() as connection:
+        rows = connection.execute(
+            update(jobs)
+            .where(jobs.c.id.in_(list(causes)), jobs.c.status == JobState.RUNNING, jobs.c.worker_host == host)
+            .values(lost=jobs.c.lost + 1)
+            .returning(jobs.c.id, jobs.c.lost)
+        ).all()
+        poisoned = {job_id: _lost_text(lost, causes[job_id]) for job_id, lost in rows if lost >= max_attempts}
+        _store_failures(db, connection, poisoned)
+        again = sorted(job_id for job_id, _ in rows if job_id not in poisoned)
+        if again:
+            connection.execute(update(jobs).where(jobs.c.id.in_(again)).values(attempts=jobs.c.attempts + 1))
+    return again
+
+
+def record(db: Database, stored: list[tuple[int, JobResult]]) -> set[int]:
+    """Store each job's result unless it has one already, and mark the jobs done; the ids whose result was already there."""
+    if not stored:
+        return set()
+    with db.engine.begin() as connection:
+        return {job_id for job_id, _ in stored} - _store(db, connection, stored)
+
+
+def give_back(db: Database, job_ids: list[int], host: str, state: JobState) -> list[int]:
+    """Put the jobs among `job_ids` that `host` holds unfinished in `state` (pending, or queued to be sent); their ids."""
+    given: list[int] = []
+    with db.engine.begin() as connection:
+        for batch in _batches(job_ids):
+            given += connection.scalars(
+                update(jobs)
+                .where(jobs.c.id.in_(batch), jobs.c.status == JobState.RUNNING, jobs.c.worker_host == host)
+                .values(status=state, worker_host=None, lease_until=None)
+                .returning(jobs.c.id)
+            )
+    return sorted(given)
 
 
 def mark_queued(db: Database, job_ids: list[int]) -> None:
@@ -69,6 +134,44 @@ def mark_queued(db: Database, job_ids: list[int]) -> None:
             connection.execute(
                 update(jobs).where(jobs.c.id.in_(batch), jobs.c.status == JobState.PENDING).values(status=JobState.QUEUED)
             )
+
+
+def queued_ids(db: Database) -> set[int]:
+    """The ids of every queued job, of every sweep: those the broker should be carrying."""
+    with db.engine.connect() as connection:
+        return set(connection.scalars(select(jobs.c.id).where(jobs.c.status == JobState.QUEUED)))
+
+
+def job_specs(db: Database, job_ids: Iterable[int]) -> list[JobSpec]:
+    """The specs of the jobs among `job_ids`, in id order, as `claim` gives them, but read only: nothing is claimed."""
+    with db.engine.connect() as connection:
+        return [_spec(*row) for batch in _batches(list(job_ids)) for row in connection.execute(_specs_query(batch)).all()]
+
+
+def _lost_text(lost: int, cause: str) -> str:
+    return f"its worker was lost {lost} times (the last time: {cause})"
+
+
+def _store(db: Database, connection: Connection, stored: list[tuple[int, JobResult]]) -> set[int]:
+    """Insert the results of jobs that have none and mark every one of the jobs done; the ids inserted."""
+    rows = [{"job_id": job_id, **result.to_row()} for job_id, result in stored]
+    inserted = set(connection.scalars(
+        db.insert(results).on_conflict_do_nothing(index_elements=["job_id"]).returning(results.c.job_id), rows
+    ))
+    for batch in _batches([job_id for job_id, _ in stored]):
+        connection.execute(
+            update(jobs).where(jobs.c.id.in_(batch)).values(status=JobState.DONE, finished_at=utc_now(), lease_until=None)
+        )
+    return inserted
+
+
+def _store_failures(db: Database, connection: Connection, errors: dict[int, str]) -> None:
+    """Store an `error` result saying why for each job (made here, by no job process)."""
+    failures = [(job_id, JobResult.failure(text)) for job_id, text in errors.items()]
+    for _, result in failures:
+        result.finished_at = utc_now()
+    if failures:
+        _store(db, connection, failures)
 
 
 def _batches(ids: list[int]) -> Iterator[list[int]]:

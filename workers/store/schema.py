@@ -82,12 +82,15 @@ jobs = Table(
     Column("repeat", Integer, nullable=False, default=0),
     Column("job_key", String(64), nullable=False, unique=True),
     Column("status", String(16), nullable=False, default=JobState.PENDING),  # a `JobState`
-    Column("attempts", Integer, nullable=False, default=0),
+    Column("attempts", Integer, nullable=False, default=0),  # times a worker started it
+    Column("lost", Integer, nullable=False, default=0),  # times its worker (or job process) went away without a result
     Column("worker_host", NAME),
+    Column("lease_until", DateTime(timezone=True)),  # a running job's worker renews this while it lives
     Column("created_at", DateTime(timezone=True), nullable=False, default=utc_now),
     Column("started_at", DateTime(timezone=True)),  # when the batch holding it was claimed
     Column("finished_at", DateTime(timezone=True)),
     Index("ix_jobs_sweep_id_status", "sweep_id", "status"),
+    Index("ix_jobs_status_lease_until", "status", "lease_until"),
 )
 
 

@@ -5,11 +5,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.engine import Connection
 
 from workers.store.database import Database
-from workers.store.schema import boards, jobs, results, sweeps
+from workers.store.schema import boards, jobs, results, sweeps, utc_now
 from workers.store.states import UNFINISHED, JobState
 
 if TYPE_CHECKING:
@@ -88,10 +88,17 @@ def store_boards(db: Database, connection: Connection, instances: "Iterable[Inst
     return connection.scalar(select(func.count()).select_from(boards)) - before
 
 
-def unfinished_jobs(db: Database, sweep_id: int, *, pending_only: bool = False) -> list[int]:
-    """Ids of the sweep's jobs without a result (or only those never queued), in id order."""
+def unfinished_jobs(db: Database, sweep_id: int, *, pending_only: bool = False, held_too: bool = True) -> list[int]:
+    """Ids of the sweep's jobs without a result (or only those never queued), in id order.
+
+    Without `held_too`, the jobs running under a live lease (a worker has them
+    in hand) are left out.
+    """
     states = (JobState.PENDING,) if pending_only else UNFINISHED
     query = select(jobs.c.id).where(jobs.c.sweep_id == sweep_id, jobs.c.status.in_(states)).order_by(jobs.c.id)
+    if not held_too:
+        query = query.where(or_(jobs.c.status != JobState.RUNNING, jobs.c.lease_until.is_(None),
+                                jobs.c.lease_until < utc_now()))
     with db.engine.connect() as connection:
         return list(connection.scalars(query))
 
@@ -111,7 +118,8 @@ def _reset(connection: Connection, sweep_id: int, keys: list[str]) -> None:
         connection.execute(
             update(jobs)
             .where(jobs.c.id.in_(ids))
-            .values(status=JobState.PENDING, attempts=0, worker_host=None, started_at=None, finished_at=None)
+            .values(status=JobState.PENDING, attempts=0, lost=0, worker_host=None, lease_until=None, started_at=None,
+                    finished_at=None)
         )
 
 

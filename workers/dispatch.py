@@ -1,0 +1,42 @@
+"""Sending jobs to the broker: batches of job ids, one message each, and the jobs marked queued.
+
+The orchestrator sends a sweep's jobs this way, and a worker the jobs it hands
+back or re-queues. Celery is imported only when something is sent.
+"""
+
+from collections.abc import Iterator
+
+from workers.store import Database
+from workers.store.jobs import mark_queued
+
+MAX_CHUNK = 100  # jobs per message, at most
+
+
+def chunk_size(total: int) -> int:
+    """Jobs per batch: one for small sweeps, up to MAX_CHUNK so large ones need few messages."""
+    return max(1, min(MAX_CHUNK, total // 256))
+
+
+def chunks(job_ids: list[int], size: int) -> Iterator[list[int]]:
+    """The ids in consecutive batches of `size`."""
+    for start in range(0, len(job_ids), size):
+        yield job_ids[start : start + size]
+
+
+def send(db: Database, job_ids: list[int], size: int | None = None, *, take_over: bool = False) -> int:
+    """Send the jobs to the broker in messages of `size` ids (default: `chunk_size`), then mark the pending ones queued.
+
+    The number of messages sent. With `take_over` the worker that gets a
+    message runs its jobs even if another worker holds them (`resume --force`).
+    """
+    from workers.celery_app import broker_app
+    from workers.tasks import run_jobs
+
+    sent = 0
+    with broker_app().producer_or_acquire() as producer:
+        for batch in chunks(job_ids, size or chunk_size(len(job_ids))):
+            run_jobs.apply_async(args=[batch], kwargs={"take_over": True} if take_over else {}, producer=producer,
+                                 retry=True, retry_policy={"max_retries": 3})
+            sent += 1
+    mark_queued(db, job_ids)
+    return sent

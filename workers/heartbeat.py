@@ -1,0 +1,116 @@
+"""A worker's heartbeat: one thread per process and host that renews the leases of every job held there.
+
+Each beat renews them all with one UPDATE (`workers.store.jobs.renew`),
+touches the settings' `health_file` if there is one (a container's
+healthcheck reads its age; with no lease held the beat only pings the
+database for it), then runs the process's periodic duties (`Heartbeat.add_duty`: a Celery worker
+re-queues lapsed leases and reconciles the broker with the database). A beat
+that cannot reach the database is tried again within two seconds; a job whose
+lease was taken over while the link was down is only logged: its result still
+counts if it comes first.
+"""
+
+import logging
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+
+from workers.settings import settings
+from workers.store import Database
+from workers.store.database import DatabaseError, ping
+from workers.store.jobs import renew
+
+log = logging.getLogger(__name__)
+RETRY_S = 2.0  # the pause after a beat that failed
+_beats: dict[tuple[str, str], "Heartbeat"] = {}
+_made = threading.Lock()
+
+
+def heartbeat(db: Database, host: str) -> "Heartbeat":
+    """This process's heartbeat for the jobs `host` holds in `db`, started on first use."""
+    with _made:
+        key = (db.url, host)
+        if key not in _beats:
+            _beats[key] = Heartbeat(db, host)
+            _beats[key].start()
+        return _beats[key]
+
+
+class Heartbeat:
+    """Renews the leases of the jobs held here every `heartbeat_seconds`, then runs the duties."""
+
+    def __init__(self, db: Database, host: str) -> None:
+        self.db, self.host = db, host
+        self._held: Counter[int] = Counter()  # a job id per execution holding it (a job may come back to this host)
+        self._reported: set[int] = set()  # held jobs known to have been taken over
+        self._lock = threading.Lock()
+        self._duties: list[Callable[[], None]] = []
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"slidelab-heartbeat {host}", daemon=True)
+
+    def start(self) -> None:
+        """Start the beating thread."""
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop beating (the thread ends after the beat under way)."""
+        self._stopped.set()
+
+    def add_duty(self, duty: Callable[[], None]) -> None:
+        """Call `duty()` after every beat (it keeps its own pace; what it raises is logged)."""
+        self._duties.append(duty)
+
+    @contextmanager
+    def holding(self, job_ids: Iterable[int]) -> Iterator[None]:
+        """Renew the leases of `job_ids` while inside."""
+        ids = set(job_ids)
+        with self._lock:
+            self._held.update(ids)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._held.subtract(ids)
+                self._held = +self._held
+                self._reported &= set(self._held)
+
+    def beat(self) -> bool:
+        """Renew every lease held here, then run the duties; False if the database could not be reached."""
+        with self._lock:
+            held = sorted(self._held)  # the ids held at least once
+        try:
+            self._renew(held)
+            reached = True
+        except DatabaseError as err:
+            log.warning("heartbeat: leases of %d jobs not renewed: %s", len(held), str(err).splitlines()[0])
+            reached = False
+        for duty in self._duties:
+            try:
+                duty()
+            except Exception:  # noqa: BLE001 - e.g. the broker away: the duty comes again next beat, the beat goes on
+                log.exception("heartbeat: %s failed", getattr(duty, "__qualname__", type(duty).__name__))
+        return reached
+
+    def _renew(self, held: list[int]) -> None:
+        """Renew the leases (with none held, only ping the database for the health file); touch the health file."""
+        health = settings().health_file
+        if held:
+            self._report_taken(set(held) - renew(self.db, held, self.host, settings().lease_seconds))
+        elif health:
+            ping(self.db)
+        if health:
+            health.touch()
+
+    def _report_taken(self, taken: set[int]) -> None:
+        with self._lock:
+            taken = (taken & set(self._held)) - self._reported  # not those stored since, nor those told already
+            self._reported |= taken
+        if taken:
+            log.warning("jobs %s: their lease lapsed and they were re-queued; a result from here still counts if it"
+                        " is the first", sorted(taken))
+
+    def _run(self) -> None:
+        pause = settings().heartbeat_seconds
+        while not self._stopped.wait(pause):
+            pause = settings().heartbeat_seconds if self.beat() else min(RETRY_S, settings().heartbeat_seconds)

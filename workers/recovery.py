@@ -1,0 +1,126 @@
+"""Getting lost work back: jobs whose lease lapsed, and queued jobs the broker no longer carries.
+
+`Recovery` re-queues the running jobs whose worker stopped renewing their
+lease; every worker runs it on its heartbeat, and so do `status --watch` and
+`--wait` while they follow a sweep. It acts only once the database has answered
+it for a beat and a half, so that after an outage every live worker has renewed
+its leases before anyone judges them lapsed. `Reconciler` compares the jobs the
+database says are queued with the job ids of the broker's messages (waiting or
+delivered and unacknowledged); a job missing from two looks in a row (Redis
+restarted without its data, a sender that died) is sent again.
+"""
+
+import base64
+import json
+import logging
+import time
+from collections.abc import Callable
+from functools import partial
+
+from workers import dispatch
+from workers.heartbeat import Heartbeat
+from workers.settings import settings
+from workers.store import Database
+from workers.store.database import DatabaseError, ping
+from workers.store.jobs import queued_ids, requeue_lapsed
+from workers.store.states import JobState
+
+log = logging.getLogger(__name__)
+PRIORITY_SEP = "\x06\x16"  # kombu's Redis transport: queue NAME, priority p in NAME + sep + p
+UNACKED = "unacked"  # kombu's hash of delivered, unacknowledged messages
+
+
+def watch(beat: Heartbeat) -> None:
+    """Give a worker's heartbeat the duties every worker shares: lapsed leases, then the broker's reconciliation."""
+    send = partial(dispatch.send, beat.db)
+    beat.add_duty(Recovery(beat.db, send))
+    beat.add_duty(Reconciler(beat.db, send))
+
+
+class Recovery:
+    """Re-queues (or, without a broker, makes pending) the jobs whose lease lapsed, at most every `heartbeat_seconds`."""
+
+    def __init__(self, db: Database, send: Callable[[list[int]], object] | None) -> None:
+        self.db, self.send = db, send
+        self._reachable_since: float | None = None
+        self._next = 0.0
+
+    def __call__(self) -> None:
+        """Look once, if it is time; a database that does not answer only postpones the look."""
+        now, pace = time.monotonic(), settings().heartbeat_seconds
+        if now < self._next:
+            return
+        self._next = now + pace
+        settled = self._reachable_since is not None and now - self._reachable_since >= 1.5 * pace
+        try:
+            if settled:
+                self._requeue()
+            else:
+                ping(self.db)
+        except DatabaseError as err:
+            self._reachable_since = None
+            log.warning("lapsed leases not looked for: %s", str(err).splitlines()[0])
+            return
+        self._reachable_since = self._reachable_since or now
+
+    def _requeue(self) -> None:
+        state = JobState.QUEUED if self.send else JobState.PENDING
+        again, poisoned = requeue_lapsed(self.db, state, settings().max_attempts)
+        if poisoned:
+            log.warning("jobs %s: their worker was lost %d times; stored as errors", poisoned, settings().max_attempts)
+        if again:
+            log.warning("jobs %s: their worker's lease lapsed; %s again", again, state)
+            if self.send:
+                self.send(again)
+
+
+class Reconciler:
+    """Sends again, every `reconcile_seconds`, the queued jobs no message on the broker names twice in a row."""
+
+    def __init__(self, db: Database, send: Callable[[list[int]], object]) -> None:
+        self.db, self.send = db, send
+        self._suspects: set[int] = set()
+        self._next = time.monotonic() + settings().reconcile_seconds
+
+    def __call__(self) -> None:
+        """Look once, if it is time; a service that does not answer only postpones the look."""
+        now = time.monotonic()
+        if now < self._next:
+            return
+        self._next = now + settings().reconcile_seconds
+        try:
+            missing = queued_ids(self.db) - broker_job_ids(settings().broker_url)
+        except Exception as err:  # noqa: BLE001 - the database's or the broker's failure: look again later
+            log.warning("broker not reconciled: %s", str(err).splitlines()[0] if str(err) else type(err).__name__)
+            return
+        again, self._suspects = sorted(missing & self._suspects), missing - self._suspects
+        if again:
+            log.warning("jobs %s: queued in the database, but no message carries them; sent again", again)
+            self.send(again)
+
+
+def broker_job_ids(url: str) -> set[int]:
+    """The job ids in the broker's messages of `slidelab.run_jobs`, waiting or delivered and not yet acknowledged."""
+    import redis
+
+    from workers.celery_app import QUEUE
+
+    client = redis.Redis.from_url(url)
+    try:
+        queues = [QUEUE, *(f"{QUEUE}{PRIORITY_SEP}{p}" for p in (3, 6, 9))]
+        waiting = [payload for name in queues for payload in client.lrange(name, 0, -1)]
+        delivered = [json.loads(entry)[0] for entry in client.hvals(UNACKED)]
+    finally:
+        client.close()
+    return {job_id for message in [*map(json.loads, waiting), *delivered] for job_id in _job_ids(message)}
+
+
+def _job_ids(message: dict) -> list[int]:
+    """The job ids a kombu message of `slidelab.run_jobs` carries (none for any other message)."""
+    if message.get("headers", {}).get("task") != "slidelab.run_jobs":
+        return []
+    body = message["body"]
+    if message.get("properties", {}).get("body_encoding") == "base64":
+        body = base64.b64decode(body)
+    args, _kwargs, _embed = json.loads(body)
+    return list(args[0])
