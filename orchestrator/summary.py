@@ -116,6 +116,17 @@ def mean_interval(values: pd.Series) -> tuple[float, float]:
     return float(found.confidence_interval.low), float(found.confidence_interval.high)
 
 
+def share_interval(solved: int, total: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of the share `solved` of `total` (it stays within 0..1); (NaN, NaN) for none."""
+    if total <= 0:
+        return math.nan, math.nan
+    z = float(stats.norm.ppf(0.5 + CONFIDENCE / 2))
+    share, spread = solved / total, z * z / total
+    centre = (share + spread / 2) / (1 + spread)
+    half = z * math.sqrt(share * (1 - share) / total + spread / (4 * total)) / (1 + spread)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def _ratios(cells: pd.DataFrame, rows: pd.DataFrame, baseline: str) -> dict[str, pd.Series]:
     """Each cell's mean of each ratio metric divided by the baseline algorithm's mean on the cell's board."""
     reference = rows[(rows["algorithm"] == baseline) & rows["outcome"].notna()]
