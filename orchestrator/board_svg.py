@@ -172,7 +172,9 @@ def _cell(index: int) -> float:
 
 
 def standalone(svg: str) -> str:
-    """An inline SVG as a file of its own: with its XML namespace."""
+    """An inline SVG as a file of its own: with its XML namespace (an SVG that has it stays as it is)."""
+    if svg.startswith("<svg xmlns="):
+        return svg
     return svg.replace("<svg ", f'<svg xmlns="{SVG_NAMESPACE}" ', 1) + "\n"
 
 

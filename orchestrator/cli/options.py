@@ -16,6 +16,7 @@ import inspect
 import json
 import os
 from datetime import datetime
+from pathlib import Path
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
@@ -54,6 +55,7 @@ MemoryLimitOption = Annotated[
 ]
 MaxNodesOption = Annotated[int | None, typer.Option(min=0, help="States a job may expand (outcome limit).")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object instead, for scripts.")]
+SvgOption = Annotated[Path | None, typer.Option("--svg", help="Also write the picture to this SVG file.", dir_okay=False)]
 SetOption = Annotated[str | None, typer.Option("--set", help="The board set's name (set:NAME in --boards).")]
 GoalOption = Annotated[
     str | None,
@@ -128,6 +130,15 @@ def _plain(value: Any) -> Any:
     if isinstance(value, datetime):
         return value.isoformat()
     raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def write_file(path: Path, text: str) -> None:
+    """Write `text` to `path` and say so on stderr; PuzzleError if it cannot be written."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise PuzzleError(f"{path}: cannot write ({err.strerror})") from None
+    typer.echo(f"wrote {path}", err=True)
 
 
 def emit(text: str | None) -> None:
