@@ -131,7 +131,8 @@ def summary_table(summary: pd.DataFrame, keys: dict[str, str] | None = None) -> 
     for row in summary.itertuples(index=False):
         cells = []
         for column, value in zip(summary.columns, row):
-            cells.append(f'<td class="{kinds[column]}"{_sort_key(value)}>{html.escape(format_cell(value))}</td>')
+            shown = f"{value:.0%}" if column.endswith("_share") and isinstance(value, Real) and value == value else format_cell(value)
+            cells.append(f'<td class="{kinds[column]}"{_sort_key(value)}>{html.escape(shown)}</td>')
         bodies.append("<tr>" + "".join(cells) + "</tr>")
     tools = ('<div class="table-tools"><input type="search" placeholder="filter rows: words they hold">'
              '<label><input type="checkbox"> every column</label><span class="shown muted"></span></div>')

@@ -143,16 +143,35 @@ def sweep_rows(db: Database, sweep_name: str) -> pd.DataFrame:
 
 
 def _html(document: Document, frame: pd.DataFrame) -> str:
-    from orchestrator import html_report, interactive  # plotly only for the HTML report
+    from orchestrator import html_report  # plotly only for the HTML report
+
+    parts = html_parts(frame, document.rows, document.source)
+    return html_report.html_report(document.title, parts.summary, parts.charts, document.notes, header=parts.header,
+                                   boards=parts.boards, keys=parts.keys)
+
+
+@dataclass(frozen=True)
+class Parts:
+    """What an HTML page shows of a table and a sweep: the table (params as text), figures, header, boards, key columns."""
+
+    summary: pd.DataFrame
+    charts: list
+    header: list[tuple[str, str]]
+    boards: list[dict]
+    keys: dict[str, str] | None
+
+
+def html_parts(frame: pd.DataFrame, rows: pd.DataFrame | None, source: Source | None) -> Parts:
+    """The parts of the HTML report, and of the dashboard's page of a sweep: figures of `rows`, the sweep's header."""
+    from orchestrator import interactive
 
     shown = frame.assign(params=frame["params"].map(sweep_view.params_text)) if "params" in frame else frame
-    charts = interactive.charts(document.rows) if document.rows is not None else []
-    header, boards, keys = [], [], None
-    if document.source is not None:
-        boards = board_solutions(document.source.db, document.source.sweep)
-        header = sweep_header(document.source.db, document.source.sweep, len(boards))
-        keys = report_view.key_columns(frame)
-    return html_report.html_report(document.title, shown, charts, document.notes, header=header, boards=boards, keys=keys)
+    charts = interactive.charts(rows) if rows is not None else []
+    if source is None:
+        return Parts(shown, charts, [], [], None)
+    boards = board_solutions(source.db, source.sweep)
+    header = sweep_header(source.db, source.sweep, len(boards))
+    return Parts(shown, charts, header, boards, report_view.key_columns(frame))
 
 
 def sweep_header(db: Database, sweep: SweepRow, boards: int) -> list[tuple[str, str]]:

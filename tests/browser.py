@@ -28,18 +28,18 @@ def chromium() -> str:
 
 @contextmanager
 def browser_page(width: int = 1400, height: int = 1000) -> Iterator[tuple[object, list[str]]]:
-    """A page of headless Chromium and the list its JavaScript errors and console errors are added to."""
+    """A page of headless Chromium and the list the JavaScript errors and console errors of its context go to."""
     from playwright.sync_api import sync_playwright
 
     path = chromium()
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=path, args=["--no-sandbox", "--disable-dev-shm-usage"])
         try:
-            page = browser.new_page(viewport={"width": width, "height": height})
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(f"page error: {error}"))
-            page.on("console", lambda message: message.type == "error" and errors.append(f"console: {message.text}"))
-            yield page, errors
+            context = browser.new_context(viewport={"width": width, "height": height})
+            errors: list[str] = []  # from every page of the context: page.context.new_page() opens another
+            context.on("weberror", lambda error: errors.append(f"page error: {error.error}"))
+            context.on("console", lambda message: message.type == "error" and errors.append(f"console: {message.text}"))
+            yield context.new_page(), errors
         finally:
             browser.close()
 

@@ -102,6 +102,13 @@ def existing_database(db: str | None) -> "Database":
     return open_existing(configured(db).database_url)
 
 
+def read_only_database(db: str | None) -> "Database":
+    """The results database of the option (or the settings) as it is, on connections that cannot write."""
+    from workers.store.database import open_read_only
+
+    return open_read_only(configured(db).database_url)
+
+
 def configured(db: str | None = None, broker: str | None = None) -> "Settings":
     """This process configured from the environment and the command line's `--db` and `--broker`."""
     from workers.settings import configure

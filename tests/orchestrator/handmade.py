@@ -2,7 +2,7 @@
 
 from orchestrator.plan import load_boards, plan_sweep, store_plan
 from workers.store import connect
-from workers.store.jobs import claim, record
+from workers.store.jobs import claim, job_specs, record
 from workers.store.records import JobResult, JobSpec
 from workers.store.sweeps import unfinished_jobs
 
@@ -23,14 +23,20 @@ def beam_sweep(url: str, boards_dir, *, leave: int = 0) -> list[int]:
     plan = plan_sweep(NAME, boards, ["astar", "beam"], {"k": [1, 2, 3, 4], "heuristic": ["blockers-lb"]}, seeds=[1, 2])
     sweep_id, _ = store_plan(db, plan)
     ids = unfinished_jobs(db, sweep_id)
-    names = {board.id: board.name for board in boards}
     done = claim(db, ids[: len(ids) - leave], "hand@test")
-    record(db, [(spec.job_id, result_for(spec, names[spec.board_id])) for spec in done])
+    record(db, [(spec.job_id, result_for(spec, boards_dir)) for spec in done])
     return ids
 
 
-def result_for(spec: JobSpec, board: str) -> JobResult:
+def store_result(url: str, job_id: int, boards_dir) -> None:
+    """Store one job's result, as a worker would (the job need not be claimed)."""
+    db = connect(url)
+    record(db, [(job_id, result_for(job_specs(db, [job_id])[0], boards_dir))])
+
+
+def result_for(spec: JobSpec, boards_dir) -> JobResult:
     """A plausible result: A* and beam from k = 3 on solve (beam with a longer count), smaller k fail."""
+    board = {board.id: board.name for board in load_boards([str(boards_dir / f"{name}.csv") for name in SOLUTIONS])}[spec.board_id]
     k = spec.params.get("k")
     moves = len(SOLUTIONS[board].split())
     if k is not None and k < 3:
