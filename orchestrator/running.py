@@ -88,15 +88,15 @@ def run_local(db: Database, job_ids: list[int], workers: int, size: int, on_poll
         raise
 
 
-def enqueue(db: Database, job_ids: list[int], size: int) -> int:
-    """Send the jobs to the Celery queue in batches and mark them queued; the number of messages."""
+def enqueue(db: Database, sweep_name: str, job_ids: list[int], size: int) -> int:
+    """Send the sweep's jobs to the Celery queue in batches and mark them queued; the number of messages."""
     from workers.celery_app import broker_app  # imports Celery only when a broker is used
-    from workers.tasks import run_jobs
+    from workers.tasks import send_jobs
 
     sent = 0
     with broker_app().producer_or_acquire() as producer:
         for batch in chunks(job_ids, size):
-            run_jobs.apply_async(args=[batch], producer=producer, retry=True, retry_policy={"max_retries": 3})
+            send_jobs(batch, sweep_name, producer)
             sent += 1
     mark_queued(db, job_ids)
     return sent
@@ -127,7 +127,7 @@ def run_jobs(db: Database, sweep: SweepRow, job_ids: list[int], *, workers: int,
     size = chunk or chunk_size(len(job_ids))
     broker = settings().broker_url
     if broker:
-        messages = enqueue(db, job_ids, size)
+        messages = enqueue(db, sweep.name, job_ids, size)
         typer.echo(f"queued {len(job_ids):,} jobs in {messages:,} messages on {masked(broker)}")
         if wait:
             follow(db, sweep)
