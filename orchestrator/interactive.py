@@ -7,7 +7,7 @@ the sweep has no such parameter or compares a few algorithms. Each figure is
 plain Plotly JSON (data and layout), drawn by plotly.js in the page:
 
 - a line per board (and per value of the other parameters that vary), the
-  mean over seeds and repeats with its 95% bootstrap interval as error bars;
+  mean over seeds and repeats with its 95% bootstrap interval (error bars, a band for many points);
   a board's lines share a legend group, so a click on the legend hides it;
   a board with no data for a metric is left out (and named under the title);
 - solution length has each board's optimum (known, else best known: the
@@ -42,6 +42,7 @@ SYMBOLS = ("circle", "square", "triangle-up", "diamond", "triangle-down", "cross
 MAX_TICKS = 12
 HEIGHT = 430
 SHARE = ("share solved", "share solved")  # (title noun, axis title)
+Y_LOG_SPAN = 20.0  # a logarithmic metric axis when its values span more than this factor
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ def _metric_lines(swept: pd.DataFrame, param: str, keys: list[str], metric: str,
         if points.empty:
             continue
         board = str(key[0])
-        traces.append(_line(points, _label(keys, key), board, colours[board], variant, metric == "moves"))
+        traces += _spread(_line(points, _label(keys, key), board, colours[board], variant, metric == "moves"), points)
     drawn = {trace["legendgroup"] for trace in traces}
     return traces, [board for board in colours if board in set(swept["board"].astype(str)) and board not in drawn]
 
@@ -126,7 +127,6 @@ def _line(points: pd.DataFrame, name: str, board: str, colour: str, variant: int
         "x": _plain(points["x"]), "y": _plain(points["y"]),
         "line": {"color": colour, "dash": DASHES[variant % len(DASHES)], "width": 2},
         "marker": {"symbol": SYMBOLS[variant % len(SYMBOLS)], "size": 7},
-        "error_y": _error_bars(points, colour),
         "customdata": [_plain(row) for row in points[["low", "high", "n"]].to_numpy()],
         "hovertemplate": f"<b>{name}</b><br>%{{x}}: mean %{{y:{number}}}<br>95% interval %{{customdata[0]:{number}}}"
                          f"–%{{customdata[1]:{number}}}<br>%{{customdata[2]}} jobs<extra></extra>",
@@ -175,7 +175,7 @@ def _share_lines(swept: pd.DataFrame, param: str, variants: list[str]) -> list[d
         name = "all boards" + (f", {_label(['board', *variants], ('', *key))[2:]}" if variants else "")
         points = _share_points(group, param)
         if not points.empty:
-            traces.append(_share_line(points, name, COLOURS[number % len(COLOURS)], number, "solid", True))
+            traces += _spread(_share_line(points, name, COLOURS[number % len(COLOURS)], number, "solid", True), points)
     return traces
 
 
@@ -187,7 +187,7 @@ def _board_shares(swept: pd.DataFrame, param: str, colours: dict[str, str]) -> l
     for board, group in swept.groupby("board", sort=False):
         points = _share_points(group, param)
         if not points.empty:
-            traces.append(_share_line(points, str(board), colours[str(board)], 0, "dot", "legendonly"))
+            traces += _spread(_share_line(points, str(board), colours[str(board)], 0, "dot", "legendonly"), points)
     return traces
 
 
@@ -206,7 +206,6 @@ def _share_line(points: pd.DataFrame, name: str, colour: str, variant: int, dash
         "type": "scatter", "mode": "lines+markers", "name": name, "legendgroup": name, "visible": visible,
         "x": _plain(points["x"]), "y": _plain(points["y"]),
         "line": {"color": colour, "dash": dash, "width": 2}, "marker": {"symbol": SYMBOLS[variant % len(SYMBOLS)], "size": 7},
-        "error_y": _error_bars(points, colour),
         "customdata": [_plain(row) for row in points[["low", "high", "solved", "n"]].to_numpy()],
         "hovertemplate": f"<b>{name}</b><br>%{{x}}: %{{y:.0%}} solved (%{{customdata[2]}} of %{{customdata[3]}})"
                          "<br>95% interval %{customdata[0]:.0%}–%{customdata[1]:.0%}<extra></extra>",
@@ -275,12 +274,13 @@ def _chart(title: str, traces: list[dict], xtitle: str, ytitle: str, xs: pd.Seri
     yaxis: dict[str, Any] = {"title": {"text": ytitle}, "automargin": True, "gridcolor": "#eee", "zeroline": False}
     if share:
         yaxis |= {"range": [-0.05, 1.05], "tickformat": ".0%"}
-    elif spans_decades(np.array(ys, dtype=float)):
+    elif spans_decades(np.array(ys, dtype=float), Y_LOG_SPAN):
         yaxis |= {"type": "log", "dtick": 1}  # a tick per power of ten, no 2s and 5s between
     subtitle = f"<br><sup>left out, no data: {', '.join(empty)}</sup>" if empty else ""
     layout = {
         "title": {"text": title + subtitle, "x": 0.01, "xanchor": "left"}, "height": HEIGHT, "xaxis": xaxis, "yaxis": yaxis,
-        "legend": {"x": 1.02, "xanchor": "left", "y": 1, "yanchor": "top", "font": {"size": 11}, "groupclick": "togglegroup"},
+        "legend": {"x": 1.02, "xanchor": "left", "y": 1, "yanchor": "top", "font": {"size": 11}, "groupclick": "togglegroup",
+                   "traceorder": "grouped"},
         "margin": {"l": 70, "r": 20, "t": 70 if empty else 50, "b": 50}, "hovermode": "closest",
         "plot_bgcolor": "#fff", "paper_bgcolor": "#fff", "font": {"family": "system-ui, sans-serif", "size": 12},
     }
@@ -333,6 +333,21 @@ def _label(keys: list[str], key: tuple) -> str:
             continue
         parts.append(str(value) if name == "algorithm" else f"{name}={value_text(value)}")
     return ", ".join(parts)
+
+
+def _spread(trace: dict, points: pd.DataFrame) -> list[dict]:
+    """The line with its points' intervals: error bars for a few points, a shaded band beneath it for many."""
+    colour = trace["line"]["color"]
+    if len(points) <= MAX_TICKS:
+        return [trace | {"error_y": _error_bars(points, colour)}]
+    red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    edge = {"type": "scatter", "mode": "lines", "x": trace["x"], "line": {"width": 0}, "hoverinfo": "skip",
+            "showlegend": False, "legendgroup": trace["legendgroup"], "visible": trace.get("visible", True),
+            "connectgaps": False}
+    upper = edge | {"name": f"{trace['name']} upper", "y": _plain(points["high"])}
+    lower = edge | {"name": f"{trace['name']} lower", "y": _plain(points["low"]), "fill": "tonexty",
+                    "fillcolor": f"rgba({red},{green},{blue},0.15)"}
+    return [upper, lower, trace]
 
 
 def _error_bars(points: pd.DataFrame, colour: str) -> dict:

@@ -105,6 +105,9 @@ def test_axes_integer_ticks_log_scale_and_legend_outside():
     assert layout["xaxis"]["type"] == "log" and layout["yaxis"]["type"] == "log"
     assert layout["xaxis"]["tickvals"] == [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000]
     assert layout["legend"]["x"] > 1  # right of the plotting area
+    time = next(chart for chart in interactive.charts(rows) if chart.title == "beam: time vs k").figure["data"]
+    bands = [trace for trace in time if trace.get("fill") == "tonexty"]  # 13 points: intervals as bands, not bars
+    assert len(bands) == 2 and all("error_y" not in trace for trace in time)
     few = {chart.title: chart.figure["layout"] for chart in interactive.charts(beam_rows())}["beam: time vs k"]
     assert few["xaxis"]["ticktext"] == ["1", "2", "3", "4", "5"] and "type" not in few["xaxis"]
 
