@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from puzzles.errors import PuzzleError
-from puzzles.npuzzle.board import NPuzzleBoard, apply_moves, goal_tiles
+from puzzles.npuzzle.board import NPuzzleBoard, apply_moves
 from puzzles.npuzzle.formats import parse_npuzzle
 from puzzles.rushhour.board import RushHourBoard
 from puzzles.rushhour.formats import parse_board
@@ -29,7 +29,6 @@ WALL = "#444"
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
            "#aec7e8", "#ffbb78", "#98df8a", "#c5b0d5", "#c49c94", "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5")
 TILE = "#f2d49b"
-TILE_HOME = "#b9e3a8"  # a tile on its goal cell
 RUSHHOUR_MOVE = re.compile(r"^(.+?)([+-])(\d+)$")
 SECONDS_PER_MOVE = 0.6
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
@@ -84,16 +83,14 @@ def rushhour_svg(board: RushHourBoard) -> Picture:
 
 
 def npuzzle_svg(board: NPuzzleBoard) -> Picture:
-    """An N-puzzle board: a numbered tile per cell, the blank empty; tiles on their goal cell in green."""
+    """An N-puzzle board: a numbered tile per cell, the blank empty."""
     width, height = board.width * CELL, board.height * CELL
-    home = goal_tiles(board.width, board.height, board.goal)
     parts = [f'<rect class="grid" x="{MARGIN}" y="{MARGIN}" width="{width}" height="{height}" fill="#555" rx="4"/>']
     places = []
     for tile in range(1, board.width * board.height):
         row, col = divmod(board.tiles.index(tile), board.width)
-        fill = TILE_HOME if home.index(tile) == board.tiles.index(tile) else TILE
         parts.append(f'<g class="piece tile" data-tile="{tile}" transform="translate({_cell(col)},{_cell(row)})">'
-                     f'<rect x="2" y="2" width="{CELL - 4}" height="{CELL - 4}" rx="5" fill="{fill}" stroke="#333"/>'
+                     f'<rect x="2" y="2" width="{CELL - 4}" height="{CELL - 4}" rx="5" fill="{TILE}" stroke="#333"/>'
                      f'<text x="{CELL / 2}" y="{CELL / 2}" dy="0.35em" text-anchor="middle" font-size="16" '
                      f'font-weight="bold" fill="#222">{tile}</text></g>')
         places.append((_cell(col), _cell(row)))
