@@ -21,14 +21,25 @@ from workers.store.jobs import claim, job_specs, record
 LIVE_S = 5.0  # a result stored shows on the open pages within this
 
 
-@pytest.fixture
-def results(tmp_path, boards_dir) -> tuple[str, list[int]]:
+def running_sweep(url: str, boards_dir) -> tuple[str, list[int]]:
     """The hand-made sweep with its last four jobs pending, two of them running on worker w1@host."""
-    url = f"sqlite:///{tmp_path / 'dash.db'}"
-    upgrade(url)
     ids = beam_sweep(url, boards_dir, leave=4)
     claim(connect(url), ids[-2:], "w1@host")
     return url, ids
+
+
+@pytest.fixture
+def results(db_url, boards_dir) -> tuple[str, list[int]]:
+    """The running sweep in SQLite and in PostgreSQL."""
+    return running_sweep(db_url, boards_dir)
+
+
+@pytest.fixture
+def sqlite_results(tmp_path, boards_dir) -> tuple[str, list[int]]:
+    """The running sweep in a SQLite file."""
+    url = f"sqlite:///{tmp_path / 'dash.db'}"
+    upgrade(url)
+    return running_sweep(url, boards_dir)
 
 
 def test_the_overview_has_sweeps_hosts_with_their_jobs_and_recent_results(results):
@@ -64,8 +75,8 @@ def test_a_sweep_page_is_computed_again_only_when_its_results_change(results, bo
     assert missing.status_code == 404 and "nope" in missing.json()["error"]
 
 
-def test_the_dashboard_answers_only_gets(results):
-    client = TestClient(make_app(open_read_only(results[0])))
+def test_the_dashboard_answers_only_gets(sqlite_results):
+    client = TestClient(make_app(open_read_only(sqlite_results[0])))
     for path in ("/", "/api/overview", f"/api/sweep/{NAME}"):
         assert client.post(path).status_code == 405 and client.delete(path).status_code == 405
     assert client.get("/static/plotly.js").text.count("plotly") > 10
@@ -79,20 +90,21 @@ def test_its_connections_cannot_write(db_url, boards_dir):
     assert job_specs(reader, ids[-1:])  # reading works
 
 
-def test_the_command_says_what_is_wrong_in_one_line(tmp_path, results):
+def test_the_command_says_what_is_wrong_in_one_line(tmp_path, sqlite_results):
     assert_usage_error(orchestrate("dashboard", "--db", f"sqlite:///{tmp_path / 'none.db'}"), "no results database")
     taken = listen("127.0.0.1", 0)
     try:
-        busy = orchestrate("dashboard", "--db", results[0], "--port", taken.getsockname()[1])
+        busy = orchestrate("dashboard", "--db", sqlite_results[0], "--port", taken.getsockname()[1])
     finally:
         taken.close()
     assert busy.exit_code == 1 and busy.stderr.startswith("error: cannot listen on 127.0.0.1:") and "Traceback" not in busy.output
 
 
 @pytest.fixture
-def server(results):
-    """`orchestrate dashboard --port 0` running on the results; its address."""
-    command = [sys.executable, "-c", "from orchestrator.cli import app; app()", "dashboard", "--db", results[0], "--port", "0"]
+def server(sqlite_results):
+    """`orchestrate dashboard --port 0` running on the SQLite results; its address."""
+    command = [sys.executable, "-c", "from orchestrator.cli import app; app()", "dashboard", "--db", sqlite_results[0],
+               "--port", "0"]
     process = subprocess.Popen(command,
                                stderr=subprocess.PIPE, text=True)
     try:
@@ -105,8 +117,8 @@ def server(results):
         process.wait(timeout=10)
 
 
-def test_chromium_shows_a_result_stored_while_the_pages_are_open(results, server, boards_dir):
-    url, ids = results
+def test_chromium_shows_a_result_stored_while_the_pages_are_open(sqlite_results, server, boards_dir):
+    url, ids = sqlite_results
     with browser_page() as (page, errors):
         page.goto(server + "/")
         page.wait_for_selector("#sweeps tbody tr")
