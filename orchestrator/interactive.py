@@ -32,7 +32,7 @@ import pandas as pd
 from orchestrator.plots import (METRICS, X_LOG_SPAN, algorithm_labels, natural_key, numeric_parameters, numeric_values,
                                 spans_decades, value_text, wants_bars, with_metrics)
 from orchestrator.report import parameter_columns
-from orchestrator.summary import mean_interval, share_interval
+from orchestrator.summary import mean_interval, mean_intervals, share_interval
 
 # Tableau 10, then its light shades: the colours of boards (lines) or algorithm labels (bars).
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
@@ -110,13 +110,11 @@ def _metric_lines(swept: pd.DataFrame, param: str, keys: list[str], metric: str,
 
 def _mean_points(group: pd.DataFrame, param: str, metric: str) -> pd.DataFrame:
     """Per value of `param` with values of `metric`: the mean, its 95% interval and how many values it has."""
-    points = []
-    for x, values in group.groupby(param)[metric]:
-        present = values.dropna()
-        if present.empty:
-            continue
-        low, high = mean_interval(present)
-        points.append({"x": x, "y": present.mean(), "low": low, "high": high, "n": len(present)})
+    samples = {x: values.dropna().to_numpy(dtype=float) for x, values in group.groupby(param)[metric]}
+    samples = {x: values for x, values in samples.items() if len(values)}
+    bounds = mean_intervals(list(samples.values()))
+    points = [{"x": x, "y": values.mean(), "low": low, "high": high, "n": len(values)}
+              for (x, values), (low, high) in zip(samples.items(), bounds)]
     return pd.DataFrame(points, columns=["x", "y", "low", "high", "n"])
 
 
