@@ -338,6 +338,7 @@ def _spread(trace: dict, points: pd.DataFrame) -> list[dict]:
     colour = trace["line"]["color"]
     if len(points) <= MAX_TICKS:
         return [trace | {"error_y": _error_bars(points, colour)}]
+    trace = trace | {"mode": "lines"}  # many points: markers would hide the line
     red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
     edge = {"type": "scatter", "mode": "lines", "x": trace["x"], "line": {"width": 0}, "hoverinfo": "skip",
             "showlegend": False, "legendgroup": trace["legendgroup"], "visible": trace.get("visible", True),

@@ -3,6 +3,7 @@
 import json
 from typing import Any
 
+from orchestrator.grid import values_text
 from orchestrator.plan import limits_text
 from orchestrator.sweep_view import params_text, status_text
 from orchestrator.units import duration_text
@@ -30,14 +31,15 @@ def sweep_text(sweep: SweepRow, status: SweepStatus, origins: list[Origin]) -> s
 def sweep_header(sweep: SweepRow, status: SweepStatus, boards: int, origins: list[Origin]) -> list[tuple[str, str]]:
     """What a report's or the dashboard's header says of a sweep: grid, runs, limits, size, time span, hosts, code."""
     spec = sweep.spec
-    grid = {key: spec[key] for key in ("algorithms", "params") if key in spec}
+    grid = [f"--algo {','.join(spec.get('algorithms', []))}"]
+    grid += [f"--{name.replace('_', '-')} {values_text(values)}" for name, values in spec.get("params", {}).items()]
     starts = [origin.first_start for origin in origins if origin.first_start]
     ends = [origin.last_finish for origin in origins if origin.last_finish]
-    span = "no results yet"
+    span = "not recorded" if origins else "no results yet"
     if starts and ends:
         span = f"{min(starts):%Y-%m-%d %H:%M:%S} .. {max(ends):%Y-%m-%d %H:%M:%S} ({duration_text((max(ends) - min(starts)).total_seconds())})"
     return [
-        ("grid", json.dumps(grid)),
+        ("grid", " ".join(grid)),
         ("runs", _runs_text(spec)),
         ("limits", limits_text(sweep.limits)),
         ("size", f"{status.total:,} jobs on {_plural(boards, 'board')}, {status.finished:,} done ({status.phase})"),

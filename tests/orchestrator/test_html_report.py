@@ -53,7 +53,7 @@ def test_the_header_names_grid_limits_size_span_hosts_and_code(report_file):
     header = dict(re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", report_file.read_text()))
 
     assert set(header) == {"grid", "runs", "limits", "size", "created", "time span", "hosts", "code versions"}
-    assert "astar" in header["grid"] and "beam" in header["grid"] and "[1, 2, 3, 4]" in header["grid"]
+    assert header["grid"] == "--algo astar,beam --k 1..4 --heuristic blockers-lb"  # as orchestrate sweep takes it
     assert header["size"] == "20 jobs on 2 boards, 17 done (stopped)"
     assert header["hosts"] == "hand@test (17 results)"
     assert header["limits"] == "none"
