@@ -1,4 +1,5 @@
-"""Plots of a sweep's rows: how solution length, time, states expanded and success depend on a parameter.
+"""Plots of a sweep's rows as PNG files (`report --plot`): how solution length, time, states expanded and success
+depend on a parameter. The HTML report and the dashboard draw the same figures with Plotly (`orchestrator.interactive`).
 
 `figures(rows)` builds matplotlib figures from the per-job DataFrame of a sweep
 (one row per job, see `orchestrator.report`). For every numeric parameter that
@@ -16,8 +17,6 @@ only when a figure is made, to keep the command line quick to start.
 
 from __future__ import annotations
 
-import base64
-import io
 import json
 import re
 from pathlib import Path
@@ -95,13 +94,6 @@ def write_pngs(rows: pd.DataFrame, outdir: Path, stem: str) -> list[Path]:
         _close(figure)
         paths.append(path)
     return paths
-
-
-def png_base64(figure: Figure) -> str:
-    """The figure as a PNG, base64-encoded (for a `data:image/png;base64,` URI)."""
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight", metadata=PNG_METADATA)
-    return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
 def slug(title: str) -> str:
