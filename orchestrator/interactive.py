@@ -79,10 +79,10 @@ def _parameter_charts(rows: pd.DataFrame, param: str) -> list[Chart]:
     out = []
     for _, metric, axis, noun in METRICS:
         traces, empty = _metric_lines(swept, param, keys, metric, colours)
-        if metric == "moves":
-            traces += _optimum_lines(data, swept[param], colours)
-        else:
-            traces += _baselines(baseline, swept[param], metric, colours)
+        levels = _optimum_lines(data, swept[param], colours) if metric == "moves" else \
+            _baselines(baseline, swept[param], metric, colours)
+        drawn = {trace["legendgroup"] for trace in traces}
+        traces += [level for level in levels if level["legendgroup"] in drawn]  # none for a board left out
         out.append(_chart(f"{prefix}{noun} vs {param}", traces, param, axis, swept[param], empty))
     traces = _share_lines(swept, param, keys[1:]) + _board_shares(swept, param, colours)
     out.append(_chart(f"{prefix}{SHARE[0]} vs {param}", traces, param, SHARE[1], swept[param], []))
