@@ -9,6 +9,7 @@ from orchestrator.show import plain_grid
 from orchestrator.sweep_view import plain_table
 from puzzles.npuzzle.formats import format_npuzzle, parse_npuzzle
 from puzzles.rushhour.formats import parse_board
+from workers.store import Database
 from workers.store.boards import StoredBoard
 
 DOMAIN_NAMES = {"rushhour": "Rush Hour", "npuzzle": "N-puzzle"}
@@ -59,6 +60,23 @@ def board_card(info: BoardInfo) -> str:
     width = max(len(label) for label, _ in rows) + 2
     lines = [f"{label + ':' if label else '':<{width}}" + text.replace("\n", "\n" + " " * width) for label, text in rows]
     return "\n".join(lines) + "\n\n" + picture
+
+
+def board_picture(info: BoardInfo) -> str:
+    """The board as an SVG file (`boards show BOARD --svg FILE`)."""
+    from orchestrator.board_svg import board_svg, standalone
+
+    return standalone(board_svg(info.board.domain, info.board.text).svg)
+
+
+def job_picture(db: Database, record: dict) -> str:
+    """The job's board as an SVG file that plays the job's solution, if it has one (`job N --svg FILE`)."""
+    from orchestrator.board_svg import animated_svg, standalone
+    from workers.store.boards import board_with_sets
+
+    board, _ = board_with_sets(db, record["job"]["board_id"])
+    solution = (record["result"] or {}).get("solution")
+    return standalone(animated_svg(board.domain, board.canonical_text, solution))
 
 
 def shape(domain: str, text: str) -> str:

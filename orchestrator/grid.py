@@ -34,6 +34,17 @@ def parse_values(text: str, option: str) -> list[Any]:
     return list(dict.fromkeys(values))
 
 
+def values_text(values: list[Any]) -> str:
+    """Values as `parse_values` reads them: `1..50` or `50..3000:50` for four or more evenly spaced integers, else
+    a comma list."""
+    integers = all(isinstance(value, int) and not isinstance(value, bool) for value in values)
+    if integers and len(values) >= 4:
+        step = values[1] - values[0]
+        if step > 0 and all(b - a == step for a, b in zip(values, values[1:])):
+            return f"{values[0]}..{values[-1]}" + (f":{step}" if step != 1 else "")
+    return ",".join(str(value) for value in values)
+
+
 def combinations(algorithms: list[str], params: dict[str, list[Any]]) -> list[tuple[str, dict[str, Any]]]:
     """Each algorithm with every combination of the given values of the parameters it takes.
 

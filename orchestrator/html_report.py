@@ -1,75 +1,144 @@
-"""A sweep's report as one self-contained HTML file: title, notes, summary table and plots.
+"""A sweep's report as one self-contained HTML file: header, notes, interactive plots, boards, summary table.
 
-Everything is inline: a little CSS, the table, and each figure as a PNG in a
-`data:` URI, so the file can be mailed or opened offline and needs no network.
+Everything is inline, so the file can be mailed or opened offline and needs
+no network: the CSS and script of `orchestrator/static/`, plotly.js itself
+(`plotly.offline.get_plotlyjs()`, about 4.8 MB), each figure's Plotly JSON
+(`orchestrator.interactive`), the boards as SVG (`orchestrator.board_svg`)
+with a player for the shortest solution the sweep stored of each, and the
+summary as a table that sorts by a click on a heading, filters by the words
+typed, and shows its key columns unless asked for all. The dashboard
+(`orchestrator.dashboard`) builds its pages from the same parts.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import math
+from collections.abc import Iterable
 from numbers import Integral, Real
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from orchestrator.plots import png_base64
+from puzzles.errors import PuzzleError
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
+    from orchestrator.interactive import Chart
 
 MISSING = "–"
-
-CSS = """
-body { font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em; color: #222; }
-h1 { font-size: 1.5em; margin-bottom: 0.3em; }
-h2 { font-size: 1.15em; margin-top: 1.6em; }
-ul.notes { color: #555; padding-left: 1.2em; }
-.table-wrap { overflow-x: auto; }
-table.summary { border-collapse: collapse; font-size: 0.85em; font-variant-numeric: tabular-nums; }
-table.summary th, table.summary td { border: 1px solid #ddd; padding: 0.25em 0.5em; text-align: right; white-space: nowrap; }
-table.summary th { background: #f3f3f3; position: sticky; top: 0; }
-table.summary tbody tr:nth-child(even) { background: #fafafa; }
-figure { margin: 1.5em 0; }
-figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
-figcaption { color: #555; font-size: 0.9em; margin-top: 0.3em; }
-""".strip()
+STATIC = Path(__file__).resolve().parent / "static"
+MAX_BOARDS = 48  # board pictures in one report; a note names how many more the sweep has
 
 
-def html_report(title: str, summary: pd.DataFrame, figures: list[tuple[str, Figure]], notes: list[str]) -> str:
-    """The report as a complete HTML document (a string): notes, plots (embedded as base64 PNGs), then the table."""
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        "<head>",
-        '<meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{html.escape(title)}</title>",
-        f"<style>\n{CSS}\n{_left_align(summary)}</style>",
-        "</head>",
-        "<body>",
-        f"<h1>{html.escape(title)}</h1>",
-    ]
+def html_report(title: str, summary: pd.DataFrame, charts: list[Chart], notes: list[str], *,
+                header: Iterable[tuple[str, str]] = (), boards: list[dict] = (), keys: dict[str, str] | None = None) -> str:
+    """The report as a complete HTML document (a string) with plotly.js inlined: header, notes, plots, boards, table."""
+    from plotly.offline import get_plotlyjs
+
+    body = [f"<h1>{html.escape(title)}</h1>", header_list(header)]
     if notes:
-        parts.append('<ul class="notes">' + "".join(f"<li>{html.escape(note)}</li>" for note in notes) + "</ul>")
-    if figures:
-        parts.append("<h2>Plots</h2>")
-    for caption, figure in figures:
-        text = html.escape(caption, quote=True)
-        parts.append(f'<figure><img src="data:image/png;base64,{png_base64(figure)}" alt="{text}" title="{text}">'
-                     f"<figcaption>{text}</figcaption></figure>")
-    parts.append("<h2>Summary</h2>")
-    parts.append(summary_table(summary))
-    parts.extend(["</body>", "</html>", ""])
-    return "\n".join(parts)
+        body.append('<ul class="notes">' + "".join(f"<li>{html.escape(note)}</li>" for note in notes) + "</ul>")
+    if charts:
+        body += ["<h2>Plots</h2>", plots_section(charts)]
+    if boards:
+        body += ["<h2>Boards</h2>", board_cards(boards)]
+    body += ["<h2>Summary</h2>", summary_table(summary, keys)]
+    return page(title, body, [inline_script(get_plotlyjs())])
 
 
-def summary_table(summary: pd.DataFrame) -> str:
-    """The summary as an HTML table: numbers formatted for reading, missing values as "–"."""
+def page(title: str, body: list[str], scripts: list[str], *, manual: bool = False) -> str:
+    """An HTML document: slidelab's CSS and script in the head after `scripts` (script elements), then `body`."""
+    own = (STATIC / "slidelab.js").read_text()
+    return "\n".join([
+        "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">', f"<title>{html.escape(title)}</title>",
+        f"<style>\n{(STATIC / 'slidelab.css').read_text()}</style>", *scripts, inline_script(own), "</head>",
+        "<body data-manual>" if manual else "<body>", *body, "</body>", "</html>", "",
+    ])
+
+
+def inline_script(code: str) -> str:
+    """A script element holding `code` (a `</script` inside it cannot end the element early)."""
+    return "<script>" + code.replace("</script", "<\\/script") + "</script>"
+
+
+def header_list(items: Iterable[tuple[str, str]]) -> str:
+    """The sweep's header as a definition list (label, value); nothing for none."""
+    rows = "".join(f"<dt>{html.escape(label)}</dt><dd>{html.escape(value)}</dd>" for label, value in items)
+    return f'<dl class="header">{rows}</dl>' if rows else ""
+
+
+def plots_section(charts: list[Chart]) -> str:
+    """A div per figure and their Plotly JSON, which the page's script draws."""
+    divs = "".join(f'<div class="plot" data-index="{i}" title="{html.escape(chart.title, quote=True)}"></div>'
+                   for i, chart in enumerate(charts))
+    figures = json.dumps([{"title": chart.title, "figure": chart.figure} for chart in charts], separators=(",", ":"))
+    escaped = figures.replace("</", "<\\/")
+    return f'<div class="plots">{divs}</div><script type="application/json" class="figures">{escaped}</script>'
+
+
+def board_cards(boards: list[dict]) -> str:
+    """A card per board (its picture, optimum, and a player of its shortest stored solution), at most MAX_BOARDS."""
+    cards = "".join(board_card(board) for board in boards[:MAX_BOARDS])
+    more = len(boards) - MAX_BOARDS
+    note = f'<p class="muted">and {more:,} more boards (orchestrate boards show BOARD --svg FILE)</p>' if more > 0 else ""
+    return f'<div class="boards">{cards}</div>{note}'
+
+
+def board_card(board: dict) -> str:
+    """A board's card: name, known optimum, SVG; with its solution's frames and controls when it has one."""
+    from orchestrator.board_svg import board_svg, frames_json, solution_frames
+
+    picture = board_svg(board["domain"], board["canonical_text"])
+    optimum = "unknown" if board["known_optimum"] is None else f"{board['known_optimum']} moves"
+    meta = f"known optimum {optimum}"
+    player, data = "", ""
+    if board["solution"]:
+        try:
+            frames = solution_frames(board["domain"], board["canonical_text"], board["solution"])
+        except PuzzleError as err:
+            meta += f"; its solution cannot be replayed: {err}"
+        else:
+            meta += f"; shortest solution here: {board['moves']} moves (job {board['job_id']})"
+            moves = json.dumps(board["solution"].split())
+            data = f' data-frames="{html.escape(frames_json(frames))}" data-moves="{html.escape(moves)}"'
+            player = (f'<div class="player"><button class="first" title="start">|&#9664;</button><button class="back" '
+                      f'title="previous move">&#9664;</button><button class="play" title="play">play</button><button '
+                      f'class="next" title="next move">&#9654;</button><button class="last" title="end">&#9654;|</button>'
+                      f'<input type="range" min="0" max="{len(frames) - 1}" value="0"><span class="caption"></span></div>')
+    name = html.escape(board["name"] or board["id"][:12])
+    return (f'<div class="board-card" data-board="{name}"{data}><h3>{name}</h3><div class="meta">{html.escape(meta)}</div>'
+            f"{picture.svg}{player}</div>")
+
+
+def summary_table(summary: pd.DataFrame, keys: dict[str, str] | None = None) -> str:
+    """The summary as a sortable, filterable table: numbers formatted, missing values "–", key columns shown.
+
+    `keys` maps the key columns to their headings; the other numeric columns
+    are shown by the "every column" box (all are shown when `keys` is None).
+    """
     if summary.empty:
         return '<p class="empty">no jobs</p>'
-    table = summary.map(format_cell).to_html(index=False, classes=["summary"], border=0, na_rep=MISSING, escape=True)
-    return f'<div class="table-wrap">\n{table}\n</div>'
+    text_columns = [column for column in summary.columns if not _numeric(summary[column])]
+    kinds = {column: "text" if column in text_columns else "" if keys is None or column in keys else "extra"
+             for column in summary.columns}
+    headings, bodies = [], []
+    for column, kind in kinds.items():
+        label = (keys or {}).get(column, column)
+        headings.append(f'<th class="{kind}" title="{html.escape(column, quote=True)}">{html.escape(label)}</th>')
+    for row in summary.itertuples(index=False):
+        cells = []
+        for column, value in zip(summary.columns, row):
+            shown = f"{value:.0%}" if column.endswith("_share") and isinstance(value, Real) and value == value else format_cell(value)
+            cells.append(f'<td class="{kinds[column]}"{_sort_key(value)}>{html.escape(shown)}</td>')
+        bodies.append("<tr>" + "".join(cells) + "</tr>")
+    tools = ('<div class="table-tools"><input type="search" placeholder="filter rows: words they hold">'
+             '<label><input type="checkbox"> every column</label><span class="shown muted"></span></div>')
+    table = (f'<table class="summary"><thead><tr>{"".join(headings)}</tr></thead>'
+             f'<tbody>{"".join(bodies)}</tbody></table>')
+    return f'<div class="table-box">{tools}<div class="table-wrap">{table}</div></div>'
 
 
 def format_cell(value: Any) -> str:
@@ -94,14 +163,12 @@ def format_cell(value: Any) -> str:
     return str(value)
 
 
-def _left_align(summary: pd.DataFrame) -> str:
-    """CSS aligning the leading text columns (the group columns) to the left."""
-    leading = 0
-    for column in summary.columns:
-        if pd.api.types.is_numeric_dtype(summary[column]) and not pd.api.types.is_bool_dtype(summary[column]):
-            break
-        leading += 1
-    if not leading:
-        return ""
-    return (f"table.summary td:nth-child(-n+{leading}), table.summary th:nth-child(-n+{leading}) "
-            "{ text-align: left; }\n")
+def _numeric(column: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
+
+
+def _sort_key(value: Any) -> str:
+    """A number's full value for sorting (the cell shows it rounded)."""
+    if isinstance(value, Real) and not isinstance(value, bool) and not (isinstance(value, float) and math.isnan(value)):
+        return f' data-sort="{float(value)!r}"'
+    return ""

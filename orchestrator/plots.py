@@ -1,4 +1,5 @@
-"""Plots of a sweep's rows: how solution length, time, states expanded and success depend on a parameter.
+"""Plots of a sweep's rows as PNG files (`report --plot`): how solution length, time, states expanded and success
+depend on a parameter. The HTML report and the dashboard draw the same figures with Plotly (`orchestrator.interactive`).
 
 `figures(rows)` builds matplotlib figures from the per-job DataFrame of a sweep
 (one row per job, see `orchestrator.report`). For every numeric parameter that
@@ -16,8 +17,6 @@ only when a figure is made, to keep the command line quick to start.
 
 from __future__ import annotations
 
-import base64
-import io
 import json
 import re
 from pathlib import Path
@@ -53,7 +52,7 @@ def numeric_parameters(rows: pd.DataFrame) -> list[str]:
     """The parameter columns with at least two distinct numeric values (not booleans), in column order."""
     out = []
     for column in parameter_columns(rows):
-        values = _numeric(rows[column])
+        values = numeric_values(rows[column])
         if values is not None and values.dropna().nunique() >= 2:
             out.append(column)
     return out
@@ -74,9 +73,14 @@ def figures(rows: pd.DataFrame) -> list[tuple[str, Figure]]:
     out: list[tuple[str, Figure]] = []
     for param in numeric:
         out.extend(_parameter_figures(rows, param))
-    if not numeric or (rows["algorithm"].nunique() > 1 and algorithm_labels(rows).nunique() <= MAX_BARS):
+    if wants_bars(rows, numeric):
         out.extend(_comparison_figures(rows))
     return out
+
+
+def wants_bars(rows: pd.DataFrame, numeric: list[str]) -> bool:
+    """True if the sweep gets bar charts per board and algorithm label: no numeric parameter, or a few labels."""
+    return not numeric or (rows["algorithm"].nunique() > 1 and algorithm_labels(rows).nunique() <= MAX_BARS)
 
 
 def write_pngs(rows: pd.DataFrame, outdir: Path, stem: str) -> list[Path]:
@@ -90,13 +94,6 @@ def write_pngs(rows: pd.DataFrame, outdir: Path, stem: str) -> list[Path]:
         _close(figure)
         paths.append(path)
     return paths
-
-
-def png_base64(figure: Figure) -> str:
-    """The figure as a PNG, base64-encoded (for a `data:image/png;base64,` URI)."""
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight", metadata=PNG_METADATA)
-    return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
 def slug(title: str) -> str:
@@ -117,7 +114,7 @@ def algorithm_labels(rows: pd.DataFrame) -> pd.Series:
         varying[algorithm] = {name for name, values in seen.items() if len(values) > 1}
 
     def label(algorithm: str, params: dict[str, Any]) -> str:
-        shown = [f"{name}={_text(value)}" for name, value in params.items()
+        shown = [f"{name}={value_text(value)}" for name, value in params.items()
                  if name in varying.get(algorithm, ()) or name not in defaults[algorithm]
                  or defaults[algorithm][name] != value]
         return " ".join([algorithm, *shown])
@@ -129,8 +126,8 @@ def algorithm_labels(rows: pd.DataFrame) -> pd.Series:
 
 
 def _parameter_figures(rows: pd.DataFrame, param: str) -> list[tuple[str, Figure]]:
-    data = rows.assign(**{param: _numeric(rows[param])}).loc[lambda df: df[param].notna()]
-    data = _with_metrics(data)
+    data = rows.assign(**{param: numeric_values(rows[param])}).loc[lambda df: df[param].notna()]
+    data = with_metrics(data)
     algorithms = sorted(data["algorithm"].dropna().unique())
     others = [column for column in parameter_columns(data)
               if column != param and data[column].astype(str).nunique() > 1]
@@ -179,7 +176,7 @@ def _line_label(keys: list[str], key: tuple) -> str:
     for name, value in zip(keys[1:], key[1:]):
         if value is None or (isinstance(value, float) and np.isnan(value)):
             continue
-        parts.append(str(value) if name == "algorithm" else f"{name}={_text(value)}")
+        parts.append(str(value) if name == "algorithm" else f"{name}={value_text(value)}")
     return ", ".join(parts)
 
 
@@ -189,13 +186,13 @@ def _finish(ax: Axes, param: str, ylabel: str, title: str, x: pd.Series, y: pd.S
     ax.set_title(title)
     ax.grid(True, alpha=0.3)
     values = np.sort(x.dropna().unique().astype(float))
-    if _wide(values, X_LOG_SPAN):
+    if spans_decades(values, X_LOG_SPAN):
         ax.set_xscale("log")
     if 0 < len(values) <= 12:
         ax.set_xticks(values)
-        ax.set_xticklabels([_text(value) for value in values])
+        ax.set_xticklabels([value_text(value) for value in values])
         ax.minorticks_off()
-    if y is not None and _wide(y.dropna().to_numpy(dtype=float)):
+    if y is not None and spans_decades(y.dropna().to_numpy(dtype=float)):
         ax.set_yscale("log")
     _legend(ax)
 
@@ -204,9 +201,9 @@ def _finish(ax: Axes, param: str, ylabel: str, title: str, x: pd.Series, y: pd.S
 
 
 def _comparison_figures(rows: pd.DataFrame) -> list[tuple[str, Figure]]:
-    data = _with_metrics(rows).assign(label=algorithm_labels(rows))
+    data = with_metrics(rows).assign(label=algorithm_labels(rows))
     boards = sorted(data["board"].astype(str).unique())
-    labels = sorted(data["label"].unique(), key=_natural)
+    labels = sorted(data["label"].unique(), key=natural_key)
     out = []
     for title, metric, ylabel, empty in (
         ("mean solution length per algorithm", "moves", "solution length (moves)", "no solved jobs"),
@@ -235,7 +232,7 @@ def _comparison_figures(rows: pd.DataFrame) -> list[tuple[str, Figure]]:
         ax.grid(True, axis="y", alpha=0.3)
         if metric == "solved":
             ax.set_ylim(0, 1.05)
-        elif _wide(data[metric].dropna().to_numpy(dtype=float)):
+        elif spans_decades(data[metric].dropna().to_numpy(dtype=float)):
             ax.set_yscale("log")
         if not data[metric].notna().any():
             _no_data(ax, empty)
@@ -247,7 +244,7 @@ def _comparison_figures(rows: pd.DataFrame) -> list[tuple[str, Figure]]:
 # Helpers ----------------------------------------------------------------------------------------
 
 
-def _with_metrics(rows: pd.DataFrame) -> pd.DataFrame:
+def with_metrics(rows: pd.DataFrame) -> pd.DataFrame:
     """`rows` with numeric metric columns; `solved` is 1/0 for finished jobs, NaN for unfinished ones."""
     finished = rows["outcome"].notna() if "outcome" in rows.columns else pd.Series(False, index=rows.index)
     solved = (rows["outcome"] == "solved") if "outcome" in rows.columns else pd.Series(False, index=rows.index)
@@ -258,7 +255,7 @@ def _with_metrics(rows: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _numeric(column: pd.Series) -> pd.Series | None:
+def numeric_values(column: pd.Series) -> pd.Series | None:
     """The column as floats if every value present is a number (not a boolean); None otherwise."""
     values = column.dropna()
     if values.empty or pd.api.types.is_bool_dtype(column):
@@ -278,7 +275,8 @@ def _defaults(algorithm: str) -> dict[str, Any]:
     return {name: param.default for name, param in spec.params.items()} if spec else {}
 
 
-def _text(value: Any) -> str:
+def value_text(value: Any) -> str:
+    """A parameter value as written on an axis or in a label: 5 for 5.0, 0.25 as it is."""
     if isinstance(value, (float, np.floating)) and float(value).is_integer():
         return str(int(value))
     if isinstance(value, (float, np.floating)):
@@ -286,13 +284,13 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def _natural(text: str) -> list:
+def natural_key(text: str) -> list:
     """A sort key putting "beam k=5" before "beam k=10"."""
     return [(0, float(part), "") if i % 2 else (1, 0.0, part)
             for i, part in enumerate(re.split(r"(\d+(?:\.\d+)?)", text))]
 
 
-def _wide(values: np.ndarray, span: float = LOG_SPAN) -> bool:
+def spans_decades(values: np.ndarray, span: float = LOG_SPAN) -> bool:
     """True if the values are all positive and the largest is more than `span` times the smallest."""
     values = np.asarray(values, dtype=float)
     values = values[~np.isnan(values)]

@@ -3,6 +3,7 @@
 import json
 from typing import Any
 
+from orchestrator.grid import values_text
 from orchestrator.plan import limits_text
 from orchestrator.sweep_view import params_text, status_text
 from orchestrator.units import duration_text
@@ -25,6 +26,41 @@ def sweep_text(sweep: SweepRow, status: SweepStatus, origins: list[Origin]) -> s
     ]
     lines += [f"  {_origin_text(origin)}" for origin in origins]
     return "\n".join(lines)
+
+
+def sweep_header(sweep: SweepRow, status: SweepStatus, boards: int, origins: list[Origin]) -> list[tuple[str, str]]:
+    """What a report's or the dashboard's header says of a sweep: grid, runs, limits, size, time span, hosts, code."""
+    spec = sweep.spec
+    grid = [f"--algo {','.join(spec.get('algorithms', []))}"]
+    grid += [f"--{name.replace('_', '-')} {values_text(values)}" for name, values in spec.get("params", {}).items()]
+    starts = [origin.first_start for origin in origins if origin.first_start]
+    ends = [origin.last_finish for origin in origins if origin.last_finish]
+    span = "not recorded" if origins else "no results yet"
+    if starts and ends:
+        span = f"{min(starts):%Y-%m-%d %H:%M:%S} .. {max(ends):%Y-%m-%d %H:%M:%S} ({duration_text((max(ends) - min(starts)).total_seconds())})"
+    return [
+        ("grid", " ".join(grid)),
+        ("runs", _runs_text(spec)),
+        ("limits", limits_text(sweep.limits)),
+        ("size", f"{status.total:,} jobs on {_plural(boards, 'board')}, {status.finished:,} done ({status.phase})"),
+        ("created", f"{sweep.created_at:%Y-%m-%d %H:%M:%S}"),
+        ("time span", span),
+        ("hosts", _tally(origins, lambda origin: origin.host or "-")),
+        ("code versions", _tally(origins, _version_text)),
+    ]
+
+
+def _tally(origins: list[Origin], key) -> str:
+    """`a (12 results), b (3 results)`: the results per value of `key`, in the order first seen."""
+    counts: dict[str, int] = {}
+    for origin in origins:
+        counts[key(origin)] = counts.get(key(origin), 0) + origin.results
+    return ", ".join(f"{name} ({_plural(count, 'result')})" for name, count in counts.items()) or "none yet"
+
+
+def _version_text(origin: Origin) -> str:
+    commit = f" (commit {origin.commit[:10]}{' + changes' if origin.dirty else ''})" if origin.commit else ""
+    return f"{origin.code_version or 'unknown (before provenance)'}{commit}"
 
 
 def job_text(record: dict[str, Any]) -> str:
@@ -72,9 +108,7 @@ def _runs_text(spec: dict[str, Any]) -> str:
 def _origin_text(origin: Origin) -> str:
     speed = f", speed {origin.speed:.1f}" if origin.speed is not None else ""
     span = f", {origin.first_start:%Y-%m-%d %H:%M} .. {origin.last_finish:%H:%M}" if origin.first_start else ""
-    version = origin.code_version or "unknown (before provenance)"
-    commit = f" (commit {origin.commit[:10]}{' + changes' if origin.dirty else ''})" if origin.commit else ""
-    return f"{origin.results:,} results  {version}{commit}  on {origin.host or '-'}{speed}  ({origin.software}{span})"
+    return f"{origin.results:,} results  {_version_text(origin)}  on {origin.host or '-'}{speed}  ({origin.software}{span})"
 
 
 def _why(result: dict[str, Any]) -> str:

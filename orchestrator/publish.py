@@ -19,6 +19,9 @@ from orchestrator.plan import find_sweep
 from orchestrator.summary import summarize
 from puzzles.errors import PuzzleError
 from workers.store import Database
+from workers.store.progress import sweep_provenance, sweep_status
+from workers.store.rows import board_solutions
+from workers.store.sweeps import SweepRow
 
 COMPARE_FORMATS = ("table", "csv", "markdown", "json", "html")
 
@@ -51,6 +54,7 @@ def report_sweep(db: Database, sweep_name: str, *, by: str | None, baseline: str
     """A sweep's summary per group (default: algorithm, params, board) as `layout` says, with its notes and plots."""
     _check_format(layout.fmt, report.FORMATS)
     check_not_database(layout.out, db)
+    sweep = find_sweep(db, sweep_name)
     rows = sweep_rows(db, sweep_name)
     groups = report.group_columns(rows, column_names(by, "--by") if by else None)
     summary = summarize(rows, groups, baseline=baseline)
@@ -61,7 +65,7 @@ def report_sweep(db: Database, sweep_name: str, *, by: str | None, baseline: str
 
         folder = layout.out.parent if layout.out else Path.cwd()
         published.messages += [f"wrote {path}" for path in plots.write_pngs(rows, folder, file_stem(sweep_name))]
-    document = Document(f"slidelab report: {sweep_name}", sweep_name, notes, rows)
+    document = Document(f"slidelab report: {sweep_name}", sweep_name, notes, rows, Source(db, sweep))
     table = partial(report_view.report_table, summary, groups, columns=layout.chosen(), wide=layout.wide)
     return _published(published, summary, layout, document, table)
 
@@ -92,13 +96,22 @@ def column_names(text: str, option: str) -> list[str]:
 
 
 @dataclass(frozen=True)
+class Source:
+    """The database and sweep a report reads: for the HTML report's header and board pictures."""
+
+    db: Database
+    sweep: SweepRow
+
+
+@dataclass(frozen=True)
 class Document:
-    """What an HTML file of a table has around it: a title, a default file stem, notes, and the rows to plot."""
+    """What an HTML file of a table has around it: a title, a default file stem, notes, the rows to plot, the sweep."""
 
     title: str
     stem: str
     notes: list[str]
     rows: pd.DataFrame | None
+    source: Source | None = None
 
 
 def _published(published: Published, frame: pd.DataFrame, layout: Layout, document: Document,
@@ -145,11 +158,42 @@ def sweep_rows(db: Database, sweep_name: str) -> pd.DataFrame:
 
 
 def _html(document: Document, frame: pd.DataFrame) -> str:
-    from orchestrator import html_report, plots  # matplotlib only for the HTML report's figures
+    from orchestrator import html_report  # plotly only for the HTML report
+
+    parts = html_parts(frame, document.rows, document.source)
+    return html_report.html_report(document.title, parts.summary, parts.charts, document.notes, header=parts.header,
+                                   boards=parts.boards, keys=parts.keys)
+
+
+@dataclass(frozen=True)
+class Parts:
+    """What an HTML page shows of a table and a sweep: the table (params as text), figures, header, boards, key columns."""
+
+    summary: pd.DataFrame
+    charts: list
+    header: list[tuple[str, str]]
+    boards: list[dict]
+    keys: dict[str, str] | None
+
+
+def html_parts(frame: pd.DataFrame, rows: pd.DataFrame | None, source: Source | None) -> Parts:
+    """The parts of the HTML report, and of the dashboard's page of a sweep: figures of `rows`, the sweep's header."""
+    from orchestrator import interactive
 
     shown = frame.assign(params=frame["params"].map(sweep_view.params_text)) if "params" in frame else frame
-    figures = plots.figures(document.rows) if document.rows is not None else []
-    return html_report.html_report(document.title, shown, figures, document.notes)
+    charts = interactive.charts(rows) if rows is not None else []
+    if source is None:
+        return Parts(shown, charts, [], [], None)
+    boards = board_solutions(source.db, source.sweep)
+    header = sweep_header(source.db, source.sweep, len(boards))
+    return Parts(shown, charts, header, boards, report_view.key_columns(frame))
+
+
+def sweep_header(db: Database, sweep: SweepRow, boards: int) -> list[tuple[str, str]]:
+    """The header of a sweep's report and dashboard page: grid, limits, size, time span, hosts, code versions."""
+    from orchestrator.provenance_view import sweep_header as header
+
+    return header(sweep, sweep_status(db, sweep), boards, sweep_provenance(db, sweep))
 
 
 def _check_format(fmt: str, formats: tuple[str, ...]) -> None:

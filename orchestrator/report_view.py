@@ -37,6 +37,12 @@ def report_table(summary: pd.DataFrame, groups: list[str], *, columns: list[str]
     return _table(summary, groups, available, columns, wide)
 
 
+def key_columns(summary: pd.DataFrame) -> dict[str, str]:
+    """The summary's key columns (those a terminal report shows without --wide) with their headings."""
+    return {name: column.heading for name, column in _report_columns(summary).items()
+            if column.key and name in summary.columns}
+
+
 def compare_table(table: pd.DataFrame, groups: list[str], names: list[str], *, columns: list[str] | None = None,
                   wide: bool = False) -> Table:
     """The lined-up sweeps, a row per group and sweep: each metric, for the others with its ratio to the first and p.

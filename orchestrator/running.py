@@ -103,7 +103,7 @@ def run_jobs(db: Database, sweep: SweepRow, job_ids: list[int], *, workers: int,
     size = chunk or chunk_size(len(job_ids))
     broker = settings().broker_url
     if broker:
-        messages = send(db, job_ids, size, take_over=take_over)
+        messages = send(db, job_ids, size, take_over=take_over, sweep=sweep.name)
         typer.echo(f"queued {len(job_ids):,} jobs in {messages:,} messages on {masked(broker)}")
         if wait:
             follow(db, sweep)

@@ -26,6 +26,9 @@ app.conf.update(
     task_reject_on_worker_lost=True,
     task_default_queue=QUEUE,
     worker_prefetch_multiplier=1,
+    # Task events for Celery's monitor, Flower (README: Watching the workers); with no monitor they go nowhere.
+    worker_send_task_events=True,
+    task_send_sent_event=True,
     worker_hijack_root_logger=False,
     broker_connection_retry_on_startup=True,
     broker_connection_max_retries=None,

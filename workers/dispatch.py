@@ -23,20 +23,20 @@ def chunks(job_ids: list[int], size: int) -> Iterator[list[int]]:
         yield job_ids[start : start + size]
 
 
-def send(db: Database, job_ids: list[int], size: int | None = None, *, take_over: bool = False) -> int:
-    """Send the jobs to the broker in messages of `size` ids (default: `chunk_size`), then mark the pending ones queued.
+def send(db: Database, job_ids: list[int], size: int | None = None, *, take_over: bool = False,
+         sweep: str | None = None) -> int:
+    """Send the jobs (of `sweep`) to the broker in messages of `size` ids (default: `chunk_size`), then mark them queued.
 
     The number of messages sent. With `take_over` the worker that gets a
     message runs its jobs even if another worker holds them (`resume --force`).
     """
     from workers.celery_app import broker_app
-    from workers.tasks import run_jobs
+    from workers.tasks import send_jobs
 
     sent = 0
     with broker_app().producer_or_acquire() as producer:
         for batch in chunks(job_ids, size or chunk_size(len(job_ids))):
-            run_jobs.apply_async(args=[batch], kwargs={"take_over": True} if take_over else {}, producer=producer,
-                                 retry=True, retry_policy={"max_retries": 3})
+            send_jobs(batch, sweep, producer, take_over=take_over)
             sent += 1
     mark_queued(db, job_ids)
     return sent

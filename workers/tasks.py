@@ -1,11 +1,17 @@
 """Celery tasks and the worker's hooks: thin adapters from a message of job ids to `workers.execute`.
 
+A message names what it carries, so that Celery's own monitor (Flower) and
+the worker's log read `slidelab.run_jobs[beam-k]` with `jobs=[12, 13, 14]`
+and `sweep='beam-k'` rather than an id: the task is shadowed by a name with
+its sweep, its job ids are its argument and the sweep a keyword.
+
 When the worker is ready, its heartbeat also re-queues the jobs of lost
 workers and reconciles the broker with the database (`workers.recovery`). When
 it is asked to stop (SIGTERM, Ctrl-C), its job processes are killed at once and
 their jobs handed back to the queue.
 """
 
+import logging
 import threading
 from functools import partial
 
@@ -19,19 +25,38 @@ from workers.runner import JobRunner
 from workers.settings import settings
 from workers.store import Database, connect
 
+SHOWN_IDS = 10  # job ids written out in a message's description; more are counted
+TASK = "slidelab.run_jobs"
 _local = threading.local()
 _runners: list[JobRunner] = []  # every worker thread's, for the shutdown
+log = logging.getLogger(__name__)
 
 
-@app.task(name="slidelab.run_jobs", bind=True)
-def run_jobs(self, job_ids: list[int], take_over: bool = False) -> int:
-    """Run a batch of jobs in this worker thread's job process; the number of results stored.
+@app.task(name=TASK, bind=True)
+def run_jobs(self, job_ids: list[int], take_over: bool = False, sweep: str | None = None) -> int:
+    """Run a batch of jobs (of `sweep`) in this worker thread's job process; the number of results stored.
 
     `take_over`: also the jobs other workers hold (sent by `resume --force`).
     """
+    log.info("sweep %s: running %s", sweep or "-", jobs_text(job_ids))
     db = _database()
     host = self.request.hostname or "celery"
     return len(execute(db, job_ids, _runner(), host, partial(dispatch.send, db), take_over=take_over))
+
+
+def send_jobs(job_ids: list[int], sweep: str | None, producer=None, *, take_over: bool = False) -> None:
+    """Queue a batch of jobs, named for Flower and the logs: `slidelab.run_jobs[SWEEP]`, `jobs=[...]`."""
+    kwargs = {"sweep": sweep} | ({"take_over": True} if take_over else {})
+    run_jobs.apply_async(args=[job_ids], kwargs=kwargs, shadow=f"{TASK}[{sweep or '-'}]", argsrepr=jobs_text(job_ids),
+                         kwargsrepr=", ".join(f"{key}={value!r}" for key, value in kwargs.items()), producer=producer,
+                         retry=True, retry_policy={"max_retries": 3})
+
+
+def jobs_text(job_ids: list[int]) -> str:
+    """`jobs=[12, 13, 14]`, or the first SHOWN_IDS ids and how many more: `jobs=[1, ..., 10, +90 more]`."""
+    shown = ", ".join(map(str, job_ids[:SHOWN_IDS]))
+    more = f", +{len(job_ids) - SHOWN_IDS} more" if len(job_ids) > SHOWN_IDS else ""
+    return f"jobs=[{shown}{more}]"
 
 
 @worker_ready.connect

@@ -5,8 +5,9 @@ from typing import Annotated
 import typer
 
 from orchestrator.cli.options import (
-    CORES, BrokerOption, ChunkOption, DbOption, JsonOption, MaxNodesOption, MemoryLimitOption, SetOption,
+    CORES, BrokerOption, ChunkOption, DbOption, JsonOption, MaxNodesOption, MemoryLimitOption, SetOption, SvgOption,
     TimeLimitOption, WorkersOption, configured, database, existing_database, print_json, print_table, user_errors,
+    write_file,
 )
 
 app = typer.Typer()
@@ -87,16 +88,19 @@ def boards_show_command(
             metavar="BOARD", help="A stored board's name or id (its first 6+ hex digits), a board file, FILE#ID or a literal board."
         ),
     ],
+    svg: SvgOption = None,
     db: DbOption = None,
 ) -> None:
-    """A board: its picture, size, vehicles or tiles, known optimum and sets.
+    """A board: its picture, size, vehicles or tiles, known optimum and sets; --svg also draws it in a file.
 
-    Example: orchestrate boards show Rushhour6x6_1
+    Example: orchestrate boards show Rushhour6x6_1 --svg board.svg
     """
     from orchestrator import boards_view, boardsets
 
     with user_errors():
         info = boardsets.board_info(existing_database(db), board)
+        if svg is not None:
+            write_file(svg, boards_view.board_picture(info))
     typer.echo(boards_view.board_card(info))
 
 

@@ -17,6 +17,7 @@ import json
 import os
 import re
 from datetime import datetime
+from pathlib import Path
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
@@ -55,6 +56,7 @@ MemoryLimitOption = Annotated[
 ]
 MaxNodesOption = Annotated[int | None, typer.Option(min=0, max=2**62, help="States a job may expand (outcome limit).")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object instead, for scripts.")]
+SvgOption = Annotated[Path | None, typer.Option("--svg", help="Also write the picture to this SVG file.", dir_okay=False)]
 SetOption = Annotated[str | None, typer.Option("--set", help="The board set's name (set:NAME in --boards).")]
 GoalOption = Annotated[
     str | None,
@@ -118,6 +120,13 @@ def existing_database(db: str | None, broker: str | None = None) -> "Database":
     return open_existing(configured(db, broker).database_url)
 
 
+def read_only_database(db: str | None) -> "Database":
+    """The results database of the option (or the settings) as it is, on connections that cannot write."""
+    from workers.store.database import open_read_only
+
+    return open_read_only(configured(db).database_url)
+
+
 def configured(db: str | None = None, broker: str | None = None) -> "Settings":
     """This process configured from the environment and the command line's `--db` and `--broker`."""
     from workers.settings import configure
@@ -148,6 +157,15 @@ def _plain(value: Any) -> Any:
     if isinstance(value, datetime):
         return value.isoformat()
     raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def write_file(path: Path, text: str) -> None:
+    """Write `text` to `path` and say so on stderr; PuzzleError if it cannot be written."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise PuzzleError(f"{path}: cannot write ({err.strerror})") from None
+    typer.echo(f"wrote {path}", err=True)
 
 
 def emit(text: str | None) -> None:

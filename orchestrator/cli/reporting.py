@@ -6,7 +6,9 @@ from typing import Annotated
 
 import typer
 
-from orchestrator.cli.options import CORES, DbOption, SweepArgument, WorkersOption, emit, existing_database, print_table, user_errors
+from orchestrator.cli.options import (
+    CORES, DbOption, SweepArgument, WorkersOption, emit, existing_database, fail, print_table, read_only_database, user_errors,
+)
 
 app = typer.Typer()
 OutOption = Annotated[Path | None, typer.Option("--out", help="Write to this file (html, parquet: default SWEEP.html / required).")]
@@ -166,6 +168,32 @@ def analyze_command(
     typer.echo(f"{len(found.rows):,} solvable {size} boards, goal {goal}")
     print_table(sweep_view.frame_table(found.summary))
     print_table(sweep_view.frame_table(found.depths))
+
+
+@app.command("dashboard")
+def dashboard_command(
+    db: DbOption = None,
+    host: Annotated[str, typer.Option(help="Address to listen on; 0.0.0.0 shows it to other machines.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on (0: any free one).")] = 8050,
+) -> None:
+    """A read-only web view of a results database: sweeps with progress, pace and ETA, worker hosts and the jobs
+    they hold, recent results, errors and limits, and each sweep's report plots, redrawn as results arrive.
+
+    Reads only (a write would fail in the database). Stop it with Ctrl-C.
+
+    Example: orchestrate dashboard --db postgresql+psycopg://slidelab@db-host/slidelab --port 8050
+    """
+    from orchestrator import dashboard
+
+    with user_errors():
+        results = read_only_database(db)
+    try:
+        listening = dashboard.listen(host, port)
+    except OSError as err:
+        fail(f"cannot listen on {host}:{port}: {err.strerror or err}", 1)
+    address, bound = listening.getsockname()[:2]
+    typer.echo(f"dashboard of {results.shown_url} at http://{address}:{bound} (read only; Ctrl-C stops it)", err=True)
+    dashboard.serve(results, listening)
 
 
 def _print(published) -> None:

@@ -10,7 +10,7 @@ import typer
 from orchestrator.cli.options import (
     CORES, BrokerOption, ChunkOption, DbOption, GoalOption, JsonOption, MaxNodesOption, MemoryLimitOption, SweepArgument,
     TimeLimitOption, WaitOption, WorkersOption, configured, database, existing_database, fail, print_json, print_table,
-    user_errors, with_parameters,
+    user_errors, with_parameters, write_file,
 )
 from puzzles.algorithms import ALGORITHMS
 from puzzles.errors import PuzzleError
@@ -247,17 +247,23 @@ def jobs_command(
 def job_command(
     job_id: Annotated[int, typer.Argument(metavar="JOB", min=1, max=2**62, help="The job's id (the first column of orchestrate jobs).")],
     as_json: JsonOption = False,
+    svg: Annotated[
+        Path | None, typer.Option("--svg", dir_okay=False, help="Also write the job's board to this SVG file, playing its solution.")
+    ] = None,
     db: DbOption = None,
 ) -> None:
     """One job with its result and where the result came from: code version, commit, software, host, process, times.
 
-    Example: orchestrate job 42 --json
+    Example: orchestrate job 42 --svg job-42.svg
     """
-    from orchestrator import provenance_view
+    from orchestrator import boards_view, provenance_view
     from workers.store.progress import job_record
 
     with user_errors():
-        record = job_record(existing_database(db), job_id)
+        results = existing_database(db)
+        record = job_record(results, job_id)
+        if svg is not None:
+            write_file(svg, boards_view.job_picture(results, record))
     if as_json:
         print_json(record)
     else:

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orchestrator.grid import MAX_VALUES, combinations, parse_values
+from orchestrator.grid import MAX_VALUES, combinations, parse_values, values_text
 from puzzles.errors import PuzzleError
 
 
@@ -33,6 +33,17 @@ def test_values(text, values):
 @given(st.integers(-1000, 1000), st.integers(0, 300), st.integers(1, 50))
 def test_an_integer_range_is_python_s_inclusive_range(low, span, step):
     assert parse_values(f"{low}..{low + span}:{step}", "--k") == list(range(low, low + span + 1, step))
+
+
+@given(st.lists(st.one_of(st.integers(-50, 500), st.sampled_from(["blockers", "blockers-lb"]), st.sampled_from([0.5, 2.5])),
+                min_size=1, max_size=40, unique=True))
+def test_values_are_written_as_they_are_read(values):
+    assert parse_values(values_text(values), "--k") == values
+
+
+def test_evenly_spaced_integers_are_written_as_a_range():
+    assert [values_text(v) for v in ([1, 2, 3, 4], list(range(50, 3001, 50)), [1, 2, 3], [1, 2, 4, 8])] == [
+        "1..4", "50..3000:50", "1,2,3", "1,2,4,8"]
 
 
 @pytest.mark.parametrize(

@@ -174,10 +174,3 @@ def test_write_pngs_writes_one_nonblank_png_per_figure(tmp_path):
         assert pixels.shape[0] > 200 and pixels.shape[1] > 400
         assert pixels[..., :3].std() > 0.05
         assert len(np.unique(pixels[..., :3].reshape(-1, 3), axis=0)) > 10  # lines in colour, not just text
-
-
-def test_png_base64_decodes_to_a_png():
-    import base64
-
-    _, figure = plots.figures(beam_rows())[0]
-    assert base64.b64decode(plots.png_base64(figure))[:8] == PNG_SIGNATURE

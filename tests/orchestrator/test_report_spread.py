@@ -3,6 +3,7 @@
 import io
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 from sqlalchemy import update
@@ -175,3 +176,14 @@ def test_cli_report_warns_on_stderr_and_writes_the_spread(store, tmp_path):
     page = tmp_path / "spread.html"
     assert run("report", "spread", "--format", "html", "--out", page, "--db", url).exit_code == 0
     assert f"<li>{warning}</li>" in page.read_text()
+
+
+def test_intervals_of_many_samples_at_once_are_those_of_each_alone():
+    from orchestrator.summary import mean_interval, mean_intervals
+
+    rng = np.random.default_rng(7)
+    samples = [rng.gamma(2.0, 3.0, size) for size in (2, 3, 5, 5, 8, 1, 0)] + [np.full(4, 2.5)]
+    samples += [rng.integers(10, 40, 6).astype(float) for _ in range(300)]  # more than one batch of a size
+    at_once = mean_intervals(samples)
+    alone = [mean_interval(pd.Series(values)) for values in samples]
+    np.testing.assert_array_equal(np.array(at_once), np.array(alone))

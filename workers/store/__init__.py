@@ -3,7 +3,8 @@
 In the manner of Optuna's RDB storage, nothing outside this package builds
 SQL. Hold a `Database` (`open_database(url)` to write, which creates or
 migrates the schema; `open_existing(url)` to read, which changes nothing; or
-`connect(url)` for a worker process, which only reads and writes rows) and call:
+`connect(url)` for a worker process, which only reads and writes rows; `database.open_read_only(url)` for the
+dashboard, whose connections cannot write) and call:
 
 - `states`: the two vocabularies, a job's lifecycle (`JobState`) and a done job's `Outcome`;
 - `schema`: the tables (the results table derived from `records.JobResult`);
@@ -12,7 +13,8 @@ migrates the schema; `open_existing(url)` to read, which changes nothing; or
 - `jobs`: claiming jobs under leases, renewing and re-queueing lapsed leases, storing results once, giving jobs back;
 - `boards`: boards, known optima and board sets;
 - `progress`: counts, pace, hosts, listings and provenance for `status`, `sweeps`, `jobs`, `job`;
-- `rows`: a sweep's jobs as flat rows for reports, exports, verification and specs.
+- `rows`: a sweep's jobs as flat rows for reports, exports, verification and specs, its boards with their best solutions;
+- `activity`: what goes on across sweeps, for the dashboard: jobs held, hosts, recent results.
 """
 
 import importlib

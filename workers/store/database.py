@@ -108,6 +108,32 @@ def _read_only_snapshot(location: URL) -> str | None:
     return f"sqlite:///file:{quote(str(Path(path).resolve()))}?mode=ro&immutable=1&uri=true"
 
 
+def open_read_only(url: str) -> Database:
+    """The database at `url` as `open_existing` checks it, on a connection that cannot write (the dashboard's).
+
+    SQLite connections run with `PRAGMA query_only`, PostgreSQL sessions with
+    `default_transaction_read_only`: a write fails in the database itself.
+    """
+    open_existing(url)
+    return Database(url, _read_only_engine(url))
+
+
+@lru_cache
+def _read_only_engine(url: str) -> Engine:
+    if make_url(url).get_backend_name() != "sqlite":
+        return create_engine(url, pool_pre_ping=True, connect_args={"options": "-c default_transaction_read_only=on"})
+    engine = create_engine(url, pool_pre_ping=True)
+    event.listen(engine, "connect", _sqlite_pragmas)
+    event.listen(engine, "connect", _query_only)
+    return engine
+
+
+def _query_only(connection, _record) -> None:
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA query_only=ON")
+    cursor.close()
+
+
 def connect(url: str) -> Database:
     """The database at `url` as it is, for a process that only reads and writes rows (a worker, a job's pool)."""
     return Database(url, engine_for(url))

@@ -1,0 +1,219 @@
+"""`orchestrate dashboard`: a read-only web view of a results database, a Starlette app served by uvicorn.
+
+Two pages, each filled and refreshed every REFRESH_S seconds by its script
+from a JSON endpoint:
+
+- `/` (`/api/overview`): the sweeps with progress, pace, ETA, outcomes and
+  limits; the worker hosts with the jobs they hold and the results they
+  stored; the results stored last; the last errors and limits hit;
+- `/sweep/NAME` (`/api/sweep/NAME`): the sweep's report as the HTML report
+  has it (`orchestrator.publish.html_parts`: the same header, Plotly figures,
+  boards and summary table), computed again only when the sweep's results or
+  running jobs change (`workers.store.activity.sweep_version`).
+
+The database is opened read only (`open_read_only`): every route is a GET,
+and a write would fail in the database itself. plotly.js is served from the
+installed plotly package, so the dashboard needs no network either.
+"""
+
+import html
+import json
+import socket
+import threading
+from datetime import datetime, timezone
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+
+from orchestrator import html_report, report, sweep_view
+from orchestrator.plan import find_sweep, limits_text
+from orchestrator.publish import Source, html_parts, sweep_rows
+from orchestrator.summary import summarize
+from puzzles.errors import PuzzleError
+from puzzles.result import Outcome
+from workers.store import Database
+from workers.store.activity import held_jobs, host_activity, recent_results, sweep_version
+from workers.store.progress import list_sweeps, sweep_status
+from workers.store.sweeps import SweepRow, find
+
+REFRESH_S = 2.0
+SWEEPS_SHOWN = 30
+RECENT = 25
+PROBLEMS = (Outcome.ERROR, Outcome.LIMIT)
+
+
+def make_app(db: Database) -> Starlette:
+    """The dashboard of `db` as an ASGI app: its two pages, their JSON, and plotly.js."""
+    pages = SweepPages(db)
+    routes = [
+        Route("/", lambda request: HTMLResponse(overview_page(db)), methods=["GET"]),
+        Route("/sweep/{name:path}", lambda request: HTMLResponse(sweep_page(request.path_params["name"])), methods=["GET"]),
+        Route("/api/overview", lambda request: _json(overview(db)), methods=["GET"]),
+        Route("/api/sweep/{name:path}", pages.endpoint, methods=["GET"]),
+        Route("/static/plotly.js", _plotly, methods=["GET"]),
+        Route("/favicon.ico", lambda request: Response(status_code=204), methods=["GET"]),
+    ]
+    return Starlette(routes=routes)
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket listening on `host`:`port` (port 0: a free one); OSError if it cannot."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listening = socket.socket(family, socket.SOCK_STREAM)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listening.bind((host, port))
+        listening.listen(128)
+    except OSError:
+        listening.close()
+        raise
+    return listening
+
+
+def serve(db: Database, listening: socket.socket) -> None:
+    """Serve the dashboard of `db` on the socket until Ctrl-C (uvicorn; no access log)."""
+    import uvicorn
+
+    config = uvicorn.Config(make_app(db), log_level="warning", access_log=False, lifespan="off")
+    uvicorn.Server(config).run(sockets=[listening])
+
+
+def overview(db: Database) -> dict[str, Any]:
+    """What the overview shows: sweeps, hosts with the jobs they hold, recent results, recent errors and limits."""
+    return {
+        "database": db.shown_url,
+        "refreshed": datetime.now(timezone.utc),
+        "sweeps": [_sweep_line(db, summary.name) for summary in list_sweeps(db)[:SWEEPS_SHOWN]],
+        "hosts": hosts(db),
+        "recent": [_result_line(row) for row in recent_results(db, RECENT)],
+        "problems": [_result_line(row) for row in recent_results(db, RECENT, outcomes=PROBLEMS)],
+    }
+
+
+def hosts(db: Database) -> list[dict[str, Any]]:
+    """Per worker host: the jobs it holds now (each with its sweep, board, algorithm, since), its results stored."""
+    found: dict[str, dict[str, Any]] = {}
+    for job in held_jobs(db):
+        entry = found.setdefault(job["host"] or "-", {"host": job["host"] or "-", "held": [], "results": 0, "last": None})
+        entry["held"].append({**job, "algorithm": _algorithm(job)})
+    for activity in host_activity(db):
+        entry = found.setdefault(activity["host"], {"host": activity["host"], "held": [], "results": 0, "last": None})
+        entry |= {"results": activity["results"], "last": activity["last"]}
+    return sorted(found.values(), key=lambda entry: (not entry["held"], entry["host"]))
+
+
+class SweepPages:
+    """The JSON of each sweep's page, computed once per version of the sweep's results (threads share it)."""
+
+    def __init__(self, db: Database):
+        self.db = db
+        self.lock = threading.Lock()
+        self.cache: dict[str, tuple[str, dict[str, Any]]] = {}
+
+    def endpoint(self, request: Request) -> Response:
+        """`/api/sweep/NAME?since=VERSION`: the page's parts, or only the version when it is still `since`."""
+        name = request.path_params["name"]
+        try:
+            payload = self.payload(name)
+        except PuzzleError as err:
+            return _json({"error": str(err)}, status_code=404)
+        if request.query_params.get("since") == payload["version"]:
+            return _json({"version": payload["version"], "same": True})
+        return _json(payload)
+
+    def payload(self, name: str) -> dict[str, Any]:
+        """The sweep's page as JSON-ready parts, from the cache while its version has not changed."""
+        sweep = find_sweep(self.db, name)
+        version = ".".join(map(str, sweep_version(self.db, sweep)))
+        with self.lock:
+            cached = self.cache.get(name)
+            if cached is None or cached[0] != version:
+                self.cache[name] = (version, sweep_payload(self.db, sweep) | {"version": version})
+            return self.cache[name][1]
+
+
+def sweep_payload(db: Database, sweep: SweepRow) -> dict[str, Any]:
+    """A sweep's page: header, notes, figures, boards and summary table (HTML fragments and Plotly JSON)."""
+    name = sweep.name
+    rows = sweep_rows(db, name)
+    groups = report.group_columns(rows)
+    summary = summarize(rows, groups)
+    parts = html_parts(summary, rows, Source(db, sweep))
+    status = sweep_status(db, sweep)
+    return {
+        "name": sweep.name, "refreshed": datetime.now(timezone.utc), "pace": sweep_view.pace(status),
+        "header": html_report.header_list(parts.header), "notes": report.notes(rows, name, groups),
+        "figures": [{"title": chart.title, "figure": chart.figure} for chart in parts.charts],
+        "boards": html_report.board_cards(parts.boards), "table": html_report.summary_table(parts.summary, parts.keys),
+    }
+
+
+def overview_page(db: Database) -> str:
+    """The overview's page: empty tables its script fills."""
+    body = [
+        "<h1>slidelab dashboard</h1>",
+        f'<p class="muted">database {html.escape(db.shown_url)} · read only · <span id="refreshed"></span></p>',
+        '<h2>Sweeps</h2><div id="sweeps"></div>', '<h2>Workers and hosts</h2><div id="hosts"></div>',
+        '<h2>Recent results</h2><div id="recent"></div>', '<h2>Errors and limits hit</h2><div id="problems"></div>',
+    ]
+    return _page("slidelab dashboard", body, "overview")
+
+
+def sweep_page(name: str) -> str:
+    """A sweep's page: the places its script fills with the report's parts."""
+    escaped = html.escape(name)
+    body = [
+        f'<p><a href="/">← all sweeps</a></p><h1>sweep {escaped}</h1>',
+        '<p class="muted"><span id="pace"></span> · <span id="refreshed"></span></p>',
+        '<div id="error"></div><div id="header"></div><ul class="notes" id="notes"></ul>',
+        '<h2>Plots</h2><div class="plots" id="plots"></div>', '<h2>Boards</h2><div id="boards"></div>',
+        '<h2>Summary</h2><div id="table"></div>',
+    ]
+    return _page(f"slidelab: {name}", body, "sweep", name)
+
+
+def _page(title: str, body: list[str], kind: str, sweep: str = "") -> str:
+    script = (html_report.STATIC / "dashboard.js").read_text()
+    settings = json.dumps({"kind": kind, "sweep": sweep, "refresh_ms": int(REFRESH_S * 1000)})
+    return html_report.page(title, body, ['<script src="/static/plotly.js"></script>',
+                                          html_report.inline_script(f"window.DASHBOARD = {settings};\n{script}")],
+                            manual=True)
+
+
+def _sweep_line(db: Database, name: str) -> dict[str, Any]:
+    """A sweep's line of the overview: its counts, phase, pace and ETA, outcomes and limits."""
+    sweep = find(db, name)
+    status = sweep_status(db, sweep)
+    return {"name": name, "created": sweep.created_at, "total": status.total, "finished": status.finished,
+            "phase": status.phase, "pace": sweep_view.pace(status), "eta_s": status.eta_s,
+            "outcomes": sweep_view.counts_text(status.outcomes) or "-", "limits": limits_text(sweep.limits)}
+
+
+def _result_line(row: dict[str, Any]) -> dict[str, Any]:
+    return {**row, "algorithm": _algorithm(row)}
+
+
+def _algorithm(row: dict[str, Any]) -> str:
+    """`beam heuristic=blockers k=5`: the algorithm and its parameters."""
+    params = sweep_view.params_text(row["params"])
+    return row["algorithm"] if params == "-" else f"{row['algorithm']} {params}"
+
+
+def _plotly(request: Request) -> Response:
+    from plotly.offline import get_plotlyjs
+
+    return Response(get_plotlyjs(), media_type="text/javascript", headers={"Cache-Control": "max-age=86400"})
+
+
+def _json(data: Any, status_code: int = 200) -> Response:
+    return Response(json.dumps(data, default=_plain, separators=(",", ":")), status_code=status_code,
+                    media_type="application/json")
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).isoformat()
+    raise TypeError(f"{type(value).__name__} is not JSON")

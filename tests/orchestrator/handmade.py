@@ -1,0 +1,48 @@
+"""A small sweep with results stored by hand (real solutions), for the report's and the dashboard's tests."""
+
+from orchestrator.plan import load_boards, plan_sweep, store_plan
+from workers.store import connect
+from workers.store.jobs import claim, job_specs, record
+from workers.store.records import JobResult, JobSpec
+from workers.store.sweeps import unfinished_jobs
+
+# Optimal solutions (A*, blockers-lb) of two course boards, as stored results spell them.
+SOLUTIONS = {
+    "Rushhour6x6_1": "C-1 A-1 G-2 L-2 J-3 I+2 H+1 E+3 D-1 H-1 I-3 H+1 E-2 J+3 L+2 E+1 X+3 G+2 B-1 I-1 X+1",
+    "Rushhour6x6_2": "A-2 B-2 C-1 D-1 X-1 G-2 H-1 F+2 K-2 I-3 L-3 K+2 F-2 H+3 X+3",
+}
+VEHICLES = {"Rushhour6x6_1": 13, "Rushhour6x6_2": 13}
+NAME = "beam-k"
+
+
+def beam_sweep(url: str, boards_dir, *, leave: int = 0) -> list[int]:
+    """Sweep `beam-k` (astar, and beam k = 1..4 with two seeds, on two boards); results stored for all jobs
+    but the last `leave`, which stay pending; the job ids in order."""
+    db = connect(url)
+    boards = load_boards([str(boards_dir / f"{name}.csv") for name in SOLUTIONS])
+    plan = plan_sweep(NAME, boards, ["astar", "beam"], {"k": [1, 2, 3, 4], "heuristic": ["blockers-lb"]}, seeds=[1, 2])
+    sweep_id, _ = store_plan(db, plan)
+    ids = unfinished_jobs(db, sweep_id)
+    done = claim(db, ids[: len(ids) - leave], "hand@test")
+    record(db, [(spec.job_id, result_for(spec, boards_dir)) for spec in done])
+    return ids
+
+
+def store_result(url: str, job_id: int, boards_dir) -> None:
+    """Store one job's result, as a worker would (the job need not be claimed)."""
+    db = connect(url)
+    record(db, [(job_id, result_for(job_specs(db, [job_id])[0], boards_dir))])
+
+
+def result_for(spec: JobSpec, boards_dir) -> JobResult:
+    """A plausible result: A* and beam from k = 3 on solve (beam with a longer count), smaller k fail."""
+    board = {board.id: board.name for board in load_boards([str(boards_dir / f"{name}.csv") for name in SOLUTIONS])}[spec.board_id]
+    k = spec.params.get("k")
+    moves = len(SOLUTIONS[board].split())
+    if k is not None and k < 3:
+        return JobResult(outcome="failed", expanded=10 * k, generated=40 * k, elapsed_s=0.001 * k, reason="beam emptied",
+                         host="hand@test")
+    extra = 0 if k is None else 4 - k + (spec.seed or 0)
+    solution = SOLUTIONS[board] if k is None else None
+    return JobResult(outcome="solved", moves=moves + extra, steps=moves + extra, expanded=(5000 if k is None else 100 * k),
+                     generated=20_000, elapsed_s=(0.5 if k is None else 0.01 * k), solution=solution, host="hand@test")
