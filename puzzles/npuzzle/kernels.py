@@ -9,7 +9,11 @@ For depth-first search the board is also kept in place (`Board`): a move is
 made and undone on one array, and every heuristic is updated for the one tile
 that moved: Manhattan by a table lookup, linear conflict by recounting the two
 lines the tile left and entered, a pattern database by ranking the moved
-tile's group again.
+tile's group again. A move whose estimate exceeds the search's limit is
+foreseen and never made (the databases' moved group is ranked with the tile
+on its new cell, the mirror image's only if the board's own does not already
+exceed the limit); a move made pushes the entries it replaced, and its undo
+pops them rather than looking them up again.
 
 Everything the heuristics look up is in one flat int64 `table` (layout below)
 rather than in many arrays: compiled loops that carry a tuple of many arrays
@@ -36,7 +40,7 @@ MISPLACED, MANHATTAN, LINEAR_CONFLICT, PDB, PDB_MAX = range(5)
 # n x 4 blank moves [cell * 4 + move] (-1 off the board); then n entries each of
 # goal row, goal column, mirrored cell, mirrored tile, pattern group (-1 for
 # none); then the groups: their number, the widest's size K, and per group its
-# size, its table's start in `pdb_values`, K tiles and K rank multipliers.
+# size, K tiles and K rank multipliers. Group g's database is `pdb_values[g]`.
 DISTANCE, NEIGHBOR, GOAL_ROW, GOAL_COL, MIRROR_CELL, MIRROR_TILE, GROUP_OF, GROUPS = range(8)
 # The rows every board array begins with, each `cells` long: tiles, cells of tiles, mirrored cells, scratch.
 TILES, CELL_OF, MIRRORED, ORDER, BEST, BOARD_ROWS = range(6)
@@ -62,7 +66,7 @@ class Spec(NamedTuple):
     per_word: int
     goal: np.ndarray  # the goal's key
     table: np.ndarray  # see the layout above
-    pdb_values: np.ndarray  # the groups' databases one after the other, a byte per placement
+    pdb_values: tuple  # the groups' databases, a byte per placement each (one empty array when there are none)
 
 
 @nb.njit(cache=True)
@@ -210,9 +214,9 @@ def _group_value(table, pdb_values, cells, cell_of, start, group):
     """The group's database entry for the placement of its tiles, tile t on `cell_of[start + t]`."""
     base = at(cells, GROUPS)
     widest = table[base + 1]
-    entry = base + 2 + group * (2 + 2 * widest)
-    number = rank(cell_of, start, table, entry + 2, entry + 2 + widest, table[entry])
-    return np.int64(pdb_values[table[entry + 1] + number])
+    entry = base + 2 + group * (1 + 2 * widest)
+    number = rank(cell_of, start, table, entry + 1, entry + 1 + widest, table[entry])
+    return np.int64(pdb_values[group][number])
 
 
 @nb.njit(inline="always", cache=True)
@@ -251,10 +255,10 @@ class Board(NamedTuple):
 
     `state` holds the board rows (`BOARD_ROWS`: the tile on each cell, the
     cell of each tile, the cell of each tile on the mirrored board, the blank's
-    cell being the cell of tile 0, and linear conflict's scratch), four counts
-    (MANHATTAN_SUM ... MIRROR_SUM), linear conflict's removals per line (rows,
-    then columns), and each group's database entry on the board, then on its
-    mirror image.
+    cell being the cell of tile 0, and linear conflict's scratch), five counts
+    (MANHATTAN_SUM ... DEPTH), linear conflict's removals per line (rows, then
+    columns), each group's database entry on the board, then on its mirror
+    image, and a stack of the two entries each move made replaced (for its undo).
     """
 
     width: int
@@ -262,10 +266,10 @@ class Board(NamedTuple):
     cells: int
     state: np.ndarray
     table: np.ndarray
-    pdb_values: np.ndarray
+    pdb_values: tuple
 
 
-MANHATTAN_SUM, MISPLACED_COUNT, PATTERN_SUM, MIRROR_SUM = range(4)
+MANHATTAN_SUM, MISPLACED_COUNT, PATTERN_SUM, MIRROR_SUM, DEPTH, COUNTS = range(6)
 
 
 @nb.njit(inline="always", cache=True)
@@ -275,20 +279,20 @@ def _counts(board):
 
 @nb.njit(inline="always", cache=True)
 def _lines(board):
-    return BOARD_ROWS * board.cells + 4
+    return BOARD_ROWS * board.cells + COUNTS
 
 
 @nb.njit(inline="always", cache=True)
 def _values(board):
-    return BOARD_ROWS * board.cells + 4 + board.width + board.height
+    return BOARD_ROWS * board.cells + COUNTS + board.width + board.height
 
 
 @nb.njit(cache=True)
-def place(spec, code, key):
-    """The board of `key` kept in place, and heuristic `code`'s value on it."""
+def place(spec, code, key, capacity):
+    """The board of `key` kept in place for up to `capacity` moves made and not undone, and heuristic `code` on it."""
     cells, table = spec.cells, spec.table
     groups = table[at(cells, GROUPS)]
-    state = np.zeros(BOARD_ROWS * cells + 4 + spec.width + spec.height + 2 * groups, dtype=np.int64)
+    state = np.zeros(BOARD_ROWS * cells + COUNTS + spec.width + spec.height + 2 * groups + 2 * capacity, dtype=np.int64)
     board = Board(spec.width, spec.height, cells, state, table, spec.pdb_values)
     counts, values = _counts(board), _values(board)
     _unpack(spec, key, state)
@@ -302,7 +306,7 @@ def place(spec, code, key):
             state[values + group] = _group_value(table, spec.pdb_values, cells, state, cells, group)
             state[values + groups + group] = _group_value(table, spec.pdb_values, cells, state, 2 * cells, group)
         state[counts + PATTERN_SUM] = state[values : values + groups].sum()
-        state[counts + MIRROR_SUM] = state[values + groups :].sum()
+        state[counts + MIRROR_SUM] = state[values + groups : values + 2 * groups].sum()
     return board, _estimate(board, code)
 
 
@@ -375,8 +379,8 @@ def _distances(state, table, cells, move):
     return table[tile * cells + target], table[tile * cells + blank]
 
 
-@nb.njit(cache=True)
-def _make_misplaced(board, move, limit):
+@nb.njit(cache=True, _nrt=False)
+def _make_misplaced(board, move, limit, enough):
     state, table, cells = board.state, board.table, board.cells
     before, after = _distances(state, table, cells, move)
     h = state[BOARD_ROWS * cells + MISPLACED_COUNT] + (after != 0) - (before != 0)
@@ -387,8 +391,13 @@ def _make_misplaced(board, move, limit):
     return h
 
 
-@nb.njit(cache=True)
-def _make_manhattan(board, move, limit):
+@nb.njit(cache=True, _nrt=False)
+def _undo_misplaced(board, move):
+    _make_misplaced(board, move ^ 1, np.iinfo(np.int64).max, 0)
+
+
+@nb.njit(cache=True, _nrt=False)
+def _make_manhattan(board, move, limit, enough):
     state, table, cells = board.state, board.table, board.cells
     before, after = _distances(state, table, cells, move)
     h = state[BOARD_ROWS * cells + MANHATTAN_SUM] + after - before
@@ -398,6 +407,11 @@ def _make_manhattan(board, move, limit):
     return h
 
 
+@nb.njit(cache=True, _nrt=False)
+def _undo_manhattan(board, move):
+    _slide(board.state, board.table, board.cells, move ^ 1)
+
+
 @nb.njit(inline="always", cache=True)
 def _linear_conflict_after(board, move):
     tile, source, destination = _slide(board.state, board.table, board.cells, move)
@@ -405,8 +419,8 @@ def _linear_conflict_after(board, move):
     return _estimate(board, LINEAR_CONFLICT)
 
 
-@nb.njit(cache=True)
-def _make_linear_conflict(board, move, limit):
+@nb.njit(cache=True, _nrt=False)
+def _make_linear_conflict(board, move, limit, enough):
     h = _linear_conflict_after(board, move)
     if h <= limit:
         return h
@@ -414,45 +428,9 @@ def _make_linear_conflict(board, move, limit):
     return h
 
 
-@nb.njit(inline="always", cache=True)
-def _pattern_after(board, move, code):
-    """Slide and look up again the moved tile's group (and, for PDB_MAX, its mirror image's)."""
-    tile, source, destination = _slide(board.state, board.table, board.cells, move)
-    table, cells = board.table, board.cells
-    _update_group(board, cells, PATTERN_SUM, 0, tile)
-    if code == PDB_MAX:
-        mirrored = table[at(cells, MIRROR_TILE) + tile]
-        board.state[2 * cells + mirrored] = table[at(cells, MIRROR_CELL) + destination]
-        _update_group(board, 2 * cells, MIRROR_SUM, table[at(cells, GROUPS)], mirrored)
-    return _estimate(board, code)
-
-
-@nb.njit(inline="always", cache=True)
-def _make_pattern(board, move, limit, code):
-    h = _pattern_after(board, move, code)
-    if h <= limit:
-        return h
-    _pattern_after(board, move ^ 1, code)
-    return h
-
-
-@nb.njit(cache=True)
-def _make_pdb(board, move, limit):
-    return _make_pattern(board, move, limit, PDB)
-
-
-@nb.njit(cache=True)
-def _make_pdb_max(board, move, limit):
-    return _make_pattern(board, move, limit, PDB_MAX)
-
-
-# Per heuristic code, the move that also updates that heuristic (the `make` of
-# `puzzles.kernels`): each compiled on its own, so the search for one heuristic
-# carries no code of the others. Misplaced and Manhattan are foreseen from two
-# table entries, so a move over the limit is never made; the others are made
-# and taken back. (Each returns early rather than branching around the move:
-# numba compiles the branching form about twice as slow.)
-MAKES = (_make_misplaced, _make_manhattan, _make_linear_conflict, _make_pdb, _make_pdb_max)
+@nb.njit(cache=True, _nrt=False)
+def _undo_linear_conflict(board, move):
+    _linear_conflict_after(board, move ^ 1)
 
 
 @nb.njit(inline="always", cache=True)
@@ -471,14 +449,110 @@ def _recount_lines(board, move, blank, target):
 
 
 @nb.njit(inline="always", cache=True)
-def _update_group(board, start, total, first_value, tile):
-    """Look up again the group of the tile that moved (cells from `state[start]`), keeping the running sum."""
-    state, cells = board.state, board.cells
-    group = board.table[at(cells, GROUP_OF) + tile]
+def _foresee(board, start, total, first_value, tile, cell):
+    """(The sum of the entries with `tile` moved to `cell`, its group's slot, its new entry), the board unchanged.
+
+    The cells are read from `state[start]` on (the board's or the mirror image's row).
+    """
+    state, cells, table = board.state, board.cells, board.table
+    group = table[at(cells, GROUP_OF) + tile]
     slot = _values(board) + first_value + group
-    value = _group_value(board.table, board.pdb_values, cells, state, start, group)
-    state[_counts(board) + total] += value - state[slot]
+    old = state[start + tile]
+    state[start + tile] = cell
+    value = _group_value(table, board.pdb_values, cells, state, start, group)
+    state[start + tile] = old
+    return state[_counts(board) + total] + value - state[slot], slot, value
+
+
+@nb.njit(inline="always", cache=True)
+def _make_pattern(board, move, limit, enough, code):
+    """Foresee the moved tile's group entry (and, for PDB_MAX, its mirror image's), and make the move if within `limit`.
+
+    The mirror image's lookup is skipped when the board's own already exceeds
+    `limit` and reaches `enough`: the larger of the two is then no use.
+    """
+    state, table, cells = board.state, board.table, board.cells
+    blank = state[cells]
+    target = table[at(cells, NEIGHBOR) + 4 * blank + move]
+    tile = state[target]
+    h, slot, value = _foresee(board, cells, PATTERN_SUM, 0, tile, blank)
+    mirror_slot = mirror_value = 0
+    if code == PDB_MAX and (h <= limit or h < enough):
+        groups = table[at(cells, GROUPS)]
+        mirrored = table[at(cells, MIRROR_TILE) + tile]
+        reflected, mirror_slot, mirror_value = _foresee(
+            board, 2 * cells, MIRROR_SUM, groups, mirrored, table[at(cells, MIRROR_CELL) + blank]
+        )
+        h = max(h, reflected)
+    if h > limit:
+        return h
+    counts = _counts(board)
+    stack = _values(board) + 2 * table[at(cells, GROUPS)] + 2 * state[counts + DEPTH]
+    state[counts + DEPTH] += 1
+    state[stack] = state[slot]
+    state[counts + PATTERN_SUM] += value - state[slot]
     state[slot] = value
+    if code == PDB_MAX:
+        state[stack + 1] = state[mirror_slot]
+        state[counts + MIRROR_SUM] += mirror_value - state[mirror_slot]
+        state[mirror_slot] = mirror_value
+        state[2 * cells + table[at(cells, MIRROR_TILE) + tile]] = table[at(cells, MIRROR_CELL) + blank]
+    _slide(state, table, cells, move)
+    return h
 
 
-kernels.register_in_place(Spec, Board, place=place, branches=branches, makes=MAKES, inverse=inverse, solved=solved)
+@nb.njit(inline="always", cache=True)
+def _undo_pattern(board, move, code):
+    """Take back `move`, the last made, and the entries it replaced."""
+    state, table, cells = board.state, board.table, board.cells
+    tile, source, destination = _slide(state, table, cells, move ^ 1)
+    counts, groups = _counts(board), table[at(cells, GROUPS)]
+    state[counts + DEPTH] -= 1
+    stack = _values(board) + 2 * groups + 2 * state[counts + DEPTH]
+    slot = _values(board) + table[at(cells, GROUP_OF) + tile]
+    state[counts + PATTERN_SUM] += state[stack] - state[slot]
+    state[slot] = state[stack]
+    if code == PDB_MAX:
+        mirrored = table[at(cells, MIRROR_TILE) + tile]
+        state[2 * cells + mirrored] = table[at(cells, MIRROR_CELL) + destination]
+        mirror_slot = _values(board) + groups + table[at(cells, GROUP_OF) + mirrored]
+        state[counts + MIRROR_SUM] += state[stack + 1] - state[mirror_slot]
+        state[mirror_slot] = state[stack + 1]
+
+
+@nb.njit(cache=True, _nrt=False)
+def _make_pdb(board, move, limit, enough):
+    return _make_pattern(board, move, limit, enough, PDB)
+
+
+@nb.njit(cache=True, _nrt=False)
+def _undo_pdb(board, move):
+    _undo_pattern(board, move, PDB)
+
+
+@nb.njit(cache=True, _nrt=False)
+def _make_pdb_max(board, move, limit, enough):
+    return _make_pattern(board, move, limit, enough, PDB_MAX)
+
+
+@nb.njit(cache=True, _nrt=False)
+def _undo_pdb_max(board, move):
+    _undo_pattern(board, move, PDB_MAX)
+
+
+# Per heuristic code, the move that also updates that heuristic (the `make` of
+# `puzzles.kernels`) and its undo: each compiled on its own, so the search for
+# one heuristic carries no code of the others. Misplaced, Manhattan and the
+# databases are foreseen, so a move over the limit is never made; linear
+# conflict is made and taken back. (Each returns early rather than branching
+# around the move: numba compiles the branching form about twice as slow.)
+# They are compiled without numba's reference counting (`_nrt=False`: they
+# allocate nothing), which would otherwise count every array of the board in
+# and out of each call, ten atomic operations a move.
+MAKES = (_make_misplaced, _make_manhattan, _make_linear_conflict, _make_pdb, _make_pdb_max)
+UNDOS = (_undo_misplaced, _undo_manhattan, _undo_linear_conflict, _undo_pdb, _undo_pdb_max)
+
+
+kernels.register_in_place(
+    Spec, Board, place=place, branches=branches, makes=MAKES, undos=UNDOS, inverse=inverse, solved=solved
+)

@@ -8,7 +8,7 @@ from puzzles.errors import PuzzleError
 from puzzles.kernels import successors
 from puzzles.npuzzle import kernels as nk
 from puzzles.npuzzle.board import MOVES, NPuzzleBoard, goal_tiles, is_solvable
-from puzzles.npuzzle.pdb import default_partition, entries, multipliers, parse_partition, tables
+from puzzles.npuzzle.pdb import default_partition, multipliers, parse_partition, tables
 from puzzles.problem import RESERVED_BITS, Heuristic, Kernels
 
 
@@ -130,7 +130,7 @@ def _compile_spec(board: NPuzzleBoard, goal: str) -> Kernels:
         per_word=per_word,
         goal=np.zeros(key_words, dtype=np.uint64),
         table=np.concatenate([_board_table(width, height, target), [0, 1]]),  # no pattern groups
-        pdb_values=np.zeros(0, dtype=np.uint8),
+        pdb_values=(np.zeros(0, dtype=np.uint8),),
     )
     for cell, tile in enumerate(target):
         spec.goal[cell // per_word] |= np.uint64(tile) << np.uint64((cell % per_word) * bits)
@@ -157,15 +157,14 @@ def _board_table(width: int, height: int, target: tuple[int, ...]) -> np.ndarray
     return np.concatenate(parts).astype(np.int64)
 
 
-def _with_databases(spec: nk.Spec, groups: tuple[tuple[int, ...], ...], values: np.ndarray) -> nk.Spec:
-    """The spec with the groups' databases (one after the other in `values`) and the entries to rank placements."""
+def _with_databases(spec: nk.Spec, groups: tuple[tuple[int, ...], ...], values: tuple[np.ndarray, ...]) -> nk.Spec:
+    """The spec with the groups' databases (one array per group in `values`) and the entries to rank placements."""
     cells, widest = spec.cells, max(len(group) for group in groups)
     table = spec.table[: nk.at(cells, nk.GROUPS)].copy()
     for index, group in enumerate(groups):
         table[nk.at(cells, nk.GROUP_OF) + np.array(group)] = index
-    rows, start = [], 0
+    rows = []
     for group in groups:
         padding = [0] * (widest - len(group))
-        rows += [len(group), start, *group, *padding, *multipliers(cells, len(group)), *padding]
-        start += entries(cells, len(group))
+        rows += [len(group), *group, *padding, *multipliers(cells, len(group)), *padding]
     return spec._replace(table=np.concatenate([table, [len(groups), widest], rows]).astype(np.int64), pdb_values=values)

@@ -16,21 +16,22 @@ import numpy as np
 from puzzles import limits
 from puzzles.jit import nb
 from puzzles.search import iddfs
-from puzzles.kernels import branches, has_in_place, inverse, make, place, solved
+from puzzles.kernels import branches, has_in_place, inverse, make, place, solved, undo
 from puzzles.problem import Heuristic, Problem
 from puzzles.result import Limits, SearchReport
 
 NO_BOUND = np.iinfo(np.int64).max
 
 
-@nb.njit(cache=True)
-def _bounded(code, board, bound, path, moves, count, taken, expanded, generated, max_frontier, max_nodes, deadline):
+@nb.njit(cache=True, _nrt=False)
+def bounded(code, board, bound, path, moves, count, taken, expanded, generated, max_frontier, max_nodes, deadline):
     """Depth-first search from `board` through nodes whose f stays within `bound`, the board restored after.
 
-    Returns (status, depth, next bound, expanded, generated, max frontier):
-    SOLVED with the moves in `path[:depth]` (the board left at the goal), a
-    limit, or FAILED with the least f seen beyond the bound. What it holds is
-    the path, so the frontier reported is the longest path.
+    `path[0]` is the move that led to the board (-1 for none): its inverse is
+    not tried first. Returns (status, depth, next bound, expanded, generated,
+    max frontier): SOLVED with the moves in `path[1:depth + 1]` (the board
+    left at the goal), a limit, or FAILED with the least f seen beyond the
+    bound. What it holds is the path, so the frontier reported is the longest path.
     """
     nb.literally(code)
     next_bound = NO_BOUND
@@ -38,6 +39,8 @@ def _bounded(code, board, bound, path, moves, count, taken, expanded, generated,
     stop = limits.reached(expanded, max_nodes, deadline)  # once per iteration: the clock too
     if stop:
         return stop, 0, bound, expanded, generated, max_frontier
+    if solved(board):
+        return limits.SOLVED, 0, bound, expanded, generated, max_frontier
     count[0] = branches(board, moves[0])
     taken[0] = 0
     expanded += 1
@@ -46,19 +49,20 @@ def _bounded(code, board, bound, path, moves, count, taken, expanded, generated,
         if taken[depth] == count[depth]:
             if depth == 0:
                 return limits.FAILED, 0, next_bound, expanded, generated, max_frontier
+            undo(board, code, path[depth])
             depth -= 1
-            make(board, code, inverse(board, path[depth]), NO_BOUND)
             continue
         move = moves[depth, taken[depth]]
         taken[depth] += 1
-        if depth > 0 and move == inverse(board, path[depth - 1]):
+        if move == inverse(board, path[depth]):
             continue  # the move undoes its parent's move
-        f = depth + 1 + make(board, code, move, bound - depth - 1)
-        if f > bound:  # the move was not made
-            next_bound = min(next_bound, f)
+        limit = bound - depth - 1
+        h = make(board, code, move, limit, next_bound - depth - 1)
+        if h > limit:  # the move was not made
+            next_bound = min(next_bound, depth + 1 + h)
             continue
-        path[depth] = move
         depth += 1
+        path[depth] = move
         if depth > max_frontier:
             max_frontier = depth
         if solved(board):
@@ -80,23 +84,24 @@ def deepening_in_place(spec, code, start, max_branching, max_nodes, deadline):
     Compiled once per heuristic code (`numba.literally`), with that heuristic's make.
     """
     nb.literally(code)
-    board, bound = place(spec, code, start)
+    board, bound = place(spec, code, start, 0)
     expanded = generated = max_frontier = 0
     if solved(board):
         return limits.SOLVED, np.empty(0, dtype=np.int64), 0, 0, 0, bound
     while True:
+        board, _ = place(spec, code, start, bound + 1)
         rows = bound + 1
-        path = np.empty(rows, dtype=np.int64)
+        path = np.full(rows + 1, -1, dtype=np.int64)
         moves = np.empty((rows, max_branching), dtype=np.int64)
         count = np.zeros(rows, dtype=np.int64)
         taken = np.zeros(rows, dtype=np.int64)
-        status, depth, next_bound, expanded, generated, max_frontier = _bounded(
+        status, depth, next_bound, expanded, generated, max_frontier = bounded(
             code, board, bound, path, moves, count, taken, expanded, generated, max_frontier, max_nodes, deadline
         )
         if status == limits.FAILED and next_bound == NO_BOUND:
             status = limits.UNSOLVABLE
         if status != limits.FAILED:
-            solution = path[:depth].copy() if status == limits.SOLVED else path[:0].copy()
+            solution = path[1 : depth + 1].copy() if status == limits.SOLVED else path[:0].copy()
             return status, solution, expanded, generated, max_frontier, bound
         bound = next_bound
 
