@@ -178,7 +178,7 @@ def _place(spec, code, key, capacity):
     return lambda spec, code, key, capacity: function(spec, code, key, capacity)
 
 
-@overload(branches)
+@overload(branches, jit_options={"_nrt": False})
 def _branches(board, out_moves):
     function = _in_place(board)[0]
     return lambda board, out_moves: function(board, out_moves)
@@ -190,13 +190,13 @@ def _by_code(board, code, index: int):
     return _in_place(board)[index][code.literal_value]
 
 
-@overload(make, prefer_literal=True, jit_options={"_nrt": False})
+@overload(make, prefer_literal=True, inline="always", jit_options={"_nrt": False})
 def _make(board, code, move, limit, enough):
     function = _by_code(board, code, 1)
     return lambda board, code, move, limit, enough: function(board, move, limit, enough)
 
 
-@overload(undo, prefer_literal=True, jit_options={"_nrt": False})
+@overload(undo, prefer_literal=True, inline="always", jit_options={"_nrt": False})
 def _undo(board, code, move):
     function = _by_code(board, code, 4)
     return lambda board, code, move: function(board, move)

@@ -39,9 +39,10 @@ MISPLACED, MANHATTAN, LINEAR_CONFLICT, PDB, PDB_MAX = range(5)
 # The table, for a board of n cells: n x n Manhattan distances [tile * n + cell];
 # n x 4 blank moves [cell * 4 + move] (-1 off the board); then n entries each of
 # goal row, goal column, mirrored cell, mirrored tile, pattern group (-1 for
-# none); then the groups: their number, the widest's size K, and per group its
-# size, K tiles and K rank multipliers. Group g's database is `pdb_values[g]`.
-DISTANCE, NEIGHBOR, GOAL_ROW, GOAL_COL, MIRROR_CELL, MIRROR_TILE, GROUP_OF, GROUPS = range(8)
+# none), place in its group and rank multiplier there; then the groups: their
+# number, the widest's size K, and per group its size, K tiles and K rank
+# multipliers. Group g's database is `pdb_values[g]`.
+DISTANCE, NEIGHBOR, GOAL_ROW, GOAL_COL, MIRROR_CELL, MIRROR_TILE, GROUP_OF, PLACE_OF, MULTIPLIER_OF, GROUPS = range(10)
 # The rows every board array begins with, each `cells` long: tiles, cells of tiles, mirrored cells, scratch.
 TILES, CELL_OF, MIRRORED, ORDER, BEST, BOARD_ROWS = range(6)
 
@@ -210,13 +211,18 @@ def _conflicts(table, width, height, tiles):
 
 
 @nb.njit(inline="always", cache=True)
-def _group_value(table, pdb_values, cells, cell_of, start, group):
-    """The group's database entry for the placement of its tiles, tile t on `cell_of[start + t]`."""
+def _group_rank(table, cells, cell_of, start, group):
+    """The rank of the placement of the group's tiles, tile t on `cell_of[start + t]`."""
     base = at(cells, GROUPS)
     widest = table[base + 1]
     entry = base + 2 + group * (1 + 2 * widest)
-    number = rank(cell_of, start, table, entry + 1, entry + 1 + widest, table[entry])
-    return np.int64(pdb_values[group][number])
+    return rank(cell_of, start, table, entry + 1, entry + 1 + widest, table[entry])
+
+
+@nb.njit(inline="always", cache=True)
+def _group_value(table, pdb_values, cells, cell_of, start, group):
+    """The group's database entry for the placement of its tiles, tile t on `cell_of[start + t]`."""
+    return np.int64(pdb_values[group][_group_rank(table, cells, cell_of, start, group)])
 
 
 @nb.njit(inline="always", cache=True)
@@ -257,8 +263,9 @@ class Board(NamedTuple):
     cell of each tile, the cell of each tile on the mirrored board, the blank's
     cell being the cell of tile 0, and linear conflict's scratch), five counts
     (MANHATTAN_SUM ... DEPTH), linear conflict's removals per line (rows, then
-    columns), each group's database entry on the board, then on its mirror
-    image, and a stack of the two entries each move made replaced (for its undo).
+    columns), per group its placement's rank and database entry on the board,
+    then on its mirror image (`RANK_ROWS`), and a stack of what each move made
+    replaced there, four entries a move, for its undo.
     """
 
     width: int
@@ -270,6 +277,7 @@ class Board(NamedTuple):
 
 
 MANHATTAN_SUM, MISPLACED_COUNT, PATTERN_SUM, MIRROR_SUM, DEPTH, COUNTS = range(6)
+RANK, VALUE, MIRROR_RANK, MIRROR_VALUE, RANK_ROWS = range(5)  # rows of `groups` entries each
 
 
 @nb.njit(inline="always", cache=True)
@@ -283,8 +291,9 @@ def _lines(board):
 
 
 @nb.njit(inline="always", cache=True)
-def _values(board):
-    return BOARD_ROWS * board.cells + COUNTS + board.width + board.height
+def _ranks(board, row):
+    """Where row `row` (RANK ... MIRROR_VALUE) of the groups' ranks and entries starts in the state."""
+    return BOARD_ROWS * board.cells + COUNTS + board.width + board.height + row * board.table[at(board.cells, GROUPS)]
 
 
 @nb.njit(cache=True)
@@ -292,9 +301,10 @@ def place(spec, code, key, capacity):
     """The board of `key` kept in place for up to `capacity` moves made and not undone, and heuristic `code` on it."""
     cells, table = spec.cells, spec.table
     groups = table[at(cells, GROUPS)]
-    state = np.zeros(BOARD_ROWS * cells + COUNTS + spec.width + spec.height + 2 * groups + 2 * capacity, dtype=np.int64)
+    rows = BOARD_ROWS * cells + COUNTS + spec.width + spec.height
+    state = np.zeros(rows + RANK_ROWS * groups + 4 * capacity, dtype=np.int64)
     board = Board(spec.width, spec.height, cells, state, table, spec.pdb_values)
-    counts, values = _counts(board), _values(board)
+    counts = _counts(board)
     _unpack(spec, key, state)
     _mirror(table, cells, state)
     state[counts + MANHATTAN_SUM] = _manhattan(table, cells, state)
@@ -303,10 +313,12 @@ def place(spec, code, key, capacity):
         state[_lines(board) + line] = _line_removals(table, spec.width, spec.height, state, line)
     if code >= PDB:
         for group in range(groups):
-            state[values + group] = _group_value(table, spec.pdb_values, cells, state, cells, group)
-            state[values + groups + group] = _group_value(table, spec.pdb_values, cells, state, 2 * cells, group)
-        state[counts + PATTERN_SUM] = state[values : values + groups].sum()
-        state[counts + MIRROR_SUM] = state[values + groups : values + 2 * groups].sum()
+            for row, start in ((RANK, cells), (MIRROR_RANK, 2 * cells)):
+                number = _group_rank(table, cells, state, start, group)
+                state[_ranks(board, row) + group] = number
+                state[_ranks(board, row + 1) + group] = spec.pdb_values[group][number]
+        state[counts + PATTERN_SUM] = state[_ranks(board, VALUE) : _ranks(board, VALUE) + groups].sum()
+        state[counts + MIRROR_SUM] = state[_ranks(board, MIRROR_VALUE) : _ranks(board, MIRROR_VALUE) + groups].sum()
     return board, _estimate(board, code)
 
 
@@ -379,7 +391,7 @@ def _distances(state, table, cells, move):
     return table[tile * cells + target], table[tile * cells + blank]
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(inline="always", cache=True, _nrt=False)
 def _make_misplaced(board, move, limit, enough):
     state, table, cells = board.state, board.table, board.cells
     before, after = _distances(state, table, cells, move)
@@ -391,12 +403,12 @@ def _make_misplaced(board, move, limit, enough):
     return h
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(inline="always", cache=True, _nrt=False)
 def _undo_misplaced(board, move):
     _make_misplaced(board, move ^ 1, np.iinfo(np.int64).max, 0)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(inline="always", cache=True, _nrt=False)
 def _make_manhattan(board, move, limit, enough):
     state, table, cells = board.state, board.table, board.cells
     before, after = _distances(state, table, cells, move)
@@ -407,7 +419,7 @@ def _make_manhattan(board, move, limit, enough):
     return h
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(inline="always", cache=True, _nrt=False)
 def _undo_manhattan(board, move):
     _slide(board.state, board.table, board.cells, move ^ 1)
 
@@ -419,7 +431,7 @@ def _linear_conflict_after(board, move):
     return _estimate(board, LINEAR_CONFLICT)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(inline="always", cache=True, _nrt=False)
 def _make_linear_conflict(board, move, limit, enough):
     h = _linear_conflict_after(board, move)
     if h <= limit:
@@ -428,7 +440,7 @@ def _make_linear_conflict(board, move, limit, enough):
     return h
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(inline="always", cache=True, _nrt=False)
 def _undo_linear_conflict(board, move):
     _linear_conflict_after(board, move ^ 1)
 
@@ -449,93 +461,122 @@ def _recount_lines(board, move, blank, target):
 
 
 @nb.njit(inline="always", cache=True)
-def _foresee(board, start, total, first_value, tile, cell):
-    """(The sum of the entries with `tile` moved to `cell`, its group's slot, its new entry), the board unchanged.
+def _tile_on(state, table, cells, cell, mirrored):
+    """The tile on `cell` of the board, or of its mirror image."""
+    if mirrored:
+        return table[at(cells, MIRROR_TILE) + state[table[at(cells, MIRROR_CELL) + cell]]]
+    return state[cell]
 
-    The cells are read from `state[start]` on (the board's or the mirror image's row).
+
+@nb.njit(inline="always", cache=True)
+def _rank_change(state, table, cells, tile, source, destination, mirrored):
+    """How the rank of `tile`'s group changes when the tile slides from `source` to the free `destination`.
+
+    The tile's digit is its cell less the cells of the group's earlier tiles
+    below it, so it gains the distance travelled, less one for each earlier
+    tile on a cell in between; each later tile in between gains (or loses) one
+    below it. A sideways slide passes no cell; an upward or downward one,
+    width - 1 cells. The cells and tiles are the mirror image's if `mirrored`.
     """
-    state, cells, table = board.state, board.cells, board.table
     group = table[at(cells, GROUP_OF) + tile]
-    slot = _values(board) + first_value + group
-    old = state[start + tile]
-    state[start + tile] = cell
-    value = _group_value(table, board.pdb_values, cells, state, start, group)
-    state[start + tile] = old
-    return state[_counts(board) + total] + value - state[slot], slot, value
+    place_ = table[at(cells, PLACE_OF) + tile]
+    weight = table[at(cells, MULTIPLIER_OF) + tile]
+    change = (destination - source) * weight
+    sign = 1 if destination > source else -1
+    for cell in range(min(source, destination) + 1, max(source, destination)):
+        other = _tile_on(state, table, cells, cell, mirrored)
+        if table[at(cells, GROUP_OF) + other] == group:
+            if table[at(cells, PLACE_OF) + other] < place_:
+                change -= sign * weight
+            else:
+                change += sign * table[at(cells, MULTIPLIER_OF) + other]
+    return change
 
 
 @nb.njit(inline="always", cache=True)
 def _make_pattern(board, move, limit, enough, code):
     """Foresee the moved tile's group entry (and, for PDB_MAX, its mirror image's), and make the move if within `limit`.
 
-    The mirror image's lookup is skipped when the board's own already exceeds
-    `limit` and reaches `enough`: the larger of the two is then no use.
+    Only the moved tile's group is ranked again, from its rank and the cells
+    the tile passes (`_rank_change`). The mirror image's lookup is skipped
+    when the board's own already exceeds `limit` and reaches `enough`: the
+    larger of the two is then no use.
     """
     state, table, cells = board.state, board.table, board.cells
     blank = state[cells]
     target = table[at(cells, NEIGHBOR) + 4 * blank + move]
     tile = state[target]
-    h, slot, value = _foresee(board, cells, PATTERN_SUM, 0, tile, blank)
-    mirror_slot = mirror_value = 0
+    group = table[at(cells, GROUP_OF) + tile]
+    number = state[_ranks(board, RANK) + group] + _rank_change(state, table, cells, tile, target, blank, False)
+    value = np.int64(board.pdb_values[group][number])
+    counts = _counts(board)
+    h = state[counts + PATTERN_SUM] + value - state[_ranks(board, VALUE) + group]
+    mirrored = mirror_group = mirror_number = mirror_value = 0
     if code == PDB_MAX and (h <= limit or h < enough):
-        groups = table[at(cells, GROUPS)]
         mirrored = table[at(cells, MIRROR_TILE) + tile]
-        reflected, mirror_slot, mirror_value = _foresee(
-            board, 2 * cells, MIRROR_SUM, groups, mirrored, table[at(cells, MIRROR_CELL) + blank]
-        )
-        h = max(h, reflected)
+        mirror_group = table[at(cells, GROUP_OF) + mirrored]
+        source, destination = table[at(cells, MIRROR_CELL) + target], table[at(cells, MIRROR_CELL) + blank]
+        change = _rank_change(state, table, cells, mirrored, source, destination, True)
+        mirror_number = state[_ranks(board, MIRROR_RANK) + mirror_group] + change
+        mirror_value = np.int64(board.pdb_values[mirror_group][mirror_number])
+        h = max(h, state[counts + MIRROR_SUM] + mirror_value - state[_ranks(board, MIRROR_VALUE) + mirror_group])
     if h > limit:
         return h
-    counts = _counts(board)
-    stack = _values(board) + 2 * table[at(cells, GROUPS)] + 2 * state[counts + DEPTH]
+    stack = _ranks(board, RANK_ROWS) + 4 * state[counts + DEPTH]
     state[counts + DEPTH] += 1
-    state[stack] = state[slot]
-    state[counts + PATTERN_SUM] += value - state[slot]
-    state[slot] = value
+    _swap(state, stack, _ranks(board, RANK) + group, number)
+    _swap(state, stack + 1, _ranks(board, VALUE) + group, value)
+    state[counts + PATTERN_SUM] += value - state[stack + 1]
     if code == PDB_MAX:
-        state[stack + 1] = state[mirror_slot]
-        state[counts + MIRROR_SUM] += mirror_value - state[mirror_slot]
-        state[mirror_slot] = mirror_value
-        state[2 * cells + table[at(cells, MIRROR_TILE) + tile]] = table[at(cells, MIRROR_CELL) + blank]
+        _swap(state, stack + 2, _ranks(board, MIRROR_RANK) + mirror_group, mirror_number)
+        _swap(state, stack + 3, _ranks(board, MIRROR_VALUE) + mirror_group, mirror_value)
+        state[counts + MIRROR_SUM] += mirror_value - state[stack + 3]
     _slide(state, table, cells, move)
     return h
 
 
 @nb.njit(inline="always", cache=True)
+def _swap(state, saved, slot, value):
+    """Keep `state[slot]` in `state[saved]` and put `value` in its place."""
+    state[saved] = state[slot]
+    state[slot] = value
+
+
+@nb.njit(inline="always", cache=True)
 def _undo_pattern(board, move, code):
-    """Take back `move`, the last made, and the entries it replaced."""
+    """Take back `move`, the last made, and the ranks and entries it replaced."""
     state, table, cells = board.state, board.table, board.cells
-    tile, source, destination = _slide(state, table, cells, move ^ 1)
-    counts, groups = _counts(board), table[at(cells, GROUPS)]
+    tile, _, _ = _slide(state, table, cells, move ^ 1)
+    counts = _counts(board)
     state[counts + DEPTH] -= 1
-    stack = _values(board) + 2 * groups + 2 * state[counts + DEPTH]
-    slot = _values(board) + table[at(cells, GROUP_OF) + tile]
-    state[counts + PATTERN_SUM] += state[stack] - state[slot]
-    state[slot] = state[stack]
+    stack = _ranks(board, RANK_ROWS) + 4 * state[counts + DEPTH]
+    group = table[at(cells, GROUP_OF) + tile]
+    state[counts + PATTERN_SUM] += state[stack + 1] - state[_ranks(board, VALUE) + group]
+    state[_ranks(board, RANK) + group] = state[stack]
+    state[_ranks(board, VALUE) + group] = state[stack + 1]
     if code == PDB_MAX:
-        mirrored = table[at(cells, MIRROR_TILE) + tile]
-        state[2 * cells + mirrored] = table[at(cells, MIRROR_CELL) + destination]
-        mirror_slot = _values(board) + groups + table[at(cells, GROUP_OF) + mirrored]
-        state[counts + MIRROR_SUM] += state[stack + 1] - state[mirror_slot]
-        state[mirror_slot] = state[stack + 1]
+        mirror_group = table[at(cells, GROUP_OF) + table[at(cells, MIRROR_TILE) + tile]]
+        state[counts + MIRROR_SUM] += state[stack + 3] - state[_ranks(board, MIRROR_VALUE) + mirror_group]
+        state[_ranks(board, MIRROR_RANK) + mirror_group] = state[stack + 2]
+        state[_ranks(board, MIRROR_VALUE) + mirror_group] = state[stack + 3]
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(inline="always", cache=True, _nrt=False)
 def _make_pdb(board, move, limit, enough):
     return _make_pattern(board, move, limit, enough, PDB)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(inline="always", cache=True, _nrt=False)
 def _undo_pdb(board, move):
     _undo_pattern(board, move, PDB)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(inline="always", cache=True, _nrt=False)
 def _make_pdb_max(board, move, limit, enough):
     return _make_pattern(board, move, limit, enough, PDB_MAX)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(inline="always", cache=True, _nrt=False)
 def _undo_pdb_max(board, move):
     _undo_pattern(board, move, PDB_MAX)
 

@@ -153,7 +153,8 @@ def _board_table(width: int, height: int, target: tuple[int, ...]) -> np.ndarray
     ], axis=1)
     mirror_cell = col * width + row if width == height else np.arange(cells)
     mirror_tile = np.array([target[mirror_cell[home[tile]]] for tile in range(cells)])
-    parts = [distance.ravel(), neighbor.ravel(), goal_row, goal_col, mirror_cell, mirror_tile, np.full(cells, -1)]
+    none = np.full(cells, -1)
+    parts = [distance.ravel(), neighbor.ravel(), goal_row, goal_col, mirror_cell, mirror_tile, none, none, none]
     return np.concatenate(parts).astype(np.int64)
 
 
@@ -163,6 +164,8 @@ def _with_databases(spec: nk.Spec, groups: tuple[tuple[int, ...], ...], values: 
     table = spec.table[: nk.at(cells, nk.GROUPS)].copy()
     for index, group in enumerate(groups):
         table[nk.at(cells, nk.GROUP_OF) + np.array(group)] = index
+        table[nk.at(cells, nk.PLACE_OF) + np.array(group)] = np.arange(len(group))
+        table[nk.at(cells, nk.MULTIPLIER_OF) + np.array(group)] = multipliers(cells, len(group))
     rows = []
     for group in groups:
         padding = [0] * (widest - len(group))
