@@ -92,15 +92,14 @@ def split_search(db: Database, instance, name: str, depth: int, params: dict[str
     while result.moves is None:
         started = time.perf_counter()
         level = subtree.frontier(problem, heuristic, bound, depth)
-        if level.solution is not None:
-            found, counted, next_bound, sweep = level.solution, (0, 0, 0), None, None
-        elif not level.leaves:
-            found, counted, next_bound, sweep = None, (0, 0, 0), level.next_bound, None
+        if level.solution is not None or not level.leaves:
+            found, next_bound, sweep = level.solution, level.next_bound, None
+            counted = (level.expanded, level.generated, 0)
         else:
             sweep = f"{name}-b{bound}"
             found, counted, next_bound = _run_bound(db, instance, problem, sweep, level, params, workers, chunk)
-        round_ = Round(bound, sweep, len(level.leaves), level.expanded + counted[0], level.generated + counted[1],
-                       level.expanded + counted[2], time.perf_counter() - started)
+        round_ = Round(bound, sweep, len(level.leaves), counted[0], counted[1], level.expanded + counted[2],
+                       time.perf_counter() - started)
         result.rounds.append(round_)
         on_round(round_)
         if found is not None:
@@ -134,17 +133,19 @@ def _run_bound(db: Database, instance, problem: Problem, sweep: str, level: subt
         row = rows[missing[0]]
         raise PuzzleError(f"sweep {sweep}: {len(missing)} subtree jobs did not finish (first: {missing[0]},"
                           f" {row['outcome'] or row['state']}: {row['reason']}); run the split again to resume")
-    expanded = generated = 0
+    expanded, generated = level.expanded, level.generated  # the frontier's all, unless a subtree holds a solution
+    below = [0, 0]
     found = None
-    for prefix in prefixes:
+    for prefix, before in zip(prefixes, level.before):
         row = rows[prefix]
-        if found is None:
-            expanded, generated = expanded + row["expanded"], generated + row["generated"]
-            if row["outcome"] == Outcome.SOLVED:
-                codes = {problem.format_move(move): move for move in range(problem.kernels.max_branching)}
-                found = [codes[move] for move in row["solution"].split()]
+        below = [below[0] + row["expanded"], below[1] + row["generated"]]
+        if row["outcome"] == Outcome.SOLVED:  # one core stops here: the frontier's nodes after it are not its
+            codes = {problem.format_move(move): move for move in range(problem.kernels.max_branching)}
+            found = [codes[move] for move in row["solution"].split()]
+            expanded, generated = before
+            break
     work = sum(rows[prefix]["expanded"] for prefix in prefixes)
     beyond = [rows[p]["extra"]["next_bound"] for p in prefixes if rows[p]["extra"].get("next_bound") is not None]
     if level.next_bound is not None:
         beyond.append(level.next_bound)
-    return found, (expanded, generated, work), min(beyond, default=None)
+    return found, (expanded + below[0], generated + below[1], work), min(beyond, default=None)

@@ -35,13 +35,14 @@ def bounded(code, board, bound, path, moves, count, taken, counters, max_nodes, 
     or FAILED with the least f seen beyond the bound. What it holds is the
     path, so the frontier reported is the longest path.
 
-    With `leaves` of L > 0 columns, a node reached at depth L is not expanded:
-    its moves are written as the next row of `leaves` (counted in
-    `counters[LEAVES]` past the rows there are too), and the search goes on.
+    With `leaves` of L + 2 > 0 columns, a node reached at depth L is not
+    expanded: its moves and the nodes expanded and generated so far are
+    written as the next row of `leaves` (counted in `counters[LEAVES]` past
+    the rows there are too), and the search goes on.
     """
     nb.literally(code)
     expanded, generated, max_frontier = counters[EXPANDED], counters[GENERATED], counters[MAX_FRONTIER]
-    cutoff = leaves.shape[1] if leaves.shape[1] else -1
+    cutoff = leaves.shape[1] - 2 if leaves.shape[1] else -1
     next_bound = NO_BOUND
     depth = status = 0
     if solved(board):
@@ -83,6 +84,8 @@ def bounded(code, board, bound, path, moves, count, taken, counters, max_nodes, 
             if counters[LEAVES] < leaves.shape[0]:
                 for step in range(depth):
                     leaves[counters[LEAVES], step] = path[step + 1]
+                leaves[counters[LEAVES], depth] = expanded
+                leaves[counters[LEAVES], depth + 1] = generated
             counters[LEAVES] += 1
             undo(board, code, move)
             depth -= 1
@@ -147,7 +150,7 @@ def iteration(spec, code, start, prefix, bound, depth, capacity, max_branching, 
     """One bounded search (one IDA* iteration) below the board `prefix` leads to, the prefix's moves counted in f.
 
     With `depth` > 0, the nodes `depth` moves from the start are not expanded
-    but listed (up to `capacity` of them). Returns (status, the moves from the
+    but listed (up to `capacity` of them, each with the counts so far). Returns (status, the moves from the
     start if solved, counters, next bound, the leaves' moves).
     """
     nb.literally(code)
@@ -158,7 +161,7 @@ def iteration(spec, code, start, prefix, bound, depth, capacity, max_branching, 
     path, moves, count, taken = _scratch(rows, max_branching)
     if len(prefix):
         path[0] = prefix[-1]
-    leaves = np.empty((capacity if depth else 0, depth), dtype=np.int64)
+    leaves = np.empty((capacity, depth + 2) if depth else (0, 0), dtype=np.int64)
     if len(prefix) + h > bound:  # the root itself lies beyond the bound
         return limits.FAILED, prefix[:0].copy(), counters, len(prefix) + h, leaves
     status, found, next_bound = bounded(code, board, bound - len(prefix), path, moves, count, taken, counters,

@@ -25,7 +25,8 @@ LEAF_ROWS = 4096  # the frontier's first guess at its size; a larger frontier is
 class Frontier:
     """The nodes `depth` moves below the start within `bound`, and what listing them cost.
 
-    `leaves` are their move paths in depth-first order; `solution` is set when
+    `leaves` are their move paths in depth-first order, `before` the nodes
+    expanded and generated when each was reached; `solution` is set when
     the goal lies less than `depth` moves away within the bound; `next_bound`
     is the least f seen beyond the bound above the leaves.
     """
@@ -33,6 +34,7 @@ class Frontier:
     bound: int
     depth: int
     leaves: list[list[int]]
+    before: list[tuple[int, int]]
     expanded: int
     generated: int
     next_bound: int | None
@@ -83,7 +85,8 @@ def frontier(problem: Problem, heuristic: Heuristic, bound: int, depth: int) -> 
             break
         capacity = int(counters[idastar.LEAVES])
     found = [int(m) for m in solution] if status == limits.SOLVED else None
-    return Frontier(bound, depth, [[int(m) for m in row] for row in leaves[: counters[idastar.LEAVES]]],
+    rows = leaves[: counters[idastar.LEAVES]].tolist()
+    return Frontier(bound, depth, [row[:depth] for row in rows], [(row[depth], row[depth + 1]) for row in rows],
                     int(counters[idastar.EXPANDED]), int(counters[idastar.GENERATED]), _bound_or_none(next_bound), found)
 
 
