@@ -6,6 +6,7 @@ import numpy as np
 
 from puzzles.errors import PuzzleError
 from puzzles.kernels import successors
+from puzzles.npuzzle import inplace  # noqa: F401 - registers the board kept in place
 from puzzles.npuzzle import kernels as nk
 from puzzles.npuzzle.board import MOVES, NPuzzleBoard, goal_tiles, is_solvable
 from puzzles.npuzzle.pdb import default_partition, multipliers, parse_partition, tables
