@@ -25,6 +25,7 @@ bench: $(VENV)/.stamp-bench
 	$(PY) bench/run.py
 	$(PY) bench/runner.py
 	$(PY) bench/npuzzle.py
+	$(PY) bench/npuzzle24.py
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)

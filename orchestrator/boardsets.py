@@ -48,6 +48,7 @@ COURSE_OPTIMA = {"Rushhour6x6_1": 21, "Rushhour6x6_2": 15, "Rushhour6x6_3": 33,
 SHIPPED = {
     "rushhour-course": ShippedSet(tuple(f"rushhour/Rushhour{board}.csv" for board in COURSE), COURSE_OPTIMA),
     "korf100": ShippedSet(("npuzzle/korf100.csv",)),
+    "korf24": ShippedSet(("npuzzle/korf24.csv",)),
     "eight-puzzle-seed": ShippedSet(("npuzzle/eight-puzzle-seed.csv",)),
 }
 

@@ -83,6 +83,13 @@ ALGORITHMS: dict[str, Algorithm] = {
         "idastar", "IDA*: iterative deepening on g + h",
         {"heuristic": Param("blockers-lb", str, _HEURISTIC_HELP), "pdb": _PDB}, optimal=True,
     ),
+    "idastar-subtree": Algorithm(
+        "subtree", "one IDA* iteration below a path: a job of a split search (orchestrate split)",
+        {"heuristic": Param("manhattan", str, _HEURISTIC_HELP), "pdb": _PDB,
+         "prefix": Param("", str, "the N-puzzle's blank moves (U, D, L, R) from the start to the subtree's root"),
+         "bound": Param(0, int, "the iteration's bound on f = g + h", 0),
+         "split_depth": Param(None, int, "the depth the search was split at (recorded with the job)", 1)},
+    ),
     "moves-freed": Algorithm(  # the seed's "Moves Freed": the A* loop ordered by the moves-freed heuristic
         "astar",
         "the seed's moves-freed heuristic inside the A* loop",

@@ -26,16 +26,20 @@ Signatures:
 A domain whose states are cheap to change in place may also register the
 make/undo entry points depth-first searches prefer (`register_in_place`):
 
-- ``place(spec, code, key) -> (board, h)``: a mutable board of the key (of
-  the domain's board class) and heuristic `code`'s value on it;
+- ``place(spec, code, key, capacity) -> (board, h)``: a mutable board of the
+  key (of the domain's board class), room for `capacity` moves made and not
+  yet undone, and heuristic `code`'s value on it;
 - ``branches(board, out_moves) -> int``: the legal moves;
-- ``make(board, code, move, limit) -> int``: heuristic `code`'s value after
-  the move, the move played in place only if that value is at most `limit`
-  (so a domain may foresee the value and not move at all);
-  ``inverse(board, move)`` is the move that undoes it.
-  The domain gives one make per heuristic code (`makes`), and `code` must be
-  a compile-time constant (``numba.literally``): each heuristic's search is
-  compiled with its own make and nothing of the others';
+- ``make(board, code, move, limit, enough) -> int``: heuristic `code`'s value
+  after the move, the move played in place only if that value is at most
+  `limit` (so a domain may foresee the value and not move at all). A value
+  over `limit` may be a lower bound of the true one if it is at least
+  `enough` (the caller needs it no more exactly);
+  ``undo(board, code, move)`` takes back `move`, the last one made, and
+  ``inverse(board, move)`` is the move that leads back.
+  The domain gives one make and one undo per heuristic code (`makes`,
+  `undos`), and `code` must be a compile-time constant (``numba.literally``):
+  each heuristic's search is compiled with its own and nothing of the others';
 - ``solved(board) -> bool``.
 
 The board carries what these need, so the hot loop passes one small object.
@@ -57,10 +61,10 @@ def register(spec_class: type, *, workspace, expand, is_goal, heuristic) -> None
     _DOMAINS[spec_class] = (workspace, expand, is_goal, heuristic)
 
 
-def register_in_place(spec_class: type, board_class: type, *, place, branches, makes, inverse, solved) -> None:
+def register_in_place(spec_class: type, board_class: type, *, place, branches, makes, undos, inverse, solved) -> None:
     """Make a domain's in-place entry points (see the module docstring) the ones called for its spec and board."""
     _IN_PLACE[spec_class] = (place,)
-    _IN_PLACE[board_class] = (branches, makes, inverse, solved)
+    _IN_PLACE[board_class] = (branches, makes, inverse, solved, undos)
 
 
 def has_in_place(spec) -> bool:
@@ -116,9 +120,9 @@ def _heuristic(spec, work, code, args, key, parent_branching):
     return lambda spec, work, code, args, key, parent_branching: function(spec, work, code, args, key, parent_branching)
 
 
-def place(spec, code, key):
-    """A mutable board of `key` and heuristic `code`'s value on it."""
-    return _IN_PLACE[type(spec)][0](spec, code, key)
+def place(spec, code, key, capacity):
+    """A mutable board of `key` with room for `capacity` moves, and heuristic `code`'s value on it."""
+    return _IN_PLACE[type(spec)][0](spec, code, key, capacity)
 
 
 def branches(board, out_moves):
@@ -126,9 +130,14 @@ def branches(board, out_moves):
     return _IN_PLACE[type(board)][0](board, out_moves)
 
 
-def make(board, code, move, limit):
-    """Heuristic `code` after `move`, played on `board` in place if that is at most `limit`."""
-    return _IN_PLACE[type(board)][1][code](board, move, limit)
+def make(board, code, move, limit, enough):
+    """Heuristic `code` after `move`, played on `board` in place if that is at most `limit` (exact below `enough`)."""
+    return _IN_PLACE[type(board)][1][code](board, move, limit, enough)
+
+
+def undo(board, code, move):
+    """Take back `move`, the last move made on `board`."""
+    _IN_PLACE[type(board)][4][code](board, move)
 
 
 def inverse(board, move):
@@ -164,23 +173,33 @@ def _in_place(numba_type):
 
 
 @overload(place)
-def _place(spec, code, key):
+def _place(spec, code, key, capacity):
     function = _in_place(spec)[0]
-    return lambda spec, code, key: function(spec, code, key)
+    return lambda spec, code, key, capacity: function(spec, code, key, capacity)
 
 
-@overload(branches)
+@overload(branches, jit_options={"_nrt": False})
 def _branches(board, out_moves):
     function = _in_place(board)[0]
     return lambda board, out_moves: function(board, out_moves)
 
 
-@overload(make, prefer_literal=True)
-def _make(board, code, move, limit):
+def _by_code(board, code, index: int):
     if not isinstance(code, types.IntegerLiteral):
-        raise TypingError("make needs the heuristic code as a constant: call numba.literally(code) first")
-    function = _in_place(board)[1][code.literal_value]
-    return lambda board, code, move, limit: function(board, move, limit)
+        raise TypingError("make and undo need the heuristic code as a constant: call numba.literally(code) first")
+    return _in_place(board)[index][code.literal_value]
+
+
+@overload(make, prefer_literal=True, inline="always", jit_options={"_nrt": False})
+def _make(board, code, move, limit, enough):
+    function = _by_code(board, code, 1)
+    return lambda board, code, move, limit, enough: function(board, move, limit, enough)
+
+
+@overload(undo, prefer_literal=True, inline="always", jit_options={"_nrt": False})
+def _undo(board, code, move):
+    function = _by_code(board, code, 4)
+    return lambda board, code, move: function(board, move)
 
 
 @overload(inverse)

@@ -303,3 +303,45 @@ def _interruptible(run, sweep_name: str) -> None:
         typer.echo(f"stopped; continue with: orchestrate resume {sweep_name}", err=True)
         raise typer.Exit(130) from None
 
+
+
+@app.command("split")
+def split_command(
+    board: Annotated[str, typer.Argument(help="An N-puzzle board: a file, FILE#ID for a row of a board list, or literal.")],
+    depth: Annotated[int, typer.Option("--depth", min=1, help="Split the tree this many moves below the start.")] = 8,
+    heuristic: Annotated[str, typer.Option("--heuristic", help="IDA*'s heuristic (an N-puzzle one).")] = "pdb-max",
+    pdb: Annotated[str | None, typer.Option("--pdb", help="Pattern databases for pdb and pdb-max; default: the size's.")] = None,
+    name: Annotated[str | None, typer.Option(help="Sweep names' stem (NAME-b<bound>); default: split-<board>-d<depth>.")] = None,
+    goal: GoalOption = None,
+    workers: WorkersOption = CORES,
+    chunk: ChunkOption = None,
+    db: DbOption = None,
+    broker: BrokerOption = None,
+) -> None:
+    """Solve one hard N-puzzle board with IDA* spread over the workers: per bound, a job per subtree at --depth.
+
+    Each bound's subtrees run as the jobs of a sweep NAME-b<bound> (algorithm idastar-subtree, with the prefix,
+    bound and split depth as parameters): by the workers when there is a broker, else here. The answer and
+    the node counts are those of IDA* on one core; work adds the subtrees searched after the solution's.
+
+    Example: orchestrate split data/boards/npuzzle/korf24.csv#1 --depth 10 --heuristic pdb-max --pdb 6-6-6-6
+    """
+    from orchestrator import plan
+    from orchestrator.split import split_search
+
+    with user_errors():
+        configured(db, broker)
+        results = database(db, broker)
+        instance = plan.load_boards([board], goal=goal, db=results)[0]
+        params = {"heuristic": heuristic, **({"pdb": pdb} if pdb else {})}
+        stem = name or f"split-{instance.name}-d{depth}"
+
+        def on_round(r) -> None:
+            where = f"{r.subtrees:,} subtrees in sweep {r.sweep}" if r.sweep else "settled by the frontier"
+            typer.echo(f"bound {r.bound}: {where}; expanded {r.expanded:,} (work {r.work:,}) in {r.seconds:.1f} s")
+
+        found = split_search(results, instance, stem, depth, params, workers=workers, chunk=chunk, on_round=on_round)
+    typer.echo(f"{found.board}: solved in {found.moves} moves with {heuristic}, split at depth {depth} over"
+               f" {sum(r.subtrees for r in found.rounds):,} subtree jobs in {len(found.rounds)} bounds;"
+               f" expanded {found.expanded:,}, generated {found.generated:,} (as one core); work {found.work:,};"
+               f" {found.seconds:.1f} s")

@@ -5,11 +5,7 @@ A key is the tile on each cell, `bits` bits per cell, `per_word` cells per
 where the blank goes: 0 up, 1 down, 2 left, 3 right (`npuzzle.MOVES`), so
 `move ^ 1` undoes `move`.
 
-For depth-first search the board is also kept in place (`Board`): a move is
-made and undone on one array, and every heuristic is updated for the one tile
-that moved: Manhattan by a table lookup, linear conflict by recounting the two
-lines the tile left and entered, a pattern database by ranking the moved
-tile's group again.
+For depth-first search the board is also kept in place: `puzzles.npuzzle.inplace`.
 
 Everything the heuristics look up is in one flat int64 `table` (layout below)
 rather than in many arrays: compiled loops that carry a tuple of many arrays
@@ -35,9 +31,10 @@ MISPLACED, MANHATTAN, LINEAR_CONFLICT, PDB, PDB_MAX = range(5)
 # The table, for a board of n cells: n x n Manhattan distances [tile * n + cell];
 # n x 4 blank moves [cell * 4 + move] (-1 off the board); then n entries each of
 # goal row, goal column, mirrored cell, mirrored tile, pattern group (-1 for
-# none); then the groups: their number, the widest's size K, and per group its
-# size, its table's start in `pdb_values`, K tiles and K rank multipliers.
-DISTANCE, NEIGHBOR, GOAL_ROW, GOAL_COL, MIRROR_CELL, MIRROR_TILE, GROUP_OF, GROUPS = range(8)
+# none), place in its group and rank multiplier there; then the groups: their
+# number, the widest's size K, and per group its size, K tiles and K rank
+# multipliers. Group g's database is `pdb_values[g]`.
+DISTANCE, NEIGHBOR, GOAL_ROW, GOAL_COL, MIRROR_CELL, MIRROR_TILE, GROUP_OF, PLACE_OF, MULTIPLIER_OF, GROUPS = range(10)
 # The rows every board array begins with, each `cells` long: tiles, cells of tiles, mirrored cells, scratch.
 TILES, CELL_OF, MIRRORED, ORDER, BEST, BOARD_ROWS = range(6)
 
@@ -62,7 +59,7 @@ class Spec(NamedTuple):
     per_word: int
     goal: np.ndarray  # the goal's key
     table: np.ndarray  # see the layout above
-    pdb_values: np.ndarray  # the groups' databases one after the other, a byte per placement
+    pdb_values: tuple  # the groups' databases, a byte per placement each (one empty array when there are none)
 
 
 @nb.njit(cache=True)
@@ -127,7 +124,7 @@ def is_goal(spec, key):
 
 
 @nb.njit(inline="always", cache=True)
-def _unpack(spec, key, board):
+def unpack(spec, key, board):
     """Spread a key over a board array's first rows: the tile on each cell, the cell of each tile."""
     cells = spec.cells
     for cell in range(cells):
@@ -137,14 +134,14 @@ def _unpack(spec, key, board):
 
 
 @nb.njit(inline="always", cache=True)
-def _mirror(table, cells, board):
+def mirror_cells(table, cells, board):
     """Fill a board's third row: the cell of each tile on the board mirrored about its main diagonal."""
     for tile in range(cells):
         board[2 * cells + table[at(cells, MIRROR_TILE) + tile]] = table[at(cells, MIRROR_CELL) + board[cells + tile]]
 
 
 @nb.njit(inline="always", cache=True)
-def _misplaced(table, cells, tiles):
+def misplaced_count(table, cells, tiles):
     """The tiles (not the blank) off their goal cell."""
     count = 0
     for cell in range(cells):
@@ -153,7 +150,7 @@ def _misplaced(table, cells, tiles):
 
 
 @nb.njit(inline="always", cache=True)
-def _manhattan(table, cells, tiles):
+def manhattan_sum(table, cells, tiles):
     """The sum over tiles of their row and column distances to their goal cells."""
     total = 0
     for cell in range(cells):
@@ -162,7 +159,7 @@ def _manhattan(table, cells, tiles):
 
 
 @nb.njit(inline="always", cache=True)
-def _line_removals(table, width, height, tiles, line):
+def line_removals(table, width, height, tiles, line):
     """Tiles to take out of a line so that the tiles whose goal is that line are in order.
 
     Lines 0..height-1 are the rows, the next `width` the columns. A tile belongs
@@ -201,18 +198,23 @@ def _conflicts(table, width, height, tiles):
     """
     extra = 0
     for line in range(height + width):
-        extra += _line_removals(table, width, height, tiles, line)
+        extra += line_removals(table, width, height, tiles, line)
     return 2 * extra
+
+
+@nb.njit(inline="always", cache=True)
+def group_rank(table, cells, cell_of, start, group):
+    """The rank of the placement of the group's tiles, tile t on `cell_of[start + t]`."""
+    base = at(cells, GROUPS)
+    widest = table[base + 1]
+    entry = base + 2 + group * (1 + 2 * widest)
+    return rank(cell_of, start, table, entry + 1, entry + 1 + widest, table[entry])
 
 
 @nb.njit(inline="always", cache=True)
 def _group_value(table, pdb_values, cells, cell_of, start, group):
     """The group's database entry for the placement of its tiles, tile t on `cell_of[start + t]`."""
-    base = at(cells, GROUPS)
-    widest = table[base + 1]
-    entry = base + 2 + group * (2 + 2 * widest)
-    number = rank(cell_of, start, table, entry + 2, entry + 2 + widest, table[entry])
-    return np.int64(pdb_values[table[entry + 1] + number])
+    return np.int64(pdb_values[group][group_rank(table, cells, cell_of, start, group)])
 
 
 @nb.njit(inline="always", cache=True)
@@ -228,257 +230,19 @@ def _pattern_sum(table, pdb_values, cells, cell_of, start):
 def heuristic(spec, work, code, hargs, key, parent_branching):
     """Heuristic number `code` of HEURISTICS (codes 3 and 4 need a spec with the databases: the heuristic's)."""
     tiles = work
-    _unpack(spec, key, tiles)
+    unpack(spec, key, tiles)
     table, cells = spec.table, spec.cells
     if code == MISPLACED:
-        return np.int64(_misplaced(table, cells, tiles))
+        return np.int64(misplaced_count(table, cells, tiles))
     if code == MANHATTAN:
-        return np.int64(_manhattan(table, cells, tiles))
+        return np.int64(manhattan_sum(table, cells, tiles))
     if code == LINEAR_CONFLICT:
-        return np.int64(_manhattan(table, cells, tiles) + _conflicts(table, spec.width, spec.height, tiles))
+        return np.int64(manhattan_sum(table, cells, tiles) + _conflicts(table, spec.width, spec.height, tiles))
     h = _pattern_sum(table, spec.pdb_values, cells, tiles, cells)
     if code == PDB_MAX:
-        _mirror(table, cells, tiles)
+        mirror_cells(table, cells, tiles)
         h = max(h, _pattern_sum(table, spec.pdb_values, cells, tiles, 2 * cells))
     return h
 
 
 kernels.register(Spec, workspace=workspace, expand=expand, is_goal=is_goal, heuristic=heuristic)
-
-
-class Board(NamedTuple):
-    """A board kept in place for depth-first search.
-
-    `state` holds the board rows (`BOARD_ROWS`: the tile on each cell, the
-    cell of each tile, the cell of each tile on the mirrored board, the blank's
-    cell being the cell of tile 0, and linear conflict's scratch), four counts
-    (MANHATTAN_SUM ... MIRROR_SUM), linear conflict's removals per line (rows,
-    then columns), and each group's database entry on the board, then on its
-    mirror image.
-    """
-
-    width: int
-    height: int
-    cells: int
-    state: np.ndarray
-    table: np.ndarray
-    pdb_values: np.ndarray
-
-
-MANHATTAN_SUM, MISPLACED_COUNT, PATTERN_SUM, MIRROR_SUM = range(4)
-
-
-@nb.njit(inline="always", cache=True)
-def _counts(board):
-    return BOARD_ROWS * board.cells
-
-
-@nb.njit(inline="always", cache=True)
-def _lines(board):
-    return BOARD_ROWS * board.cells + 4
-
-
-@nb.njit(inline="always", cache=True)
-def _values(board):
-    return BOARD_ROWS * board.cells + 4 + board.width + board.height
-
-
-@nb.njit(cache=True)
-def place(spec, code, key):
-    """The board of `key` kept in place, and heuristic `code`'s value on it."""
-    cells, table = spec.cells, spec.table
-    groups = table[at(cells, GROUPS)]
-    state = np.zeros(BOARD_ROWS * cells + 4 + spec.width + spec.height + 2 * groups, dtype=np.int64)
-    board = Board(spec.width, spec.height, cells, state, table, spec.pdb_values)
-    counts, values = _counts(board), _values(board)
-    _unpack(spec, key, state)
-    _mirror(table, cells, state)
-    state[counts + MANHATTAN_SUM] = _manhattan(table, cells, state)
-    state[counts + MISPLACED_COUNT] = _misplaced(table, cells, state)
-    for line in range(spec.height + spec.width):
-        state[_lines(board) + line] = _line_removals(table, spec.width, spec.height, state, line)
-    if code >= PDB:
-        for group in range(groups):
-            state[values + group] = _group_value(table, spec.pdb_values, cells, state, cells, group)
-            state[values + groups + group] = _group_value(table, spec.pdb_values, cells, state, 2 * cells, group)
-        state[counts + PATTERN_SUM] = state[values : values + groups].sum()
-        state[counts + MIRROR_SUM] = state[values + groups :].sum()
-    return board, _estimate(board, code)
-
-
-@nb.njit(inline="always", cache=True)
-def _estimate(board, code):
-    state, counts = board.state, _counts(board)
-    if code == MISPLACED:
-        return state[counts + MISPLACED_COUNT]
-    if code == MANHATTAN:
-        return state[counts + MANHATTAN_SUM]
-    if code == LINEAR_CONFLICT:
-        extra = 0
-        for line in range(board.height + board.width):
-            extra += state[_lines(board) + line]
-        return state[counts + MANHATTAN_SUM] + 2 * extra
-    if code == PDB:
-        return state[counts + PATTERN_SUM]
-    return max(state[counts + PATTERN_SUM], state[counts + MIRROR_SUM])
-
-
-@nb.njit(inline="always", cache=True)
-def branches(board, out_moves):
-    """Write the moves the blank can make; returns how many."""
-    neighbors = at(board.cells, NEIGHBOR) + 4 * board.state[board.cells]
-    count = 0
-    for move in range(4):
-        if board.table[neighbors + move] >= 0:
-            out_moves[count] = move
-            count += 1
-    return count
-
-
-@nb.njit(inline="always", cache=True)
-def inverse(board, move):
-    """The move that undoes `move`."""
-    return move ^ 1
-
-
-@nb.njit(inline="always", cache=True)
-def solved(board):
-    """True when every tile is home."""
-    return board.state[_counts(board) + MANHATTAN_SUM] == 0
-
-
-@nb.njit(inline="always", cache=True)
-def _slide(state, table, cells, move):
-    """Move the blank in place, keeping the Manhattan sum; returns (the tile that moved, its old cell, its new cell).
-
-    It takes the board's arrays rather than the board: the callers read them
-    once, outside their branches, which keeps the compiled move at a few ns.
-    """
-    counts = BOARD_ROWS * cells
-    blank = state[cells]
-    target = table[at(cells, NEIGHBOR) + 4 * blank + move]
-    tile = state[target]
-    state[blank] = tile
-    state[target] = 0
-    state[cells + tile] = blank
-    state[cells] = target
-    state[counts + MANHATTAN_SUM] += table[tile * cells + blank] - table[tile * cells + target]
-    return tile, target, blank
-
-
-@nb.njit(inline="always", cache=True)
-def _distances(state, table, cells, move):
-    """The moving tile's Manhattan distance before and after `move`, read without making it."""
-    blank = state[cells]
-    target = table[at(cells, NEIGHBOR) + 4 * blank + move]
-    tile = state[target]
-    return table[tile * cells + target], table[tile * cells + blank]
-
-
-@nb.njit(cache=True)
-def _make_misplaced(board, move, limit):
-    state, table, cells = board.state, board.table, board.cells
-    before, after = _distances(state, table, cells, move)
-    h = state[BOARD_ROWS * cells + MISPLACED_COUNT] + (after != 0) - (before != 0)
-    if h > limit:
-        return h
-    _slide(state, table, cells, move)
-    state[BOARD_ROWS * cells + MISPLACED_COUNT] = h
-    return h
-
-
-@nb.njit(cache=True)
-def _make_manhattan(board, move, limit):
-    state, table, cells = board.state, board.table, board.cells
-    before, after = _distances(state, table, cells, move)
-    h = state[BOARD_ROWS * cells + MANHATTAN_SUM] + after - before
-    if h > limit:
-        return h
-    _slide(state, table, cells, move)
-    return h
-
-
-@nb.njit(inline="always", cache=True)
-def _linear_conflict_after(board, move):
-    tile, source, destination = _slide(board.state, board.table, board.cells, move)
-    _recount_lines(board, move, destination, source)
-    return _estimate(board, LINEAR_CONFLICT)
-
-
-@nb.njit(cache=True)
-def _make_linear_conflict(board, move, limit):
-    h = _linear_conflict_after(board, move)
-    if h <= limit:
-        return h
-    _linear_conflict_after(board, move ^ 1)
-    return h
-
-
-@nb.njit(inline="always", cache=True)
-def _pattern_after(board, move, code):
-    """Slide and look up again the moved tile's group (and, for PDB_MAX, its mirror image's)."""
-    tile, source, destination = _slide(board.state, board.table, board.cells, move)
-    table, cells = board.table, board.cells
-    _update_group(board, cells, PATTERN_SUM, 0, tile)
-    if code == PDB_MAX:
-        mirrored = table[at(cells, MIRROR_TILE) + tile]
-        board.state[2 * cells + mirrored] = table[at(cells, MIRROR_CELL) + destination]
-        _update_group(board, 2 * cells, MIRROR_SUM, table[at(cells, GROUPS)], mirrored)
-    return _estimate(board, code)
-
-
-@nb.njit(inline="always", cache=True)
-def _make_pattern(board, move, limit, code):
-    h = _pattern_after(board, move, code)
-    if h <= limit:
-        return h
-    _pattern_after(board, move ^ 1, code)
-    return h
-
-
-@nb.njit(cache=True)
-def _make_pdb(board, move, limit):
-    return _make_pattern(board, move, limit, PDB)
-
-
-@nb.njit(cache=True)
-def _make_pdb_max(board, move, limit):
-    return _make_pattern(board, move, limit, PDB_MAX)
-
-
-# Per heuristic code, the move that also updates that heuristic (the `make` of
-# `puzzles.kernels`): each compiled on its own, so the search for one heuristic
-# carries no code of the others. Misplaced and Manhattan are foreseen from two
-# table entries, so a move over the limit is never made; the others are made
-# and taken back. (Each returns early rather than branching around the move:
-# numba compiles the branching form about twice as slow.)
-MAKES = (_make_misplaced, _make_manhattan, _make_linear_conflict, _make_pdb, _make_pdb_max)
-
-
-@nb.njit(inline="always", cache=True)
-def _recount_lines(board, move, blank, target):
-    """Recount linear conflict in the two lines a tile left and entered (rows for a vertical move, else columns).
-
-    `blank` is where the blank was (the tile's new cell), `target` where it went.
-    """
-    width, height = board.width, board.height
-    if move < 2:  # the tile changed rows; its column keeps its order
-        first, second = target // width, blank // width
-    else:
-        first, second = height + target % width, height + blank % width
-    board.state[_lines(board) + first] = _line_removals(board.table, width, height, board.state, first)
-    board.state[_lines(board) + second] = _line_removals(board.table, width, height, board.state, second)
-
-
-@nb.njit(inline="always", cache=True)
-def _update_group(board, start, total, first_value, tile):
-    """Look up again the group of the tile that moved (cells from `state[start]`), keeping the running sum."""
-    state, cells = board.state, board.cells
-    group = board.table[at(cells, GROUP_OF) + tile]
-    slot = _values(board) + first_value + group
-    value = _group_value(board.table, board.pdb_values, cells, state, start, group)
-    state[_counts(board) + total] += value - state[slot]
-    state[slot] = value
-
-
-kernels.register_in_place(Spec, Board, place=place, branches=branches, makes=MAKES, inverse=inverse, solved=solved)

@@ -17,14 +17,18 @@ reached as a bit mask, so a layer is one pass over the placements: the
 blank's free region is a flood fill of bit masks, and only the tiles bordering
 newly reached blank cells are moved. Three masks and one byte per placement.
 
-A database is a file in the cache directory: a header line, a JSON line with
-the board, goal, tiles, size and the payload's sha256, then one byte per
-placement. It is verified when read; a file that fails is built again.
+A database is a file in the cache directory (format 2): a header line, a JSON
+line with the board, goal, tiles, size and the payload's sha256, zeros up to
+the next 4096 bytes, then one byte per placement. A process maps the payload
+read-only rather than reading it, so the job processes of one machine share
+one copy in the page cache; it verifies the sha256 the first time it maps a
+file, and a file that fails is built again.
 """
 
 import hashlib
 import json
 import math
+import mmap
 import os
 import re
 import shlex
@@ -40,13 +44,21 @@ from puzzles.npuzzle.board import goal_tiles
 
 MAX_ENTRIES = 2**31 - 1  # placements per group: 7 tiles on 4x4 is 57.7 M, 8 tiles 519 M
 GROUP_SIZE = 6  # the default partition's groups: 6-6-3 on 4x4, 6-6-6-6 on 5x5
-MAGIC = b"slidelab-pdb 1\n"
+MAGIC = b"slidelab-pdb 2\n"
+PAGE = 4096  # the payload starts at a multiple of it, as a mapping must
 UNREACHED = 255
+
+# Partitions known by their sizes whose groups are not consecutive tiles: Korf & Felner's
+# 6-6-6-6 of the 5x5 board (blank-first goal: an irregular group around the blank's corner,
+# three 2x3 blocks), tiles named by their goal cells.
+PUBLISHED = {
+    (5, 5, "6-6-6-6"): ((1, 2, 5, 6, 7, 12), (3, 4, 8, 9, 13, 14), (10, 11, 15, 16, 20, 21), (17, 18, 19, 22, 23, 24)),
+}
 
 Progress = Callable[[int, int], None]  # (placements reached, placements in all)
 
 _directory: Path | None = None
-_loaded: dict[tuple, np.ndarray] = {}
+_loaded: dict[tuple, tuple[np.ndarray, ...]] = {}
 
 
 def use_directory(path: Path) -> None:
@@ -61,7 +73,7 @@ def directory() -> Path:
 
 
 def default_partition(width: int, height: int) -> str:
-    """Groups of six consecutive tiles and the rest: `6-2` on 3x3, `6-6-3` on 4x4, `6-6-6-6` on 5x5."""
+    """Groups of six and the rest: `6-2` on 3x3, `6-6-3` on 4x4, `6-6-6-6` (Korf & Felner's groups) on 5x5."""
     tiles = width * height - 1
     sizes = [GROUP_SIZE] * (tiles // GROUP_SIZE) + ([tiles % GROUP_SIZE] if tiles % GROUP_SIZE else [])
     return "-".join(str(size) for size in sizes)
@@ -70,11 +82,14 @@ def default_partition(width: int, height: int) -> str:
 def parse_partition(text: str, width: int, height: int) -> tuple[tuple[int, ...], ...]:
     """The tile groups of `6-6-3` (sizes of groups of consecutive tiles) or `1 2 5 6/3 4 7 8` (the tiles of each group).
 
-    PuzzleError unless every tile 1..W*H-1 is in exactly one group and each
-    group's database has at most MAX_ENTRIES entries.
+    Sizes that name a published partition (`PUBLISHED`: 6-6-6-6 on 5x5) give
+    its groups. PuzzleError unless every tile 1..W*H-1 is in exactly one
+    group and each group's database has at most MAX_ENTRIES entries.
     """
     tiles = width * height - 1
-    if re.fullmatch(r"\d+(-\d+)*", text.strip()):
+    if (width, height, text.strip()) in PUBLISHED:
+        groups = list(PUBLISHED[width, height, text.strip()])
+    elif re.fullmatch(r"\d+(-\d+)*", text.strip()):
         sizes = [int(size) for size in text.split("-")]
         if sum(sizes) != tiles or 0 in sizes:
             raise PuzzleError(f"pdb {text!r}: group sizes must be positive and add up to {tiles}, the tiles of {width}x{height}")
@@ -94,7 +109,10 @@ def parse_partition(text: str, width: int, height: int) -> tuple[tuple[int, ...]
 
 
 def partition_text(groups: tuple[tuple[int, ...], ...]) -> str:
-    """The text `parse_partition` reads as `groups`: `6-6-3` for consecutive tiles, else `1 2 5 6/3 4 7 8`."""
+    """The text `parse_partition` reads as `groups`: `6-6-3` for consecutive tiles or a published partition, else `1 2 5 6/3 4 7 8`."""
+    for (_, _, name), published in PUBLISHED.items():
+        if groups == published:
+            return name
     tiles = [tile for group in groups for tile in group]
     if tiles == list(range(1, len(tiles) + 1)):
         return "-".join(str(len(group)) for group in groups)
@@ -256,27 +274,29 @@ def save(path: Path, width: int, height: int, goal: str, tiles: tuple[int, ...],
     path.parent.mkdir(parents=True, exist_ok=True)
     header = {**_header(width, height, goal, tiles), "sha256": hashlib.sha256(table.data).hexdigest()}
     partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+    described = MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n"
     with open(partial, "wb") as out:
-        out.write(MAGIC)
-        out.write(json.dumps(header, sort_keys=True).encode() + b"\n")
+        out.write(described + bytes(-len(described) % PAGE))
         table.tofile(out)
     os.replace(partial, path)
 
 
 def read(path: Path, width: int, height: int, goal: str, tiles: tuple[int, ...]) -> np.ndarray | None:
-    """The verified payload of a database file; None if it is missing, for other tiles, cut short or corrupted."""
+    """The verified payload of a database file, mapped read-only; None if it is missing, for other tiles, cut short or corrupted."""
     try:
         with open(path, "rb") as source:
             if source.readline() != MAGIC:
                 return None
             header = json.loads(source.readline())
-            table = np.fromfile(source, dtype=np.uint8)
+            offset = -source.tell() % PAGE + source.tell()
+            expected = _header(width, height, goal, tiles)
+            described = isinstance(header, dict) and {key: header.get(key) for key in expected} == expected
+            if not described or os.fstat(source.fileno()).st_size != offset + expected["entries"]:
+                return None
+            mapped = mmap.mmap(source.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):
         return None
-    expected = _header(width, height, goal, tiles)
-    described = isinstance(header, dict) and {key: header.get(key) for key in expected} == expected
-    if not described or table.shape[0] != expected["entries"]:
-        return None
+    table = np.frombuffer(mapped, dtype=np.uint8, offset=offset)
     return table if hashlib.sha256(table.data).hexdigest() == header.get("sha256") else None
 
 
@@ -287,15 +307,17 @@ def table(
     path = path_for(width, height, goal, tiles)
     values = None if rebuild else read(path, width, height, goal, tiles)
     if values is None:
-        values = build(width, height, goal, tiles, progress)
-        save(path, width, height, goal, tiles, values)
+        save(path, width, height, goal, tiles, build(width, height, goal, tiles, progress))
+        values = read(path, width, height, goal, tiles)
+        if values is None:
+            raise PuzzleError(f"pdb {tiles}: {path} could not be read back after it was written")
     elif progress:
         progress(len(values), len(values))
     return values
 
 
-def tables(width: int, height: int, goal: str, groups: tuple[tuple[int, ...], ...]) -> np.ndarray:
-    """The groups' databases one after the other, held in memory once per process.
+def tables(width: int, height: int, goal: str, groups: tuple[tuple[int, ...], ...]) -> tuple[np.ndarray, ...]:
+    """The groups' databases, mapped (or built) once per process.
 
     If memory runs out while a database is missing (being built), the
     MemoryError says how to build them beforehand.
@@ -303,7 +325,7 @@ def tables(width: int, height: int, goal: str, groups: tuple[tuple[int, ...], ..
     held = (width, height, goal, groups)
     if held not in _loaded:
         try:
-            _loaded[held] = np.concatenate([table(width, height, goal, group) for group in groups])
+            _loaded[held] = tuple(table(width, height, goal, group) for group in groups)
         except MemoryError as err:
             if all(path_for(width, height, goal, group).is_file() for group in groups):
                 raise  # every database had been built: the memory ran out reading them
@@ -316,5 +338,5 @@ def tables(width: int, height: int, goal: str, groups: tuple[tuple[int, ...], ..
 
 
 def forget() -> None:
-    """Drop the databases held in memory (the files stay)."""
+    """Drop the databases this process holds (the files stay; a mapping goes with the last array using it)."""
     _loaded.clear()

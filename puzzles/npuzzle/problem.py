@@ -6,9 +6,10 @@ import numpy as np
 
 from puzzles.errors import PuzzleError
 from puzzles.kernels import successors
+from puzzles.npuzzle import inplace  # noqa: F401 - registers the board kept in place
 from puzzles.npuzzle import kernels as nk
 from puzzles.npuzzle.board import MOVES, NPuzzleBoard, goal_tiles, is_solvable
-from puzzles.npuzzle.pdb import default_partition, entries, multipliers, parse_partition, tables
+from puzzles.npuzzle.pdb import default_partition, multipliers, parse_partition, tables
 from puzzles.problem import RESERVED_BITS, Heuristic, Kernels
 
 
@@ -130,7 +131,7 @@ def _compile_spec(board: NPuzzleBoard, goal: str) -> Kernels:
         per_word=per_word,
         goal=np.zeros(key_words, dtype=np.uint64),
         table=np.concatenate([_board_table(width, height, target), [0, 1]]),  # no pattern groups
-        pdb_values=np.zeros(0, dtype=np.uint8),
+        pdb_values=(np.zeros(0, dtype=np.uint8),),
     )
     for cell, tile in enumerate(target):
         spec.goal[cell // per_word] |= np.uint64(tile) << np.uint64((cell % per_word) * bits)
@@ -153,19 +154,21 @@ def _board_table(width: int, height: int, target: tuple[int, ...]) -> np.ndarray
     ], axis=1)
     mirror_cell = col * width + row if width == height else np.arange(cells)
     mirror_tile = np.array([target[mirror_cell[home[tile]]] for tile in range(cells)])
-    parts = [distance.ravel(), neighbor.ravel(), goal_row, goal_col, mirror_cell, mirror_tile, np.full(cells, -1)]
+    none = np.full(cells, -1)
+    parts = [distance.ravel(), neighbor.ravel(), goal_row, goal_col, mirror_cell, mirror_tile, none, none, none]
     return np.concatenate(parts).astype(np.int64)
 
 
-def _with_databases(spec: nk.Spec, groups: tuple[tuple[int, ...], ...], values: np.ndarray) -> nk.Spec:
-    """The spec with the groups' databases (one after the other in `values`) and the entries to rank placements."""
+def _with_databases(spec: nk.Spec, groups: tuple[tuple[int, ...], ...], values: tuple[np.ndarray, ...]) -> nk.Spec:
+    """The spec with the groups' databases (one array per group in `values`) and the entries to rank placements."""
     cells, widest = spec.cells, max(len(group) for group in groups)
     table = spec.table[: nk.at(cells, nk.GROUPS)].copy()
     for index, group in enumerate(groups):
         table[nk.at(cells, nk.GROUP_OF) + np.array(group)] = index
-    rows, start = [], 0
+        table[nk.at(cells, nk.PLACE_OF) + np.array(group)] = np.arange(len(group))
+        table[nk.at(cells, nk.MULTIPLIER_OF) + np.array(group)] = multipliers(cells, len(group))
+    rows = []
     for group in groups:
         padding = [0] * (widest - len(group))
-        rows += [len(group), start, *group, *padding, *multipliers(cells, len(group)), *padding]
-        start += entries(cells, len(group))
+        rows += [len(group), *group, *padding, *multipliers(cells, len(group)), *padding]
     return spec._replace(table=np.concatenate([table, [len(groups), widest], rows]).astype(np.int64), pdb_values=values)

@@ -16,28 +16,42 @@ import numpy as np
 from puzzles import limits
 from puzzles.jit import nb
 from puzzles.search import iddfs
-from puzzles.kernels import branches, has_in_place, inverse, make, place, solved
+from puzzles.kernels import branches, has_in_place, inverse, make, place, solved, undo
 from puzzles.problem import Heuristic, Problem
 from puzzles.result import Limits, SearchReport
 
 NO_BOUND = np.iinfo(np.int64).max
+EXPANDED, GENERATED, MAX_FRONTIER, LEAVES = range(4)  # the counters a bounded search keeps
 
 
-@nb.njit(cache=True)
-def _bounded(code, board, bound, path, moves, count, taken, expanded, generated, max_frontier, max_nodes, deadline):
+@nb.njit(cache=True, _nrt=False)
+def bounded(code, board, bound, path, moves, count, taken, counters, max_nodes, deadline, leaves):
     """Depth-first search from `board` through nodes whose f stays within `bound`, the board restored after.
 
-    Returns (status, depth, next bound, expanded, generated, max frontier):
-    SOLVED with the moves in `path[:depth]` (the board left at the goal), a
-    limit, or FAILED with the least f seen beyond the bound. What it holds is
-    the path, so the frontier reported is the longest path.
+    `path[0]` is the move that led to the board (-1 for none): its inverse is
+    not tried first. `counters` holds expanded, generated, max frontier and
+    leaves (updated in place). Returns (status, depth, next bound): SOLVED with
+    the moves in `path[1:depth + 1]` (the board left at the goal), a limit,
+    or FAILED with the least f seen beyond the bound. What it holds is the
+    path, so the frontier reported is the longest path.
+
+    With `leaves` of L + 2 > 0 columns, a node reached at depth L is not
+    expanded: its moves and the nodes expanded and generated so far are
+    written as the next row of `leaves` (counted in `counters[LEAVES]` past
+    the rows there are too), and the search goes on.
     """
     nb.literally(code)
+    expanded, generated, max_frontier = counters[EXPANDED], counters[GENERATED], counters[MAX_FRONTIER]
+    cutoff = leaves.shape[1] - 2 if leaves.shape[1] else -1
     next_bound = NO_BOUND
-    depth = 0
-    stop = limits.reached(expanded, max_nodes, deadline)  # once per iteration: the clock too
-    if stop:
-        return stop, 0, bound, expanded, generated, max_frontier
+    depth = status = 0
+    if solved(board):
+        status = limits.SOLVED
+    else:
+        status = limits.reached(expanded, max_nodes, deadline)  # once per iteration: the clock too
+    if status:
+        counters[EXPANDED], counters[GENERATED], counters[MAX_FRONTIER] = expanded, generated, max_frontier
+        return status, 0, bound
     count[0] = branches(board, moves[0])
     taken[0] = 0
     expanded += 1
@@ -45,64 +59,120 @@ def _bounded(code, board, bound, path, moves, count, taken, expanded, generated,
     while True:
         if taken[depth] == count[depth]:
             if depth == 0:
-                return limits.FAILED, 0, next_bound, expanded, generated, max_frontier
+                status = limits.FAILED
+                break
+            undo(board, code, path[depth])
             depth -= 1
-            make(board, code, inverse(board, path[depth]), NO_BOUND)
             continue
         move = moves[depth, taken[depth]]
         taken[depth] += 1
-        if depth > 0 and move == inverse(board, path[depth - 1]):
+        if move == inverse(board, path[depth]):
             continue  # the move undoes its parent's move
-        f = depth + 1 + make(board, code, move, bound - depth - 1)
-        if f > bound:  # the move was not made
-            next_bound = min(next_bound, f)
+        limit = bound - depth - 1
+        h = make(board, code, move, limit, next_bound - depth - 1)
+        if h > limit:  # the move was not made
+            next_bound = min(next_bound, depth + 1 + h)
             continue
-        path[depth] = move
         depth += 1
+        path[depth] = move
         if depth > max_frontier:
             max_frontier = depth
         if solved(board):
-            return limits.SOLVED, depth, bound, expanded, generated, max_frontier
+            status = limits.SOLVED
+            break
+        if depth == cutoff:
+            if counters[LEAVES] < leaves.shape[0]:
+                for step in range(depth):
+                    leaves[counters[LEAVES], step] = path[step + 1]
+                leaves[counters[LEAVES], depth] = expanded
+                leaves[counters[LEAVES], depth + 1] = generated
+            counters[LEAVES] += 1
+            undo(board, code, move)
+            depth -= 1
+            continue
         if expanded >= max_nodes or expanded % limits.CHECK_EVERY == 0:
-            stop = limits.reached(expanded, max_nodes, deadline)
-            if stop:
-                return stop, depth, bound, expanded, generated, max_frontier
+            status = limits.reached(expanded, max_nodes, deadline)
+            if status:
+                break
         count[depth] = branches(board, moves[depth])
         taken[depth] = 0
         expanded += 1
         generated += count[depth]
+    counters[EXPANDED], counters[GENERATED], counters[MAX_FRONTIER] = expanded, generated, max_frontier
+    return status, depth, next_bound
+
+
+@nb.njit(cache=True, _nrt=False)
+def _replay(code, board, moves, h):
+    """Play `moves` on the board; the heuristic's value after them (`h` if there are none).
+
+    (A function of its own: numba loses the moves of a make inlined where the
+    board was made.)
+    """
+    nb.literally(code)
+    for move in moves:
+        h = make(board, code, move, NO_BOUND, NO_BOUND)
+    return h
+
+
+@nb.njit(cache=True)
+def _scratch(rows, max_branching):
+    """The arrays of one bounded search `rows` deep: the path (from row -1), the moves, their count, those tried."""
+    path = np.full(rows + 1, -1, dtype=np.int64)
+    return path, np.empty((rows, max_branching), dtype=np.int64), np.zeros(rows, dtype=np.int64), np.zeros(rows, dtype=np.int64)
 
 
 @nb.njit(cache=True)
 def deepening_in_place(spec, code, start, max_branching, max_nodes, deadline):
-    """Compiled IDA* on a board kept in place; returns (status, moves, expanded, generated, max frontier, last bound).
+    """Compiled IDA* on a board kept in place; returns (status, moves, counters, last bound).
 
     Compiled once per heuristic code (`numba.literally`), with that heuristic's make.
     """
     nb.literally(code)
-    board, bound = place(spec, code, start)
-    expanded = generated = max_frontier = 0
-    if solved(board):
-        return limits.SOLVED, np.empty(0, dtype=np.int64), 0, 0, 0, bound
+    board, bound = place(spec, code, start, 0)
+    counters = np.zeros(4, dtype=np.int64)
+    no_leaves = np.empty((0, 0), dtype=np.int64)
     while True:
-        rows = bound + 1
-        path = np.empty(rows, dtype=np.int64)
-        moves = np.empty((rows, max_branching), dtype=np.int64)
-        count = np.zeros(rows, dtype=np.int64)
-        taken = np.zeros(rows, dtype=np.int64)
-        status, depth, next_bound, expanded, generated, max_frontier = _bounded(
-            code, board, bound, path, moves, count, taken, expanded, generated, max_frontier, max_nodes, deadline
-        )
+        board, _ = place(spec, code, start, bound + 1)
+        path, moves, count, taken = _scratch(bound + 1, max_branching)
+        status, depth, next_bound = bounded(code, board, bound, path, moves, count, taken, counters, max_nodes, deadline,
+                                            no_leaves)
         if status == limits.FAILED and next_bound == NO_BOUND:
             status = limits.UNSOLVABLE
         if status != limits.FAILED:
-            solution = path[:depth].copy() if status == limits.SOLVED else path[:0].copy()
-            return status, solution, expanded, generated, max_frontier, bound
+            solution = path[1 : depth + 1].copy() if status == limits.SOLVED else path[:0].copy()
+            return status, solution, counters, bound
         bound = next_bound
 
 
+@nb.njit(cache=True)
+def iteration(spec, code, start, prefix, bound, depth, capacity, max_branching, max_nodes, deadline):
+    """One bounded search (one IDA* iteration) below the board `prefix` leads to, the prefix's moves counted in f.
+
+    With `depth` > 0, the nodes `depth` moves from the start are not expanded
+    but listed (up to `capacity` of them, each with the counts so far). Returns (status, the moves from the
+    start if solved, counters, next bound, the leaves' moves).
+    """
+    nb.literally(code)
+    board, h = place(spec, code, start, bound + 1)
+    h = _replay(code, board, prefix, h)
+    counters = np.zeros(4, dtype=np.int64)
+    rows = max(bound - len(prefix), 0) + 1
+    path, moves, count, taken = _scratch(rows, max_branching)
+    if len(prefix):
+        path[0] = prefix[-1]
+    leaves = np.empty((capacity, depth + 2) if depth else (0, 0), dtype=np.int64)
+    if len(prefix) + h > bound:  # the root itself lies beyond the bound
+        return limits.FAILED, prefix[:0].copy(), counters, len(prefix) + h, leaves
+    status, found, next_bound = bounded(code, board, bound - len(prefix), path, moves, count, taken, counters,
+                                        max_nodes, deadline, leaves)
+    solution = np.concatenate((prefix, path[1 : found + 1])) if status == limits.SOLVED else prefix[:0].copy()
+    next_bound = next_bound + len(prefix) if next_bound != NO_BOUND else NO_BOUND
+    return status, solution, counters, next_bound, leaves
+
+
 def _entry(code: int):
-    """`deepening_in_place` for heuristic `code`, compiled with the code as a constant.
+    """`deepening_in_place` and `iteration` for heuristic `code`, compiled with the code as a constant.
 
     Called from Python with a plain int, `numba.literally` would make numba
     try and fail a compilation on every call (about 40 ms); these entries are
@@ -110,24 +180,33 @@ def _entry(code: int):
     """
 
     @nb.njit(cache=True)
-    def entry(spec, start, max_branching, max_nodes, deadline):
+    def deepening(spec, start, max_branching, max_nodes, deadline):
         return deepening_in_place(spec, code, start, max_branching, max_nodes, deadline)
 
-    return entry
+    @nb.njit(cache=True)
+    def one_iteration(spec, start, prefix, bound, depth, capacity, max_branching, max_nodes, deadline):
+        return iteration(spec, code, start, prefix, bound, depth, capacity, max_branching, max_nodes, deadline)
+
+    return deepening, one_iteration
 
 
-_ENTRIES: dict[int, object] = {}
+_ENTRIES: dict[int, tuple] = {}
+
+
+def entries(code: int) -> tuple:
+    """The compiled (deepening, iteration) entries of heuristic `code`."""
+    return _ENTRIES.setdefault(code, _entry(code))
 
 
 def search(problem: Problem, limits_: Limits, heuristic: Heuristic) -> SearchReport:
     """IDA* with `heuristic`; optimal in moves when it is admissible. The last bound is in `extra`."""
     if not has_in_place(heuristic.spec):
         return iddfs.run(problem, limits_, heuristic)
-    entry = _ENTRIES.setdefault(heuristic.code, _entry(heuristic.code))
     max_nodes, deadline = limits.budget(limits_)
-    status_code, moves, expanded, generated, max_frontier, bound = entry(
+    status_code, moves, counters, bound = entries(heuristic.code)[0](
         heuristic.spec, problem.start_key(), problem.kernels.max_branching, max_nodes, deadline
     )
     outcome, reason = limits.outcome_of(status_code, limits_)
-    return SearchReport(outcome=outcome, path=[int(m) for m in moves], expanded=int(expanded), generated=int(generated),
-                        max_frontier=int(max_frontier), reason=reason, extra={"bound": int(bound)})
+    return SearchReport(outcome=outcome, path=[int(m) for m in moves], expanded=int(counters[EXPANDED]),
+                        generated=int(counters[GENERATED]), max_frontier=int(counters[MAX_FRONTIER]), reason=reason,
+                        extra={"bound": int(bound)})

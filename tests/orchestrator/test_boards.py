@@ -118,7 +118,7 @@ def test_a_set_needs_the_database():
 
 def test_shipped_sets_are_listed_from_their_files_and_imported_once_when_swept(db_url):
     listed = ok(orchestrate("boards", "list", "--db", db_url)).stdout
-    for name, boards, optima in (("eight-puzzle-seed", 6, 5), ("korf100", 100, 100), ("rushhour-course", 7, 6)):
+    for name, boards, optima in (("eight-puzzle-seed", 6, 5), ("korf100", 100, 100), ("korf24", 50, 50), ("rushhour-course", 7, 6)):
         assert f"{name} {boards} {optima} imported on first use (shipped)" in " ".join(listed.split())
     assert counts(db_url)["boards"] == 0
 
@@ -131,11 +131,14 @@ def test_shipped_sets_are_listed_from_their_files_and_imported_once_when_swept(d
     korf = members(db, "korf100")
     assert [board.known_optimum for board in korf] == published and len(korf) == 100
     assert sum(published) / 100 == 53.05
+    korf24 = members(db, "korf24")
+    assert [board.known_optimum for board in korf24][:5] == [95, 96, 97, 98, 100] and len(korf24) == 50
+    assert sum(board.known_optimum for board in korf24) / 50 == 100.78
     eight = members(db, "eight-puzzle-seed")
     assert [("".join(map(str, json.loads(b.canonical_text)["tiles"])), b.known_optimum) for b in eight] == [
         ("123456078", 2), ("123460758", 3), ("412053786", 5), ("412763058", 8), ("412763580", 10), ("134805726", None),
     ]
-    for name in ("korf100", "rushhour-course", "eight-puzzle-seed"):
+    for name in ("korf100", "korf24", "rushhour-course", "eight-puzzle-seed"):
         ok(orchestrate("boards", "list", "--set", name, "--db", db_url))
         ok(orchestrate("sweep", "--algo", "bfs", "--boards", f"set:{name}", "--dry-run", "--db", db_url))
     assert counts(db_url)["boards"] == 0  # listing, showing and a dry run write nothing
@@ -229,7 +232,7 @@ def bad_files(tmp_path) -> dict[str, Path]:
 
 
 BAD = [
-    (("boards", "list", "--set", "nope"), "no board set named 'nope' (sets: eight-puzzle-seed, korf100, mine,"),
+    (("boards", "list", "--set", "nope"), "no board set named 'nope' (sets: eight-puzzle-seed, korf100, korf24, mine,"),
     (("boards", "optimum", "--set", "nope"), "no board set named 'nope'"),
     (("sweep", "--algo", "bfs", "--boards", "set:nope"), "no board set named 'nope'"),
     (("boards", "import", "set:nope", "--set", "mine"), "no board set named 'nope'"),

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from tests.orchestrator.clirun import assert_usage_error, ok
 from tests.orchestrator.clirun import orchestrate as run
 from puzzles.npuzzle import pdb
-from puzzles.npuzzle.boardlist import load_npuzzle
+from puzzles.npuzzle.boardlist import load_npuzzle, read_board_list
 from puzzles.npuzzle.problem import NPuzzleProblem
 from puzzles.solver import solve
 from workers.settings import configure
@@ -235,3 +235,25 @@ def test_a_korf_sweep_job_loads_the_6_6_3_databases_built_beforehand_and_finds_4
            "--boards", f"{KORF100}#12", "--name", "korf-12", "--workers", 1, "--db", url))
     assert stored(url) == [("korf100-12", "idastar", {"heuristic": "pdb", "pdb": "6-6-3"}, "solved", 45)]
     assert [(path.stat().st_ino, path.stat().st_mtime_ns) for path in files] == stamps
+
+
+def test_split_runs_a_sweep_of_subtree_jobs_per_bound_here_and_counts_as_one_core(tmp_path, pattern_database_dir):
+    url = f"sqlite:///{tmp_path / 'split.db'}"
+    done = ok(run("split", f"{KORF100}#12", "--depth", 3, "--heuristic", "pdb-max", "--pdb", "6-6-3", "--workers", 2,
+                  "--name", "s12", "--db", url))
+    one = solve(NPuzzleProblem(read_board_list(str(KORF100))[11].board), "idastar", {"heuristic": "pdb-max", "pdb": "6-6-3"})
+    assert f"expanded {one.expanded:,}, generated {one.generated:,} (as one core)" in done.stdout
+    assert "korf100-12: solved in 45 moves with pdb-max, split at depth 3 over" in done.stdout
+    rows = stored(url)
+    assert {(algorithm, params["split_depth"], len(params["prefix"])) for _, algorithm, params, _, _ in rows} == {
+        ("idastar-subtree", 3, 3)}
+    assert [status for *_, status, _ in rows].count("solved") == 1 and "bound 45: " in done.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (("1 2 3/4 5 6/7 8 0", "--depth", "0"), "--depth"),
+    (("IBBxooIooLDDJAALooJoKEEMFFKooMGGHHHM", "--heuristic", "blockers"), "N-puzzle boards only"),
+    (("412763580", "--heuristic", "nope"), "unknown heuristic 'nope'"),
+])
+def test_split_refuses_bad_input_with_one_line_and_exit_2(tmp_path, args, message):
+    assert_usage_error(run("split", *args, "--db", f"sqlite:///{tmp_path / 'x.db'}"), message)

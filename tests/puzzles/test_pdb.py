@@ -8,6 +8,7 @@ tiles 0..i-1 left free), independently of the compiled `pdb.rank`.
 
 import itertools
 import math
+import mmap
 from functools import cache
 from pathlib import Path
 
@@ -189,6 +190,14 @@ def test_6_6_3_is_three_groups_of_consecutive_tiles_with_the_published_sizes():
     assert pdb.multipliers(16, 6).tolist() == [360_360, 24_024, 1_716, 132, 11, 1]
 
 
+def test_6_6_6_6_on_5x5_is_korf_and_felners_partition_an_irregular_group_and_three_2x3_blocks():
+    groups = pdb.parse_partition("6-6-6-6", 5, 5)
+    assert groups == ((1, 2, 5, 6, 7, 12), (3, 4, 8, 9, 13, 14), (10, 11, 15, 16, 20, 21), (17, 18, 19, 22, 23, 24))
+    assert [pdb.entries(25, len(group)) for group in groups] == [127_512_000] * 4  # 25!/19!, a byte each
+    assert pdb.partition_text(groups) == "6-6-6-6"
+    assert pdb.parse_partition("6-6-6-6", 6, 4)[0] == (1, 2, 3, 4, 5, 6)  # elsewhere, consecutive tiles
+
+
 @pytest.mark.parametrize(
     "width, height, partition", [(3, 3, "6-2"), (4, 4, "6-6-3"), (5, 5, "6-6-6-6"), (4, 2, "6-1"), (3, 4, "6-5"), (2, 2, "3")]
 )
@@ -266,7 +275,7 @@ def test_a_database_file_round_trips_and_is_only_read_back_for_its_own_board_goa
     pdb.save(path, 3, 3, "blank-last", tiles, table)
     back = pdb.read(path, 3, 3, "blank-last", tiles)
     assert back is not None and back.dtype == np.uint8 and np.array_equal(back, table)
-    assert path.read_bytes().startswith(pdb.MAGIC) and path.stat().st_size > len(table)
+    assert path.read_bytes().startswith(pdb.MAGIC) and path.stat().st_size == pdb.PAGE + len(table)  # payload on a page
     assert [p.name for p in path.parent.iterdir()] == ["one.pdb"]  # no partial file left behind
     assert pdb.read(path, 3, 3, "blank-first", tiles) is None
     assert pdb.read(path, 3, 3, "blank-last", (1, 2, 4)) is None
@@ -346,11 +355,12 @@ def test_progress_ends_at_every_placement_whether_built_or_read(own_directory):
     assert seen == [(3024, 3024)]
 
 
-def test_tables_are_concatenated_and_held_in_memory_until_forgotten(own_directory, builds):
+def test_tables_are_mapped_read_only_from_their_files_and_held_until_forgotten(own_directory, builds):
     groups = ((1, 2, 3, 4), (5, 6, 7, 8))
     pdb.forget()
     together = pdb.tables(3, 3, "blank-last", groups)
-    assert np.array_equal(together, np.concatenate([pdb.table(3, 3, "blank-last", g) for g in groups]))
+    assert len(together) == 2 and all(np.array_equal(t, pdb.table(3, 3, "blank-last", g)) for t, g in zip(together, groups))
+    assert all(isinstance(t.base, mmap.mmap) and not t.flags.writeable for t in together)  # shared, not copied
     assert pdb.tables(3, 3, "blank-last", groups) is together
     pdb.forget()
     assert pdb.tables(3, 3, "blank-last", groups) is not together

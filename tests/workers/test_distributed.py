@@ -12,15 +12,20 @@ import os
 import signal
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
+from puzzles.npuzzle.boardlist import read_board_list
+from puzzles.npuzzle.problem import NPuzzleProblem
+from puzzles.solver import solve
 from tests.workers.cluster import SLOW_START_S, Cluster, pid_alive, results_of, sqlite_sweep, wait_for
 from workers.provenance import environment
 
+KORF100 = Path(__file__).resolve().parents[2] / "data" / "boards" / "npuzzle" / "korf100.csv"
 BOARDS_6X6 = ("Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv")
 COMPARED = ("outcome", "moves", "steps", "expanded", "generated", "solution")
 # 208 jobs: beam (25 widths x 2 heuristics) and astar (2 heuristics) on 4 boards. The 9x9 ones come first
@@ -264,3 +269,22 @@ def test_ctrl_c_on_a_worker_hands_its_job_back_at_once(cluster, boards_dir):
                       " WHERE j.id = :id", id=long_id)[0]
     assert (job.worker_host, job.lost, job.moves) == (other.hostname, 0, 18)
     assert "handed back" in stopped.text()
+
+
+@pytest.mark.timeout(600)
+def test_a_split_search_over_two_workers_finds_the_optimum_with_the_one_core_node_counts(cluster):
+    """Korf's #12 (45 moves) split at depth 4: a sweep of subtree jobs per bound, taken by both workers."""
+    a, b = cluster.workers_ready("a", "b")
+    board = f"{KORF100}#12"
+    done = cluster.orchestrate("split", board, "--depth", "4", "--heuristic", "pdb-max", "--pdb", "6-6-3",
+                               "--name", "split12", "--db", cluster.database_url, "--broker", cluster.broker_url,
+                               timeout=SLOW_START_S)
+    one = solve(NPuzzleProblem(read_board_list(str(KORF100))[11].board), "idastar", {"heuristic": "pdb-max", "pdb": "6-6-3"})
+    assert "korf100-12: solved in 45 moves with pdb-max, split at depth 4 over" in done.stdout
+    assert f"expanded {one.expanded:,}, generated {one.generated:,} (as one core)" in done.stdout
+    jobs = cluster.sql("SELECT j.params, j.worker_host, r.outcome FROM jobs j JOIN results r ON r.job_id = j.id")
+    assert {row.worker_host for row in jobs} == {a.hostname, b.hostname}
+    params = [json.loads(row.params) for row in jobs]
+    assert {(p["split_depth"], p["heuristic"], p["pdb"], len(p["prefix"])) for p in params} == {(4, "pdb-max", "6-6-3", 4)}
+    assert max(p["bound"] for p in params) == 45 and len({p["bound"] for p in params}) > 1  # bound by bound
+    assert [row.outcome for row in jobs].count("solved") == 1

@@ -1,0 +1,151 @@
+"""`orchestrate split`: one IDA* search spread over the workers, bound by bound, as subtree jobs.
+
+For each bound of IDA*, this process lists the nodes `depth` moves below the
+start whose f stays within the bound (`puzzles.search.subtree.frontier`); each
+becomes a job, `idastar-subtree` below that node with that bound, in a sweep of
+its own (`NAME-b<bound>`) run like any other: by the Celery workers when there
+is a broker, else by the local pool. The next bound is the least f any job, or
+the frontier, saw beyond this one. A job's parameters (the prefix, the bound,
+the split's depth) say where it lies in the split search.
+
+Node counts are those of IDA* on one core: the frontier's nodes plus, in
+depth-first order, every subtree before the first that holds a solution and
+that subtree's own count up to it. The subtrees after it are searched too (all
+run at once); their nodes are reported apart, as work.
+"""
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from orchestrator.plan import find_sweep, plan_sweep
+from orchestrator.running import store_and_run
+from puzzles.domains import problem_for
+from puzzles.errors import PuzzleError
+from puzzles.kernels import has_in_place
+from puzzles.problem import Problem
+from puzzles.result import Limits, Outcome
+from puzzles.search import idastar, subtree
+from workers.store import Database
+from workers.store.rows import job_rows
+
+SPLIT_ALGORITHM = "idastar-subtree"
+
+
+@dataclass(frozen=True)
+class Round:
+    """One bound of a split search: its sweep, subtrees and counts."""
+
+    bound: int
+    sweep: str | None  # None when the frontier alone settled the bound
+    subtrees: int
+    expanded: int  # as one core counts them
+    generated: int
+    work: int  # nodes expanded by every job of the bound, and the frontier
+    seconds: float
+
+
+@dataclass
+class SplitResult:
+    """A split search: how it was split, its rounds, and its answer with one core's node counts."""
+
+    board: str
+    depth: int
+    params: dict[str, str]
+    rounds: list[Round] = field(default_factory=list)
+    moves: int | None = None
+    solution: list[int] = field(default_factory=list)
+
+    @property
+    def expanded(self) -> int:
+        """Nodes expanded, as IDA* on one core expands them."""
+        return sum(r.expanded for r in self.rounds)
+
+    @property
+    def generated(self) -> int:
+        """Nodes generated, as IDA* on one core generates them."""
+        return sum(r.generated for r in self.rounds)
+
+    @property
+    def work(self) -> int:
+        """Nodes expanded by all the jobs and frontiers (the subtrees after a solution included)."""
+        return sum(r.work for r in self.rounds)
+
+    @property
+    def seconds(self) -> float:
+        """Wall time of every round."""
+        return sum(r.seconds for r in self.rounds)
+
+
+def split_search(db: Database, instance, name: str, depth: int, params: dict[str, str], *, workers: int,
+                 chunk: int | None, on_round: Callable[[Round], None]) -> SplitResult:
+    """IDA* on `instance` split at `depth` into subtree jobs stored under sweeps `name-b<bound>`; calls `on_round` per bound.
+
+    `params` are the heuristic and its options (as `idastar` takes them).
+    PuzzleError unless the board is an N-puzzle and the depth positive.
+    """
+    problem = problem_for(instance.domain, instance.text)
+    heuristic = _heuristic(problem, params, depth)
+    result = SplitResult(instance.name, depth, params)
+    bound = idastar.search(problem, Limits(max_nodes=0), heuristic).extra["bound"]
+    while result.moves is None:
+        started = time.perf_counter()
+        level = subtree.frontier(problem, heuristic, bound, depth)
+        if level.solution is not None or not level.leaves:
+            found, next_bound, sweep = level.solution, level.next_bound, None
+            counted = (level.expanded, level.generated, 0)
+        else:
+            sweep = f"{name}-b{bound}"
+            found, counted, next_bound = _run_bound(db, instance, problem, sweep, level, params, workers, chunk)
+        round_ = Round(bound, sweep, len(level.leaves), counted[0], counted[1], level.expanded + counted[2],
+                       time.perf_counter() - started)
+        result.rounds.append(round_)
+        on_round(round_)
+        if found is not None:
+            result.moves, result.solution = len(found), found
+        elif next_bound is None:
+            raise PuzzleError(f"{instance.name}: no solution at any bound (the search space is exhausted)")
+        else:
+            bound = next_bound
+    return result
+
+
+def _heuristic(problem: Problem, params: dict[str, str], depth: int):
+    if depth < 1:
+        raise PuzzleError(f"--depth must be at least 1, not {depth}")
+    if not has_in_place(problem.kernels.spec):
+        raise PuzzleError("a split search runs IDA* in place: N-puzzle boards only")
+    problem.check_heuristic(params["heuristic"], **{k: v for k, v in params.items() if k != "heuristic"})
+    return problem.heuristic(params["heuristic"], **{k: v for k, v in params.items() if k != "heuristic"})
+
+
+def _run_bound(db: Database, instance, problem: Problem, sweep: str, level: subtree.Frontier, params: dict[str, str],
+               workers: int, chunk: int | None) -> tuple[list[int] | None, tuple[int, int, int], int | None]:
+    """Run one job per leaf; (the solution, (expanded, generated) as one core counts them and all work, next bound)."""
+    prefixes = ["".join(problem.format_move(m) for m in leaf) for leaf in level.leaves]
+    grid = {**{k: [v] for k, v in params.items()}, "prefix": prefixes, "bound": [level.bound], "split_depth": [level.depth]}
+    plan = plan_sweep(sweep, [instance], [SPLIT_ALGORITHM], grid)
+    store_and_run(db, plan, rerun=False, workers=workers, chunk=chunk or 1, wait=True)
+    rows = {json.loads(row["params"])["prefix"]: row for row in job_rows(db, find_sweep(db, sweep))}
+    missing = [prefix for prefix in prefixes if rows[prefix]["outcome"] not in (Outcome.SOLVED, Outcome.FAILED)]
+    if missing:
+        row = rows[missing[0]]
+        raise PuzzleError(f"sweep {sweep}: {len(missing)} subtree jobs did not finish (first: {missing[0]},"
+                          f" {row['outcome'] or row['state']}: {row['reason']}); run the split again to resume")
+    expanded, generated = level.expanded, level.generated  # the frontier's all, unless a subtree holds a solution
+    below = [0, 0]
+    found = None
+    for prefix, before in zip(prefixes, level.before):
+        row = rows[prefix]
+        below = [below[0] + row["expanded"], below[1] + row["generated"]]
+        if row["outcome"] == Outcome.SOLVED:  # one core stops here: the frontier's nodes after it are not its
+            codes = {problem.format_move(move): move for move in range(problem.kernels.max_branching)}
+            found = [codes[move] for move in row["solution"].split()]
+            expanded, generated = before
+            break
+    work = sum(rows[prefix]["expanded"] for prefix in prefixes)
+    beyond = [rows[p]["extra"]["next_bound"] for p in prefixes if rows[p]["extra"].get("next_bound") is not None]
+    if level.next_bound is not None:
+        beyond.append(level.next_bound)
+    return found, (expanded + below[0], generated + below[1], work), min(beyond, default=None)
