@@ -99,7 +99,7 @@ def _check_shape(path: Path, spec: dict[str, Any]) -> None:
         raise PuzzleError(f"{path}: 'seeds' must be a list of whole numbers, or null")
     unknown = sorted(set(spec["limits"]) - set(LIMITS))
     if unknown:
-        raise PuzzleError(f"{path}: unknown limits {', '.join(unknown)} (known: {', '.join(LIMITS)})")
+        raise PuzzleError(f"{path}: unknown limits {', '.join(map(repr, unknown))} (known: {', '.join(LIMITS)})")
     for limit, value in spec["limits"].items():
         if value is not None and (not isinstance(value, LIMITS[limit]) or isinstance(value, bool) or value < 0):
             raise PuzzleError(f"{path}: limit {limit} must be a non-negative number or null, not {brief(value)}")

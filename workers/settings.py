@@ -51,12 +51,12 @@ BROKER_SCHEMES = ("redis", "rediss", "amqp", "amqps", "pyamqp", "memory")
 
 def check_broker_url(url: str) -> str:
     """`url` once it is a broker URL whose scheme Celery speaks and whose port is a number; PuzzleError if not."""
-    parts = urlsplit(url)
     try:
+        parts = urlsplit(url)
         parts.port
-    except ValueError:
-        raise PuzzleError("the broker URL (--broker or SLIDELAB_BROKER_URL) is not valid: its port is not a number"
-                          " (a password with / or @ must be percent-encoded)") from None
+    except ValueError:  # a port that is no number, a bracket that opens no IPv6 address
+        raise PuzzleError("the broker URL (--broker or SLIDELAB_BROKER_URL) is not valid: its host or port does not"
+                          " parse (a password with / or @ must be percent-encoded)") from None
     if parts.scheme not in BROKER_SCHEMES or "://" not in url:
         raise PuzzleError(f"the broker URL (--broker or SLIDELAB_BROKER_URL) must start with one of"
                           f" {', '.join(s + '://' for s in BROKER_SCHEMES[:4])}")

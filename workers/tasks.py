@@ -26,6 +26,7 @@ from workers.settings import settings
 from workers.store import Database, connect
 
 SHOWN_IDS = 10  # job ids written out in a message's description; more are counted
+MAX_MESSAGE_JOBS = 10_000  # job ids in one message, at most (the orchestrator sends up to 100)
 TASK = "slidelab.run_jobs"
 _local = threading.local()
 _runners: list[JobRunner] = []  # every worker thread's, for the shutdown
@@ -38,6 +39,10 @@ def run_jobs(self, job_ids: list[int], take_over: bool = False, sweep: str | Non
 
     `take_over`: also the jobs other workers hold (sent by `resume --force`).
     """
+    problem = malformed(job_ids, take_over, sweep)
+    if problem:
+        log.error("refused a message: %s", problem)
+        return 0
     log.info("sweep %s: running %s", sweep or "-", jobs_text(job_ids))
     db = _database()
     host = self.request.hostname or "celery"
@@ -50,6 +55,17 @@ def send_jobs(job_ids: list[int], sweep: str | None, producer=None, *, take_over
     run_jobs.apply_async(args=[job_ids], kwargs=kwargs, shadow=f"{TASK}[{sweep or '-'}]", argsrepr=jobs_text(job_ids),
                          kwargsrepr=", ".join(f"{key}={value!r}" for key, value in kwargs.items()), producer=producer,
                          retry=True, retry_policy={"max_retries": 3})
+
+
+def malformed(job_ids: object, take_over: object, sweep: object) -> str | None:
+    """What is wrong with a message's arguments (they may come from anyone who reaches the broker); None if nothing."""
+    if not isinstance(job_ids, list) or not 0 < len(job_ids) <= MAX_MESSAGE_JOBS:
+        return f"job ids must be a list of 1 to {MAX_MESSAGE_JOBS:,} ids, not {type(job_ids).__name__}"
+    if not all(type(job_id) is int and 0 < job_id < 2**63 for job_id in job_ids):
+        return "job ids must be positive whole numbers below 2^63"
+    if type(take_over) is not bool or not (sweep is None or isinstance(sweep, str)):
+        return "take_over must be true or false and sweep a name"
+    return None
 
 
 def jobs_text(job_ids: list[int]) -> str:

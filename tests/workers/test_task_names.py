@@ -3,12 +3,14 @@ read back from a real Redis broker."""
 
 import base64
 import json
+import logging
 
+import pytest
 import redis
 
 from workers.celery_app import QUEUE, broker_app
 from workers.settings import configure
-from workers.tasks import TASK, jobs_text, send_jobs
+from workers.tasks import TASK, jobs_text, run_jobs, send_jobs
 
 BROKER_DB = 6
 
@@ -37,3 +39,17 @@ def test_a_message_carries_a_readable_name_its_job_ids_and_its_sweep(redis_serve
 def test_long_batches_are_described_by_their_first_ids():
     assert jobs_text(list(range(1, 101))) == "jobs=[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, +90 more]"
     assert jobs_text([7]) == "jobs=[7]"
+
+
+@pytest.mark.parametrize("job_ids, take_over, sweep", [
+    ("12", False, None), ([], False, None), ([1.5], False, None), ([True], False, None), ([2**63], False, None),
+    ([1], "yes", None), ([1], False, ["beam-k"]), (list(range(1, 10_002)), False, None),
+])
+def test_a_crafted_message_is_refused_with_a_log_line_before_touching_the_database(caplog, job_ids, take_over, sweep):
+    configure(database_url="postgresql://nobody@127.0.0.1:1/none")  # never reached: the message is refused first
+    try:
+        with caplog.at_level(logging.ERROR, logger="workers.tasks"):
+            assert run_jobs(job_ids, take_over, sweep) == 0
+    finally:
+        configure()
+    assert [record.getMessage().split(":")[0] for record in caplog.records] == ["refused a message"]
