@@ -259,6 +259,18 @@ class Cluster:
         return wait_for(finished, timeout, f"{total} finished jobs", interval=0.3,
                         on_timeout=lambda: f"counts: {self.tolerant_counts()}\n{self.report_text()}")
 
+    def running_on(self, job_id: int) -> str | None:
+        """The host of the worker running the job, or None while it is not running."""
+        row = self.sql("SELECT status, worker_host FROM jobs WHERE id = :id", id=job_id)[0]
+        return row.worker_host if row.status == "running" else None
+
+    def holder(self, job_id: int, timeout: float = SLOW_START_S) -> tuple[Worker, Worker]:
+        """Once the job runs in a job process: (the worker holding it, the other one)."""
+        host = wait_for(lambda: self.running_on(job_id), timeout, f"job {job_id} to run", interval=0.1)
+        holding = next(worker for worker in self.workers if worker.hostname == host)
+        wait_for(holding.job_processes, 30, f"the job process of {host}")
+        return holding, next(worker for worker in self.workers if worker is not holding and worker.alive())
+
     def results(self, sweep: str | None = None) -> dict[tuple, dict[str, Any]]:
         """Every result keyed by (board id, algorithm, params, seed, repeat), with its job's columns."""
         return results_of(self.engine, sweep)

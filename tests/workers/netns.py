@@ -8,7 +8,8 @@ pulled cable would: the host's packets go nowhere, its connections hang.
 `restore(host)` brings it back. The servers also listen on Unix sockets in the
 test's temporary directory, which is how the test itself reads them: no traffic
 of the test leaves the namespaces. `close()` removes every namespace (its veth
-pairs go with it) and kills the servers.
+pairs go with it) and kills the servers; namespaces a killed test process left
+behind are removed by the next one.
 
 Needs root and `ip`; `unavailable()` says why not, for a skip.
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -56,6 +58,7 @@ class Network:
     """A server namespace and worker-host namespaces, each host on a veth pair of its own."""
 
     def __init__(self, hosts: list[str]) -> None:
+        _remove_stale()
         self.tag = f"sl15-{os.getpid()}"
         self.server = f"{self.tag}-srv"
         self.namespaces = [self.server]
@@ -105,6 +108,15 @@ class Network:
         for namespace in reversed(self.namespaces):
             subprocess.run(["ip", "netns", "del", namespace], capture_output=True)
         self.namespaces = []
+
+
+def _remove_stale() -> None:
+    """Remove the namespaces a killed test process left behind (named after its pid)."""
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout.split()
+    for name in listed:
+        match = re.fullmatch(r"sl15-(\d+)-\w+", name)
+        if match and not Path(f"/proc/{match.group(1)}").exists():
+            subprocess.run(["ip", "netns", "del", name], capture_output=True)
 
 
 class Servers:

@@ -107,21 +107,15 @@ def test_two_workers_share_a_sweep_and_store_what_a_local_run_stores(cluster, bo
 @pytest.mark.timeout(420)
 def test_a_job_on_a_killed_worker_is_requeued_when_its_lease_lapses_and_finished_elsewhere(cluster, boards_dir):
     short_lease = {"SLIDELAB_LEASE_SECONDS": "4", "SLIDELAB_HEARTBEAT_SECONDS": "1"}  # the default: 45 s, see test_faults
-    workers = cluster.workers_ready("a", "b", env=short_lease)
+    cluster.workers_ready("a", "b", env=short_lease)
     # astar (blockers-lb) on 9x9_6 takes ~6 s and finds the 18-move optimum; the 6x6 jobs take milliseconds.
     boards = board_paths(boards_dir, ["Rushhour9x9_6.csv", *BOARDS_6X6])
     cluster.sweep("--algo", "astar", "--heuristic", "blockers-lb", "--time-limit", "120", "--name", "crash",
                   "--chunk", "1", "--boards", *boards)
     long_id = cluster.scalar("SELECT j.id FROM jobs j JOIN boards b ON b.id = j.board_id WHERE b.size = 9")
 
-    def running_on():
-        row = cluster.sql("SELECT status, worker_host FROM jobs WHERE id = :id", id=long_id)[0]
-        return row.worker_host if row.status == "running" else None
-
-    host = wait_for(running_on, SLOW_START_S, "the long job to run", interval=0.1)
-    victim = next(w for w in workers if w.hostname == host)
-    survivor = next(w for w in workers if w is not victim)
-    children = wait_for(victim.job_processes, 30, "the victim's job process")
+    victim, survivor = cluster.holder(long_id)
+    children = victim.job_processes()
     time.sleep(1.0)  # inside the search (or loading kernels): a job process with work in hand
     victim.kill_main()  # kill -9 of the worker alone: its job process must die with it
     wait_for(lambda: not any(pid_alive(pid) for pid in children), 10, "the job process to die with its worker")
@@ -245,23 +239,17 @@ def test_boards_optimum_runs_on_the_workers_and_stores_the_optima(cluster, board
 
 @pytest.mark.timeout(360)
 def test_ctrl_c_on_a_worker_hands_its_job_back_at_once(cluster, boards_dir):
-    workers = cluster.workers_ready("a", "b")
+    cluster.workers_ready("a", "b")
     cluster.sweep("--algo", "astar", "--heuristic", "blockers-lb", "--name", "ctrl-c", "--chunk", "1",
                   "--boards", *board_paths(boards_dir, ["Rushhour9x9_6.csv", *BOARDS_6X6]))
     long_id = cluster.scalar("SELECT j.id FROM jobs j JOIN boards b ON b.id = j.board_id WHERE b.size = 9")
 
-    def running_on():
-        row = cluster.sql("SELECT status, worker_host FROM jobs WHERE id = :id", id=long_id)[0]
-        return row.worker_host if row.status == "running" else None
-
-    host = wait_for(running_on, SLOW_START_S, "the long job to run", interval=0.1)
-    stopped = next(w for w in workers if w.hostname == host)
-    other = next(w for w in workers if w is not stopped)
-    wait_for(stopped.job_processes, 30, "its job process")
+    stopped, other = cluster.holder(long_id)
     os.killpg(stopped.pid, signal.SIGINT)  # Ctrl-C in its terminal: the whole process group
     asked = time.monotonic()
     assert stopped.proc.wait(30) == 0
-    wait_for(lambda: running_on() == other.hostname or cluster.counts()["finished"] == 4, 30, "the other worker")
+    wait_for(lambda: cluster.running_on(long_id) == other.hostname or cluster.counts()["finished"] == 4, 30,
+             "the other worker")
     assert time.monotonic() - asked < 30  # handed back, not left for its 45 s lease
     cluster.wait_finished(4)
     assert_one_result_per_job(cluster, 4)

@@ -10,27 +10,23 @@ as a user would. Needs root (CI runs as root); elsewhere the module skips.
 Measured times go to the test's output (`pytest -s` shows them).
 """
 
-import itertools
 import os
 import signal
 import time
 import uuid
 
 import pytest
-import sqlalchemy as sa
-from sqlalchemy.pool import NullPool
 
 from tests.workers.cluster import SLOW_START_S, Cluster, pid_alive, wait_for
 from tests.workers.netns import Network, Servers, unavailable
 from workers.settings import Settings
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(reason := unavailable()), reason=reason or "")]
-DEFAULTS = Settings()
+DEFAULTS = Settings.model_construct()  # the defaults, whatever this environment sets (the workers get none of it)
 LONG_BOARD, SHORT_BOARDS = "Rushhour9x9_6.csv", ("Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv")
 # astar (blockers-lb) on 9x9_6: about 6 s of search on an idle core, the 18-move optimum; the 6x6 jobs: milliseconds
 LONG_GRID = ("--algo", "astar", "--heuristic", "blockers-lb", "--time-limit", "300", "--chunk", "1")
 SLACK_S = 20.0  # a busy shared machine: process start, message delivery, the database's pace
-_names = itertools.count()
 
 
 @pytest.fixture(scope="module")
@@ -96,19 +92,6 @@ def long_sweep(cluster, boards_dir, name: str, shorts: int = 3):
     return cluster.scalar("SELECT j.id FROM jobs j JOIN boards b ON b.id = j.board_id WHERE b.size = 9")
 
 
-def holder(cluster, workers, job_id: int, timeout: float = SLOW_START_S):
-    """The worker running the job, once it runs (in its job process, past the kernels' loading)."""
-
-    def running_on():
-        row = cluster.sql("SELECT status, worker_host FROM jobs WHERE id = :id", id=job_id)[0]
-        return row.worker_host if row.status == "running" else None
-
-    host = wait_for(running_on, timeout, "the long job to run", interval=0.1)
-    worker = next(w for w in workers if w.hostname == host)
-    wait_for(worker.job_processes, 30, "its job process")
-    return worker
-
-
 def job_row(cluster, job_id: int):
     return cluster.sql(
         "SELECT j.status, j.worker_host, j.attempts, j.lost, r.outcome, r.moves, r.error, r.elapsed_s, r.warmup_s"
@@ -137,10 +120,9 @@ def measured(what: str, seconds: float) -> None:
 
 @pytest.mark.timeout(600)
 def test_a_lost_host_costs_a_lease_not_an_hour(hosts, servers, boards_dir):
-    workers = two_workers(hosts, servers)
+    two_workers(hosts, servers)
     long_id = long_sweep(hosts, boards_dir, "lost-host")
-    victim = holder(hosts, workers, long_id)
-    survivor = next(w for w in workers if w is not victim)
+    victim, survivor = hosts.holder(long_id)
     time.sleep(1.0)
     servers.network.cut(victim.host)
     victim.kill()  # the machine is gone: its link, and every process on it
@@ -161,7 +143,7 @@ def test_a_lost_host_costs_a_lease_not_an_hour(hosts, servers, boards_dir):
 def test_a_30_second_partition_mid_job_leaves_one_result_per_job_and_both_workers_alive(hosts, servers, boards_dir):
     workers = two_workers(hosts, servers)
     long_id = long_sweep(hosts, boards_dir, "partition")
-    cut = holder(hosts, workers, long_id)
+    cut, _ = hosts.holder(long_id)
     servers.network.cut(cut.host)
     time.sleep(30)
     servers.network.restore(cut.host)
@@ -176,10 +158,9 @@ def test_a_30_second_partition_mid_job_leaves_one_result_per_job_and_both_worker
 
 @pytest.mark.timeout(600)
 def test_a_worker_killed_with_sigkill_has_its_job_run_again_within_a_minute(hosts, servers, boards_dir):
-    workers = two_workers(hosts, servers)
+    two_workers(hosts, servers)
     long_id = long_sweep(hosts, boards_dir, "kill-9", shorts=1)
-    victim = holder(hosts, workers, long_id)
-    survivor = next(w for w in workers if w is not victim)
+    victim, survivor = hosts.holder(long_id)
     children = victim.job_processes()
     victim.kill_main()
     killed_at = time.monotonic()
@@ -199,10 +180,9 @@ def test_a_worker_killed_with_sigkill_has_its_job_run_again_within_a_minute(host
 
 @pytest.mark.timeout(600)
 def test_sigterm_mid_job_hands_the_job_back_at_once_to_the_other_worker(hosts, servers, boards_dir):
-    workers = two_workers(hosts, servers)
+    two_workers(hosts, servers)
     long_id = long_sweep(hosts, boards_dir, "sigterm", shorts=1)
-    stopped = holder(hosts, workers, long_id)
-    other = next(w for w in workers if w is not stopped)
+    stopped, other = hosts.holder(long_id)
     time.sleep(1.0)
     os.kill(stopped.pid, signal.SIGTERM)
     asked = time.monotonic()
@@ -231,7 +211,7 @@ def test_a_job_that_kills_its_job_process_three_times_is_stored_as_an_error(host
     long_id = long_sweep(hosts, boards_dir, "poison", shorts=1)
     killed: set[int] = set()
     while len(killed) < DEFAULTS.max_attempts:
-        worker = holder(hosts, workers, long_id)
+        worker, _ = hosts.holder(long_id)
         fresh = [pid for pid in worker.job_processes() if pid not in killed and pid_alive(pid)]
         if not fresh:
             time.sleep(0.05)
@@ -251,8 +231,7 @@ def test_a_worker_back_after_its_lease_lapsed_drops_its_late_result_and_goes_on(
     short_lease = {"SLIDELAB_LEASE_SECONDS": "6", "SLIDELAB_HEARTBEAT_SECONDS": "1"}
     workers = two_workers(hosts, servers, short_lease)
     long_id = long_sweep(hosts, boards_dir, "late", shorts=1)
-    away = holder(hosts, workers, long_id)
-    other = next(w for w in workers if w is not away)
+    away, other = hosts.holder(long_id)
     servers.network.cut(away.host)
     wait_for(lambda: job_row(hosts, long_id).status == "done", 120, "the other worker to finish the job")
     assert job_row(hosts, long_id).worker_host == other.hostname

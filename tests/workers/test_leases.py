@@ -21,7 +21,7 @@ from workers.runner import JobRunner
 from workers.settings import configure
 from workers.store import connect
 from workers.store.database import upgrade
-from workers.store.jobs import claim, give_back, lose, record, renew, requeue_lapsed
+from workers.store.jobs import claim, give_back, lose, mark_queued, record, renew, requeue_lapsed
 from workers.store.records import JobResult
 from workers.store.states import JobState
 from workers.store.sweeps import unfinished_jobs
@@ -263,3 +263,47 @@ def test_a_duty_that_fails_is_logged_and_the_heartbeat_goes_on(db, boards, caplo
     assert len(calls) == 2
     assert "broker_away failed" in caplog.text and "the broker is away" in caplog.text
     assert all(as_utc(job.lease_until) > datetime.now(timezone.utc) + timedelta(seconds=3) for job in rows(db).values())
+
+
+def test_recovery_waits_a_beat_and_a_half_of_answers_before_judging_leases(db, boards):
+    configure(heartbeat_seconds=0.2)
+    ids = stored(db, boards)
+    claim(db, ids, "gone", 60)
+    expire_leases(db.engine, ids)
+    sent: list[list[int]] = []
+    recover = Recovery(db, sent.append)
+    recover()  # just back in touch with the database (or just started): it only pings
+    assert {job.status for job in rows(db).values()} == {"running"} and sent == []
+    time.sleep(0.45)
+    recover()
+    assert sent == [ids] and {job.status for job in rows(db).values()} == {"queued"}
+
+
+def test_the_broker_is_reconciled_with_the_database_after_two_looks(postgres_url, redis_server, boards):
+    from tests.conftest import truncate_tables
+    from workers import dispatch
+    from workers.recovery import Reconciler, broker_job_ids
+    from workers.store.database import upgrade as upgrade_schema
+
+    upgrade_schema(postgres_url)
+    truncate_tables(postgres_url)
+    broker = redis_server.url_for(8)
+    configure(broker_url=broker, reconcile_seconds=0.0)
+    redis_server.flush()
+    db = connect(postgres_url)
+    ids = stored(db, boards, repeat=2)  # 6 jobs
+    assert dispatch.send(db, ids[:4], 2) == 2
+    assert broker_job_ids(broker) == set(ids[:4])  # read from kombu's own messages
+    mark = [ids[4]]
+    mark_queued(db, mark)  # queued in the database, on no message: its sender died
+    sent: list[list[int]] = []
+    reconcile = Reconciler(db, sent.append)
+    reconcile()
+    assert sent == []  # once may be a message on its way
+    reconcile()
+    assert sent == [mark]
+    redis_server.flush()  # Redis restarted without its data
+    reconcile()
+    reconcile()
+    assert sent == [mark, sorted(ids[:4] + mark)]  # the one sent to no broker here, and the four Redis lost
+    truncate_tables(postgres_url)
