@@ -1,12 +1,11 @@
-"""Failures of the services slidelab talks to (the results database, the broker), and of its settings, worded for the user.
+"""Failures of the services slidelab talks to (the results database, the broker), worded for the user.
 
 The command line shows them as one line and an exit status: 2 for a URL that
-does not parse or a setting that is wrong (bad input), 1 for a server that
-could not be reached or refused.
+does not parse (bad input), 1 for a server that could not be reached or
+refused. A wrong setting is refused by `workers.settings.configure` itself.
 """
 
 from kombu.exceptions import OperationalError as BrokerError
-from pydantic import ValidationError
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from workers.settings import settings
@@ -15,10 +14,6 @@ from workers.store.database import masked
 
 def service_failure(err: Exception) -> tuple[str, int] | None:
     """(one line, exit status) for a failure of the database or the broker; None for any other exception."""
-    if isinstance(err, ValidationError):
-        first = err.errors()[0]
-        where = "SLIDELAB_" + "_".join(map(str, first["loc"])).upper() if first["loc"] else "the settings"
-        return f"{where}: {first['msg']}", 2
     if isinstance(err, ArgumentError):
         return "the database URL (--db or SLIDELAB_DATABASE_URL) does not parse", 2
     if isinstance(err, SQLAlchemyError):

@@ -290,8 +290,7 @@ def test_an_unreachable_database_is_exit_1_with_one_line_and_no_password(six_dir
 
 
 @pytest.mark.parametrize("setting, value, message", [
-    ("SLIDELAB_HEARTBEAT_SECONDS", "60", "the settings: Value error, SLIDELAB_HEARTBEAT_SECONDS must be shorter than"
-                                         " SLIDELAB_LEASE_SECONDS"),
+    ("SLIDELAB_HEARTBEAT_SECONDS", "60", "error: SLIDELAB_HEARTBEAT_SECONDS must be shorter than SLIDELAB_LEASE_SECONDS"),
     ("SLIDELAB_LEASE_SECONDS", "soon", "SLIDELAB_LEASE_SECONDS: Input should be a valid number"),
 ])
 @pytest.mark.parametrize("command", [("sweeps",), ("worker", "--broker", "redis://127.0.0.1:1/0")])

@@ -169,10 +169,10 @@ def test_a_replayed_sweep_keeps_its_seed_namespace(tmp_path):
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("{not json", "not a sweep spec (not JSON"),
+        ("{not json", "not a sweep spec (not valid JSON"),
         ("[1, 2]", "not a sweep spec (no \"format\""),
         ('{"format": "slidelab-sweep/1"}', "'name' must be a str"),
-        (None, "'params' must be a non-empty list"),
+        (None, "'params' must be a list of 1 to"),
         (None, "board 1 (Rushhour6x6_1): "),
         (None, "unknown algorithm 'dfs'"),
         (None, "limit max_nodes must be a non-negative number"),
@@ -181,7 +181,7 @@ def test_a_replayed_sweep_keeps_its_seed_namespace(tmp_path):
 def test_a_bad_spec_is_refused_with_one_line(swept, tmp_path, content, message):
     spec = json.loads(ok(orchestrate("sweep", "show", "original", "--spec", "--db", swept)).stdout)
     edits = {
-        "'params' must be a non-empty list": {"params": {"k": []}},
+        "'params' must be a list of 1 to": {"params": {"k": []}},
         "board 1 (Rushhour6x6_1): ": {"boards": [{**spec["boards"][0], "text": "{\"size\": 6}"}]},
         "unknown algorithm 'dfs'": {"algorithms": ["dfs"]},
         "limit max_nodes must be a non-negative number": {"limits": {**spec["limits"], "max_nodes": "many"}},
