@@ -23,7 +23,7 @@ def beam_sweep(url: str, boards_dir, *, leave: int = 0) -> list[int]:
     plan = plan_sweep(NAME, boards, ["astar", "beam"], {"k": [1, 2, 3, 4], "heuristic": ["blockers-lb"]}, seeds=[1, 2])
     sweep_id, _ = store_plan(db, plan)
     ids = unfinished_jobs(db, sweep_id)
-    done = claim(db, ids[: len(ids) - leave], "hand@test")
+    done = claim(db, ids[: len(ids) - leave], "hand@test", 60)
     record(db, [(spec.job_id, result_for(spec, boards_dir)) for spec in done])
     return ids
 

@@ -24,7 +24,7 @@ LIVE_S = 5.0  # a result stored shows on the open pages within this
 def running_sweep(url: str, boards_dir) -> tuple[str, list[int]]:
     """The hand-made sweep with its last four jobs pending, two of them running on worker w1@host."""
     ids = beam_sweep(url, boards_dir, leave=4)
-    claim(connect(url), ids[-2:], "w1@host")
+    claim(connect(url), ids[-2:], "w1@host", 60)
     return url, ids
 
 
@@ -52,6 +52,7 @@ def test_the_overview_has_sweeps_hosts_with_their_jobs_and_recent_results(result
     assert set(sweep["outcomes"].split(", ")) == {"solved 8", "failed 8"} and sweep["limits"] == "none"
     held = next(host for host in overview["hosts"] if host["host"] == "w1@host")
     assert [job["id"] for job in held["held"]] == ids[-2:] and held["held"][0]["sweep"] == NAME
+    assert all(job["lease_until"] for job in held["held"])  # the lease each worker renews
     assert next(host for host in overview["hosts"] if host["host"] == "hand@test")["results"] == 16
     assert [row["id"] for row in overview["recent"]][:3] == [ids[15], ids[14], ids[13]]
     assert overview["problems"] == []

@@ -1,8 +1,7 @@
 """What is going on across every sweep of a database, for the dashboard: jobs held, hosts, recent results.
 
-Read only. Each row is a plain dict; a job held by a worker has the columns
-the schema has today (worker host, since when, attempts), so a lease column
-is one more key here and one more column in the dashboard.
+Read only. Each row is a plain dict; a job held by a worker carries its
+worker host, since when, its attempts and the time its lease runs out.
 """
 
 from typing import Any
@@ -17,10 +16,11 @@ from workers.store.sweeps import SweepRow
 
 
 def held_jobs(db: Database, limit: int = 200) -> list[dict[str, Any]]:
-    """The running jobs, oldest claim first: id, sweep, board, algorithm, params, worker host, since, attempts."""
+    """The running jobs, oldest claim first: id, sweep, board, algorithm, params, worker host, since, attempts, lease."""
     query = (
         select(jobs.c.id, sweeps.c.name.label("sweep"), boards.c.name.label("board"), jobs.c.algorithm, jobs.c.params,
-               jobs.c.worker_host.label("host"), jobs.c.started_at.label("since"), jobs.c.attempts)
+               jobs.c.worker_host.label("host"), jobs.c.started_at.label("since"), jobs.c.attempts,
+               jobs.c.lease_until)
         .join(sweeps, jobs.c.sweep_id == sweeps.c.id)
         .join(boards, jobs.c.board_id == boards.c.id)
         .where(jobs.c.status == JobState.RUNNING)
