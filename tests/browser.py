@@ -45,10 +45,11 @@ def browser_page(width: int = 1400, height: int = 1000) -> Iterator[tuple[object
 
 
 def plotted(page) -> list[dict]:
-    """Per Plotly figure drawn on the page: its title, its traces, and the SVG paths of the data drawn."""
+    """Per Plotly figure drawn on the page: its title, its traces and their points, and the SVG marks of the data."""
     return page.evaluate("""() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(plot => ({
         title: plot.layout.title.text,
         traces: plot.data.length,
         points: plot.data.reduce((sum, trace) => sum + (trace.y || []).filter(y => y !== null).length, 0),
+        lines: Object.fromEntries(plot.data.map(trace => [trace.name, trace.x.filter((x, i) => trace.y[i] !== null)])),
         drawn: plot.querySelectorAll('.scatterlayer .trace path.js-line, .scatterlayer .trace .point, .barlayer .point').length,
     }))""")

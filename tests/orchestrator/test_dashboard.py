@@ -143,6 +143,8 @@ def test_chromium_shows_a_result_stored_while_the_pages_are_open(sqlite_results,
     assert NAME in sweeps and "16 / 20" in sweeps and "running" in sweeps
     assert "w1@host" in held and str(ids[-1]) in held
     assert len(before) == 7 and all(figure["traces"] and figure["points"] and figure["drawn"] for figure in before)
-    moves = [figure["points"] for figure in after if figure["title"] == "beam: solution length vs k"]
-    assert moves[0] == before[0]["points"] + 1  # one more point: k = 4 on Rushhour6x6_2
+    earlier, now = (next(figure for figure in figures if figure["title"].startswith("beam: solution length vs k"))
+                    for figures in (before, after))
+    assert "left out, no data: Rushhour6x6_2" in earlier["title"] and "Rushhour6x6_2" not in earlier["lines"]
+    assert now["lines"]["Rushhour6x6_2"] == [4] and "left out" not in now["title"]  # the new result: k = 4 on it
     assert seen < LIVE_S and cards == [13, 13]
