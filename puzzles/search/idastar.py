@@ -44,13 +44,11 @@ def bounded(code, board, bound, path, moves, count, taken, counters, max_nodes, 
     expanded, generated, max_frontier = counters[EXPANDED], counters[GENERATED], counters[MAX_FRONTIER]
     cutoff = leaves.shape[1] - 2 if leaves.shape[1] else -1
     next_bound = NO_BOUND
-    depth = status = 0
+    depth = 0
     if solved(board):
-        status = limits.SOLVED
-    else:
-        status = limits.reached(expanded, max_nodes, deadline)  # once per iteration: the clock too
+        return limits.SOLVED, 0, bound
+    status = limits.reached(expanded, max_nodes, deadline)  # once per iteration: the clock too
     if status:
-        counters[EXPANDED], counters[GENERATED], counters[MAX_FRONTIER] = expanded, generated, max_frontier
         return status, 0, bound
     count[0] = branches(board, moves[0])
     taken[0] = 0

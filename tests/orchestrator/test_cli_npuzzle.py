@@ -118,8 +118,9 @@ def test_a_sweep_plans_korf_100_and_single_rows():
     assert whole.exit_code == 0, whole.output
     assert "100 jobs on 100 boards" in whole.output and "korf100-1 " in whole.output
     one = run("sweep", "--algo", "idastar", "--boards", f"{KORF100}#17", KORF100.parent, "--dry-run")
-    # the row is also in the directory's korf100.csv: kept once (the directory also holds the 6 eight-puzzle-seed boards)
-    assert "106 jobs on 106 boards" in one.output
+    # the row is also in the directory's korf100.csv: kept once (the directory also holds the 6 eight-puzzle-seed
+    # boards and the 50 of korf24.csv)
+    assert "156 jobs on 156 boards" in one.output
     assert "1 jobs on 1 boards" in run("sweep", "--algo", "bfs", "--boards", f"{KORF100}#17", "--dry-run").output
 
 
