@@ -15,7 +15,7 @@ class PuzzleError(Exception):
         super().__init__(str(self))
 
     def __str__(self) -> str:
-        where = self.source if self.source is None or len(self.source) <= 60 else self.source[:57] + "..."
+        where = self.source if self.source is None or len(self.source) <= 200 else self.source[:197] + "..."
         where = where or ""
         if self.source and self.line is not None:
             where = f"{self.source}:{self.line}"

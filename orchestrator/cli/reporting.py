@@ -102,7 +102,7 @@ def export_command(
 @app.command("verify")
 def verify_command(
     sweep_name: SweepArgument,
-    sample: Annotated[int | None, typer.Option("--sample", min=1, max=2**62, help="Check this many done jobs drawn at random; default: all.")] = None,
+    sample: Annotated[int | None, typer.Option("--sample", max=2**62, help="Check this many done jobs drawn at random; default: all.")] = None,
     sample_seed: Annotated[int, typer.Option("--sample-seed", min=0, max=2**32 - 1, help="The same seed draws the same sample.")] = 0,
     workers: WorkersOption = CORES,
     as_json: Annotated[bool, typer.Option("--json", help="Print the verification as one JSON object.")] = False,

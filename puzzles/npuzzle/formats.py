@@ -41,7 +41,7 @@ MAX_DIGITS = 10
 MAX_LISTED = 8
 LITERAL_SOURCE = "<board>"
 _SEPARATORS = re.compile(r"[\s,]+")
-_INTEGER = re.compile(r"[0-9]+")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 Token = tuple[int, str]  # (1-based line, text)
 

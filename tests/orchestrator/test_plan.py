@@ -87,7 +87,8 @@ def test_a_missing_file_is_an_error(tmp_path):
 
 
 def test_a_board_list_gives_one_board_per_row_and_a_selector_one_row():
-    assert board_sources([str(KORF100.parent)]) == [str(KORF100.parent / "eight-puzzle-seed.csv"), str(KORF100)]
+    folder = KORF100.parent
+    assert board_sources([str(folder)]) == [str(folder / name) for name in ("eight-puzzle-seed.csv", "korf100.csv", "korf24.csv")]
     boards = load_boards([str(KORF100)])
     assert [b.name for b in boards] == [f"korf100-{n}" for n in range(1, 101)]
     assert {(b.domain, b.size) for b in boards} == {("npuzzle", 4)}
