@@ -46,7 +46,7 @@ class Settings(BaseSettings):
 
 
 _current: list[Settings] = []
-BROKER_SCHEMES = ("redis", "rediss", "amqp", "amqps", "pyamqp", "memory")
+BROKER_SCHEMES = ("redis", "rediss", "amqp", "amqps", "redis+socket", "pyamqp", "sentinel", "memory")
 
 
 def check_broker_url(url: str) -> str:
