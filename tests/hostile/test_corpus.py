@@ -23,6 +23,7 @@ from tests.hostile.corpus import CASES, COURSE, SECRETS, write_files
 ROOT = Path(__file__).resolve().parents[2]
 ORCHESTRATE = Path(sys.executable).parent / "orchestrate"
 HANG_S = 30
+SETUP_S = 900  # a command that searches may first compile the kernels (a fresh machine, an edited source)
 
 
 def run(folder: Path, *args: str, user: int | None = None, home: Path | None = None,
@@ -51,7 +52,8 @@ def work(tmp_path_factory) -> Path:
     """A folder with the data, a results database holding the finished sweep `demo`, the corpus and a foreign database."""
     folder = tmp_path_factory.mktemp("hostile")
     (folder / "data").symlink_to(ROOT / "data")
-    assert run(folder, "sweep", "--name", "demo", "--algo", "bfs,beam", "--boards", COURSE).returncode == 0
+    made = run(folder, "sweep", "--name", "demo", "--algo", "bfs,beam", "--boards", COURSE, timeout=SETUP_S)
+    assert made.returncode == 0, made.stderr
     shown = run(folder, "sweep", "show", "demo", "--spec")
     assert shown.returncode == 0, shown.stderr
     write_files(folder, json.loads(shown.stdout))
@@ -75,14 +77,15 @@ def test_hostile_input_ends_in_one_line_and_changes_nothing(work, args, status, 
 
 def test_a_control_character_in_a_board_name_is_printed_escaped(work):
     (work / "Rushhour6x6_\x1b[31mred.csv").write_text((ROOT / "data/boards/rushhour/Rushhour6x6_3.csv").read_text())
-    assert run(work, "sweep", "--name", "escaped", "--algo", "bfs", "--boards", "Rushhour6x6_\x1b[31mred.csv").returncode == 0
+    made = run(work, "sweep", "--name", "escaped", "--algo", "bfs", "--boards", "Rushhour6x6_\x1b[31mred.csv", timeout=SETUP_S)
+    assert made.returncode == 0, made.stderr
     listed = run(work, "jobs", "escaped")
     assert listed.returncode == 0 and "\x1b" not in listed.stdout and "\\x1b[31mred" in listed.stdout
 
 
 def test_a_sweep_extended_by_another_grid_exports_a_spec_covering_both(work):
     for k in ("1..3", "5,7"):
-        assert run(work, "sweep", "--name", "grown", "--algo", "beam", "--k", k, "--boards", COURSE).returncode == 0
+        assert run(work, "sweep", "--name", "grown", "--algo", "beam", "--k", k, "--boards", COURSE, timeout=SETUP_S).returncode == 0
     spec = json.loads(run(work, "sweep", "show", "grown", "--spec").stdout)
     assert spec["params"]["k"] == [1, 2, 3, 5, 7]
 
@@ -111,7 +114,7 @@ def test_a_read_only_database_is_read_and_an_unwritable_cache_falls_back(shared_
     assert reported.returncode == 0 and "bfs" in reported.stdout, reported.stderr
     helped = run(shared_folder, "--help", **nobody)
     assert helped.returncode == 0 and "Traceback" not in helped.stderr
-    solved = run(shared_folder, "solve", COURSE, "--algo", "bfs", **nobody, timeout=600)  # compiles its kernels
+    solved = run(shared_folder, "solve", COURSE, "--algo", "bfs", **nobody, timeout=SETUP_S)  # compiles its kernels
     assert solved.returncode == 0 and "cannot be written" in solved.stderr and "Traceback" not in solved.stderr
     assert "solved" in solved.stdout
     assert fingerprint(shared_folder) == before
