@@ -10,11 +10,14 @@ the split's depth) say where it lies in the split search.
 
 Node counts are those of IDA* on one core: the frontier's nodes plus, in
 depth-first order, every subtree before the first that holds a solution and
-that subtree's own count up to it. The subtrees after it are searched too (all
-run at once); their nodes are reported apart, as work.
+that subtree's own count up to it. Once a subtree holds a solution and every one
+before it is done, the subtrees after it not yet begun are skipped (stored with
+the outcome limit); those already running finish, and their nodes are reported
+apart, as work.
 """
 
 import json
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,9 +31,12 @@ from puzzles.problem import Problem
 from puzzles.result import Limits, Outcome
 from puzzles.search import idastar, subtree
 from workers.store import Database
+from workers.store.jobs import skip
+from workers.store.records import JobResult
 from workers.store.rows import job_rows
 
 SPLIT_ALGORITHM = "idastar-subtree"
+WATCH_S = 0.5  # seconds between looks at a bound's results for a solution
 
 
 @dataclass(frozen=True)
@@ -126,26 +132,52 @@ def _run_bound(db: Database, instance, problem: Problem, sweep: str, level: subt
     prefixes = ["".join(problem.format_move(m) for m in leaf) for leaf in level.leaves]
     grid = {**{k: [v] for k, v in params.items()}, "prefix": prefixes, "bound": [level.bound], "split_depth": [level.depth]}
     plan = plan_sweep(sweep, [instance], [SPLIT_ALGORITHM], grid)
-    store_and_run(db, plan, rerun=False, workers=workers, chunk=chunk or 1, wait=True)
-    rows = {json.loads(row["params"])["prefix"]: row for row in job_rows(db, find_sweep(db, sweep))}
-    missing = [prefix for prefix in prefixes if rows[prefix]["outcome"] not in (Outcome.SOLVED, Outcome.FAILED)]
-    if missing:
-        row = rows[missing[0]]
-        raise PuzzleError(f"sweep {sweep}: {len(missing)} subtree jobs did not finish (first: {missing[0]},"
-                          f" {row['outcome'] or row['state']}: {row['reason']}); run the split again to resume")
+    stop = threading.Event()
+    watcher = threading.Thread(target=_skip_after_solution, args=(db, sweep, prefixes, stop), daemon=True)
+    watcher.start()
+    try:
+        store_and_run(db, plan, rerun=False, workers=workers, chunk=chunk or 1, wait=True)
+    finally:
+        stop.set()
+        watcher.join()
+    rows = _rows_by_prefix(db, sweep)
     expanded, generated = level.expanded, level.generated  # the frontier's all, unless a subtree holds a solution
     below = [0, 0]
     found = None
     for prefix, before in zip(prefixes, level.before):
         row = rows[prefix]
+        if row["outcome"] not in (Outcome.SOLVED, Outcome.FAILED):
+            raise PuzzleError(f"sweep {sweep}: subtree {prefix} did not finish ({row['outcome'] or row['state']}:"
+                              f" {row['reason']}); run the split again to resume")
         below = [below[0] + row["expanded"], below[1] + row["generated"]]
         if row["outcome"] == Outcome.SOLVED:  # one core stops here: the frontier's nodes after it are not its
             codes = {problem.format_move(move): move for move in range(problem.kernels.max_branching)}
             found = [codes[move] for move in row["solution"].split()]
             expanded, generated = before
             break
-    work = sum(rows[prefix]["expanded"] for prefix in prefixes)
+    work = sum(row["expanded"] or 0 for row in rows.values())
     beyond = [rows[p]["extra"]["next_bound"] for p in prefixes if rows[p]["extra"].get("next_bound") is not None]
     if level.next_bound is not None:
         beyond.append(level.next_bound)
     return found, (expanded + below[0], generated + below[1], work), min(beyond, default=None)
+
+
+def _rows_by_prefix(db: Database, sweep: str) -> dict[str, dict]:
+    return {json.loads(row["params"])["prefix"]: row for row in job_rows(db, find_sweep(db, sweep))}
+
+
+def _skip_after_solution(db: Database, sweep: str, prefixes: list[str], stop: threading.Event) -> None:
+    """Until `stop`: once a subtree holds a solution and every subtree before it is done, skip those not yet begun.
+
+    They cannot change the answer nor one core's counts; the skipped jobs are
+    stored with the outcome limit and the reason.
+    """
+    while not stop.wait(WATCH_S):
+        rows = _rows_by_prefix(db, sweep)
+        for index, prefix in enumerate(prefixes):
+            if rows[prefix]["outcome"] not in (Outcome.SOLVED, Outcome.FAILED):
+                break
+            if rows[prefix]["outcome"] == Outcome.SOLVED:
+                later = [rows[p]["job_id"] for p in prefixes[index + 1 :]]
+                skip(db, later, JobResult.limit(f"not searched: subtree {prefix} before it holds a solution"))
+                return

@@ -251,7 +251,7 @@ def test_split_runs_a_sweep_of_subtree_jobs_per_bound_here_and_counts_as_one_cor
 
 
 @pytest.mark.parametrize("args, message", [
-    (("1 2 3/4 5 6/7 8 0", "--depth", "0"), "--depth"),
+    (("1 2 3/4 5 6/7 8 0", "--depth", "0"), "greater than or equal to 1"),
     (("IBBxooIooLDDJAALooJoKEEMFFKooMGGHHHM", "--heuristic", "blockers"), "N-puzzle boards only"),
     (("412763580", "--heuristic", "nope"), "unknown heuristic 'nope'"),
 ])

@@ -303,7 +303,7 @@ def put_another_groups_file(path: Path, other: Path) -> None:
 
 
 def spoil_the_magic_line(path: Path, other: Path) -> None:
-    path.write_bytes(b"slidelab-pdb 2\n" + path.read_bytes()[len(pdb.MAGIC) :])
+    path.write_bytes(b"slidelab-pdb 1\n" + path.read_bytes()[len(pdb.MAGIC) :])  # format 1: read whole, not mapped
 
 
 def append_a_byte(path: Path, other: Path) -> None:

@@ -61,6 +61,26 @@ def renew(db: Database, job_ids: list[int], host: str, lease_s: float) -> set[in
         }
 
 
+def skip(db: Database, job_ids: list[int], result: JobResult) -> int:
+    """Finish the jobs among `job_ids` that no worker holds (pending or queued) with `result`; how many.
+
+    A job claimed meanwhile keeps running and its result, stored later, is the one kept.
+    """
+    with db.engine.begin() as connection:
+        done: list[int] = []
+        for batch in _batches(job_ids):
+            done += connection.execute(
+                update(jobs)
+                .where(jobs.c.id.in_(batch), jobs.c.status.in_((JobState.PENDING, JobState.QUEUED)))
+                .values(status=JobState.DONE, finished_at=utc_now())
+                .returning(jobs.c.id)
+            ).scalars().all()
+        if done:
+            rows = [{"job_id": job_id, **result.to_row()} for job_id in done]
+            connection.execute(db.insert(results).on_conflict_do_nothing(index_elements=["job_id"]), rows)
+    return len(done)
+
+
 def requeue_lapsed(db: Database, state: JobState, max_attempts: int) -> tuple[list[int], list[int]]:
     """Put the running jobs whose lease lapsed in `state` (queued, or pending without a broker), counting a loss each.
 
