@@ -29,13 +29,6 @@ from workers.store.sweeps import unfinished_jobs
 SIX = ["Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv"]
 
 
-@pytest.fixture(autouse=True)
-def fresh_settings():
-    configure()
-    yield
-    configure()
-
-
 @pytest.fixture
 def db(db_url):
     return connect(db_url)

@@ -15,7 +15,6 @@ from tests.conftest import truncate_tables
 from tests.tables import Job, Result, expire_leases
 from workers.execute import execute
 from workers.runner import JobRunner
-from workers.settings import configure
 from workers.store import connect
 from workers.store import database as database_module
 from workers.store.database import retrying, upgrade
@@ -24,13 +23,6 @@ from workers.store.records import JobResult
 from workers.store.sweeps import unfinished_jobs
 
 SIX = ["Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv"]
-
-
-@pytest.fixture(autouse=True)
-def fresh_settings():
-    configure()
-    yield
-    configure()
 
 
 @pytest.fixture(scope="module")
