@@ -99,7 +99,7 @@ def _group_values(rows: pd.DataFrame, groups: list[str], key: tuple, column: str
 
 
 def _column_order(groups: list[str], names: list[str]) -> list[str]:
-    first, others = names[0], names[1:]
+    others = names[1:]
     columns = groups + [f"jobs {name}" for name in names]
     for metric in COMPARED:
         columns += [f"{metric} {name}" for name in names]
