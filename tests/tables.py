@@ -2,7 +2,7 @@
 
 from datetime import datetime, timedelta, timezone
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session, registry
 
 from workers.store.schema import board_set_members, board_sets, boards, jobs, results, sweeps
@@ -53,3 +53,15 @@ def expire_leases(engine, job_ids) -> None:
     with Session(engine) as session, session.begin():
         session.execute(update(Job).where(Job.id.in_(job_ids))
                         .values(lease_until=datetime.now(timezone.utc) - timedelta(seconds=1)))
+
+
+def job_rows(db) -> dict:
+    """Every job row of the database `db`, by id."""
+    with Session(db.engine) as session:
+        return {job.id: job for job in session.scalars(select(Job).order_by(Job.id))}
+
+
+def result_rows(db) -> dict:
+    """Every result row of the database `db`, by job id."""
+    with Session(db.engine) as session:
+        return {result.job_id: result for result in session.scalars(select(Result))}

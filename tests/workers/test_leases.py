@@ -9,11 +9,9 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from sqlalchemy import select
-from sqlalchemy.orm import Session
 
 from orchestrator.plan import load_boards, plan_sweep, store_plan
-from tests.tables import Job, Result, expire_leases
+from tests.tables import expire_leases, job_rows as rows, result_rows as results
 from workers.execute import execute
 from workers.heartbeat import Heartbeat
 from workers.recovery import Recovery
@@ -42,16 +40,6 @@ def boards(boards_dir):
 def stored(db, boards, repeat: int = 1, algorithm: str = "bfs") -> list[int]:
     sweep_id, _ = store_plan(db, plan_sweep("s", boards, [algorithm], {}, repeat=repeat))
     return unfinished_jobs(db, sweep_id)
-
-
-def rows(db) -> dict[int, Job]:
-    with Session(db.engine) as session:
-        return {job.id: job for job in session.scalars(select(Job).order_by(Job.id))}
-
-
-def results(db) -> dict[int, Result]:
-    with Session(db.engine) as session:
-        return {result.job_id: result for result in session.scalars(select(Result))}
 
 
 def as_utc(moment: datetime) -> datetime:

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from orchestrator.plan import load_boards, plan_sweep, store_plan
 from puzzles.result import Outcome
 from tests.conftest import truncate_tables
-from tests.tables import Job, Result, expire_leases
+from tests.tables import Job, Result, expire_leases, job_rows as jobs, result_rows as results
 from workers.execute import execute
 from workers.runner import JobRunner
 from workers.store import connect
@@ -41,16 +41,6 @@ def stored(db, boards, algorithms=("bfs",), params=None, **options) -> tuple[int
     """A sweep of the grid stored in the database: its id and its job ids."""
     sweep_id, _ = store_plan(db, plan_sweep("s", boards, list(algorithms), params or {}, **options))
     return sweep_id, unfinished_jobs(db, sweep_id)
-
-
-def jobs(db) -> dict[int, Job]:
-    with Session(db.engine) as session:
-        return {job.id: job for job in session.scalars(select(Job).order_by(Job.id))}
-
-
-def results(db) -> dict[int, Result]:
-    with Session(db.engine) as session:
-        return {result.job_id: result for result in session.scalars(select(Result))}
 
 
 def test_a_result_recorded_twice_is_stored_once_and_the_first_wins(db_url, boards):
