@@ -308,7 +308,7 @@ def _interruptible(run, sweep_name: str) -> None:
 @app.command("split")
 def split_command(
     board: Annotated[str, typer.Argument(help="An N-puzzle board: a file, FILE#ID for a row of a board list, or literal.")],
-    depth: Annotated[int, typer.Option("--depth", min=1, help="Split the tree this many moves below the start.")] = 8,
+    depth: Annotated[int, typer.Option("--depth", min=1, max=30, help="Split the tree this many moves below the start.")] = 8,
     heuristic: Annotated[str, typer.Option("--heuristic", help="IDA*'s heuristic (an N-puzzle one).")] = "pdb-max",
     pdb: Annotated[str | None, typer.Option("--pdb", help="Pattern databases for pdb and pdb-max; default: the size's.")] = None,
     name: Annotated[str | None, typer.Option(help="Sweep names' stem (NAME-b<bound>); default: split-<board>-d<depth>.")] = None,

@@ -100,6 +100,7 @@ CASES: list[tuple[list[str], int, str]] = [
       "--dry-run"], 2, "more than the cap of 1,000,000"),
     (["sweep", "--algo", "bfs", "--repeat", "1000000000", "--boards", COURSE, "--dry-run"], 2, "--repeat"),
     (["sweep", "--algo", "bfs", "--time-limit", "1e30", "--boards", COURSE, "--dry-run"], 2, "--time-limit"),
+    (["split", "412763580", "--depth", "1" + "0" * 24, "--heuristic", "manhattan"], 2, "--depth"),
     (["job", str(2**63)], 2, "JOB"),
     (["jobs", "demo", "--limit", "1" + "0" * 30], 2, "--limit"),
     # Sweep specs that hang, recurse, or carry what a spec must not
