@@ -9,8 +9,11 @@ backstop, and a message for a job someone holds or has finished runs nothing.
 """
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from celery import Celery
+from kombu import Producer
 
 from workers.settings import settings
 
@@ -48,6 +51,18 @@ def broker_app() -> Celery:
         "unacked_restore_throttle": 1,
     }
     return app
+
+
+@contextmanager
+def broker_producer() -> Iterator[Producer]:
+    """A producer on a connection of its own to the current settings' broker, closed on leaving.
+
+    Not the app's pool: a pool keeps the broker it first connected to, and a
+    process may be configured again with another (`configure`).
+    """
+    current = broker_app()
+    with current.connection_for_write() as connection:
+        yield current.amqp.Producer(connection)
 
 
 def start_worker(concurrency: int, hostname: str | None = None) -> None:

@@ -30,11 +30,11 @@ def send(db: Database, job_ids: list[int], size: int | None = None, *, take_over
     The number of messages sent. With `take_over` the worker that gets a
     message runs its jobs even if another worker holds them (`resume --force`).
     """
-    from workers.celery_app import broker_app
+    from workers.celery_app import broker_producer
     from workers.tasks import send_jobs
 
     sent = 0
-    with broker_app().producer_or_acquire() as producer:
+    with broker_producer() as producer:
         for batch in chunks(job_ids, size or chunk_size(len(job_ids))):
             send_jobs(batch, sweep, producer, take_over=take_over)
             sent += 1

@@ -8,7 +8,7 @@ import logging
 import pytest
 import redis
 
-from workers.celery_app import QUEUE, broker_app
+from workers.celery_app import QUEUE, broker_producer
 from workers.settings import configure
 from workers.tasks import TASK, jobs_text, run_jobs, send_jobs
 
@@ -21,7 +21,7 @@ def test_a_message_carries_a_readable_name_its_job_ids_and_its_sweep(redis_serve
     client.flushdb()
     configure(broker_url=url)
     try:
-        with broker_app().producer_or_acquire() as producer:
+        with broker_producer() as producer:
             send_jobs([12, 13, 14], "beam-k", producer)
         (raw,) = client.lrange(QUEUE, 0, -1)
     finally:
@@ -34,6 +34,23 @@ def test_a_message_carries_a_readable_name_its_job_ids_and_its_sweep(redis_serve
     assert headers["argsrepr"] == "jobs=[12, 13, 14]" and headers["kwargsrepr"] == "sweep='beam-k'"
     args, kwargs, _ = json.loads(base64.b64decode(message["body"]))
     assert args == [[12, 13, 14]] and kwargs == {"sweep": "beam-k"}
+
+
+def test_a_process_configured_again_sends_to_its_new_broker(redis_server):
+    clients = {db: redis.Redis.from_url(redis_server.url_for(db)) for db in (BROKER_DB, BROKER_DB + 1)}
+    try:
+        for db, client in clients.items():
+            client.flushdb()
+            configure(broker_url=redis_server.url_for(db))
+            with broker_producer() as producer:
+                send_jobs([db], "again", producer)
+        queued = {db: client.lrange(QUEUE, 0, -1) for db, client in clients.items()}
+    finally:
+        configure()
+        for client in clients.values():
+            client.flushdb()
+    assert {db: [json.loads(base64.b64decode(json.loads(raw)["body"]))[0] for raw in messages]
+            for db, messages in queued.items()} == {BROKER_DB: [[[BROKER_DB]]], BROKER_DB + 1: [[[BROKER_DB + 1]]]}
 
 
 def test_long_batches_are_described_by_their_first_ids():
