@@ -350,9 +350,9 @@ def test_ctrl_c_stops_a_local_sweep_and_resume_finishes_it(db, boards_dir, tmp_p
     names = SIX + ["Rushhour9x9_4.csv", "Rushhour9x9_5.csv", "Rushhour9x9_6.csv"]
     for name in names:
         shutil.copy(boards_dir / name, folder / name)
-    # 8 short jobs, then 4 bfs runs on 9x9_5 and 9x9_6 that stop at their 2 s time limit
+    # 8 short jobs, then 4 bfs runs on 9x9_5 and 9x9_6 that stop at their node limit (seconds; 9x9_4 needs 0.35 M)
     command = [sys.executable, "-c", "from orchestrator.cli import app; app()", "sweep", "--algo", "bfs",
-               "--repeat", "2", "--time-limit", "2", "--boards", str(folder), "--name", "ctrl-c", "--workers", "2",
+               "--repeat", "2", "--max-nodes", "3000000", "--boards", str(folder), "--name", "ctrl-c", "--workers", "2",
                "--db", db]
     env = {k: v for k, v in os.environ.items() if k not in ("SLIDELAB_DATABASE_URL", "SLIDELAB_BROKER_URL")}
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -390,7 +390,7 @@ def test_ctrl_c_stops_a_local_sweep_and_resume_finishes_it(db, boards_dir, tmp_p
         if job["board"] in OPTIMUM:
             assert (job["result"]["outcome"], job["result"]["moves"]) == ("solved", OPTIMUM[job["board"]])
         else:
-            assert job["result"]["outcome"] == "limit" and "time limit" in job["result"]["reason"]
+            assert job["result"]["outcome"] == "limit" and "node limit" in job["result"]["reason"]
     assert {j["id"]: j["attempts"] for j in finished if j["attempts"] == 2} == {j["id"]: 2 for j in held}
     kept = {j["id"]: j["result"] for j in stopped if j["result"]}
     assert all(job["result"] == kept[job["id"]] for job in finished if job["id"] in kept)  # results stay as stored
