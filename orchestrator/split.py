@@ -6,7 +6,10 @@ becomes a job, `idastar-subtree` below that node with that bound, in a sweep of
 its own (`NAME-b<bound>`) run like any other: by the Celery workers when there
 is a broker, else by the local pool. The next bound is the least f any job, or
 the frontier, saw beyond this one. A job's parameters (the prefix, the bound,
-the split's depth) say where it lies in the split search.
+the split's depth) say where it lies in the split search. A bound whose
+iteration should expand fewer than `split_above` nodes (foreseen from the
+growth of the bounds before it) is searched here, whole, as one core would:
+its jobs would cost more to start than they save.
 
 Node counts are those of IDA* on one core: the frontier's nodes plus, in
 depth-first order, every subtree before the first that holds a solution and
@@ -37,6 +40,8 @@ from workers.store.rows import job_rows
 
 SPLIT_ALGORITHM = "idastar-subtree"
 WATCH_S = 0.5  # seconds between looks at a bound's results for a solution
+SPLIT_ABOVE = 50_000_000  # nodes: an iteration foreseen to expand fewer runs here (seconds of one core)
+FIRST_GROWTH = 10  # the growth foreseen from the first bound to the second, before any is measured
 
 
 @dataclass(frozen=True)
@@ -44,7 +49,7 @@ class Round:
     """One bound of a split search: its sweep, subtrees and counts."""
 
     bound: int
-    sweep: str | None  # None when the frontier alone settled the bound
+    sweep: str | None  # None when this process settled the bound: a small iteration, or the frontier alone
     subtrees: int
     expanded: int  # as one core counts them
     generated: int
@@ -85,10 +90,11 @@ class SplitResult:
 
 
 def split_search(db: Database, instance, name: str, depth: int, params: dict[str, str], *, workers: int,
-                 chunk: int | None, on_round: Callable[[Round], None]) -> SplitResult:
+                 chunk: int | None, on_round: Callable[[Round], None], split_above: int | None = None) -> SplitResult:
     """IDA* on `instance` split at `depth` into subtree jobs stored under sweeps `name-b<bound>`; calls `on_round` per bound.
 
-    `params` are the heuristic and its options (as `idastar` takes them).
+    `params` are the heuristic and its options (as `idastar` takes them); a
+    bound foreseen to expand fewer than `split_above` nodes (default SPLIT_ABOVE) is searched here.
     PuzzleError unless the board is an N-puzzle and the depth positive.
     """
     problem = problem_for(instance.domain, instance.text)
@@ -97,7 +103,12 @@ def split_search(db: Database, instance, name: str, depth: int, params: dict[str
     bound = idastar.search(problem, Limits(max_nodes=0), heuristic).extra["bound"]
     while result.moves is None:
         started = time.perf_counter()
-        level = subtree.frontier(problem, heuristic, bound, depth)
+        if foreseen_nodes(result.rounds) < (SPLIT_ABOVE if split_above is None else split_above):
+            whole = subtree.search(problem, Limits(), heuristic, "", bound)
+            level = subtree.Frontier(bound, 0, [], [], whole.expanded, whole.generated, whole.extra["next_bound"],
+                                     whole.path if whole.outcome == Outcome.SOLVED else None)
+        else:
+            level = subtree.frontier(problem, heuristic, bound, depth)
         if level.solution is not None or not level.leaves:
             found, next_bound, sweep = level.solution, level.next_bound, None
             counted = (level.expanded, level.generated, 0)
@@ -115,6 +126,15 @@ def split_search(db: Database, instance, name: str, depth: int, params: dict[str
         else:
             bound = next_bound
     return result
+
+
+def foreseen_nodes(rounds: list[Round]) -> int:
+    """The nodes the next bound's iteration should expand: the last one's times the last growth (0 before any)."""
+    if not rounds:
+        return 0
+    last = rounds[-1].expanded
+    growth = last / rounds[-2].expanded if len(rounds) > 1 and rounds[-2].expanded else FIRST_GROWTH
+    return int(last * growth)
 
 
 def _heuristic(problem: Problem, params: dict[str, str], depth: int):

@@ -312,6 +312,10 @@ def split_command(
     heuristic: Annotated[str, typer.Option("--heuristic", help="IDA*'s heuristic (an N-puzzle one).")] = "pdb-max",
     pdb: Annotated[str | None, typer.Option("--pdb", help="Pattern databases for pdb and pdb-max; default: the size's.")] = None,
     name: Annotated[str | None, typer.Option(help="Sweep names' stem (NAME-b<bound>); default: split-<board>-d<depth>.")] = None,
+    split_above: Annotated[int | None, typer.Option(
+        "--split-above", min=0, max=2**62,
+        help="Search a bound here, whole, when it should expand fewer nodes than this (foreseen from the bounds"
+             " before); default 50,000,000, seconds of one core; 0 splits every bound.")] = None,
     goal: GoalOption = None,
     workers: WorkersOption = CORES,
     chunk: ChunkOption = None,
@@ -337,10 +341,11 @@ def split_command(
         stem = name or f"split-{instance.name}-d{depth}"
 
         def on_round(r) -> None:
-            where = f"{r.subtrees:,} subtrees in sweep {r.sweep}" if r.sweep else "settled by the frontier"
+            where = f"{r.subtrees:,} subtrees in sweep {r.sweep}" if r.sweep else "searched here"
             typer.echo(f"bound {r.bound}: {where}; expanded {r.expanded:,} (work {r.work:,}) in {r.seconds:.1f} s")
 
-        found = split_search(results, instance, stem, depth, params, workers=workers, chunk=chunk, on_round=on_round)
+        found = split_search(results, instance, stem, depth, params, workers=workers, chunk=chunk, on_round=on_round,
+                             split_above=split_above)
     typer.echo(f"{found.board}: solved in {found.moves} moves with {heuristic}, split at depth {depth} over"
                f" {sum(r.subtrees for r in found.rounds):,} subtree jobs in {len(found.rounds)} bounds;"
                f" expanded {found.expanded:,}, generated {found.generated:,} (as one core); work {found.work:,};"

@@ -240,7 +240,7 @@ def test_a_korf_sweep_job_loads_the_6_6_3_databases_built_beforehand_and_finds_4
 def test_split_runs_a_sweep_of_subtree_jobs_per_bound_here_and_counts_as_one_core(tmp_path, pattern_database_dir):
     url = f"sqlite:///{tmp_path / 'split.db'}"
     done = ok(run("split", f"{KORF100}#12", "--depth", 3, "--heuristic", "pdb-max", "--pdb", "6-6-3", "--workers", 2,
-                  "--name", "s12", "--db", url))
+                  "--name", "s12", "--split-above", 0, "--db", url))
     one = solve(NPuzzleProblem(read_board_list(str(KORF100))[11].board), "idastar", {"heuristic": "pdb-max", "pdb": "6-6-3"})
     assert f"expanded {one.expanded:,}, generated {one.generated:,} (as one core)" in done.stdout
     assert "korf100-12: solved in 45 moves with pdb-max, split at depth 3 over" in done.stdout
@@ -248,6 +248,22 @@ def test_split_runs_a_sweep_of_subtree_jobs_per_bound_here_and_counts_as_one_cor
     assert {(algorithm, params["split_depth"], len(params["prefix"])) for _, algorithm, params, _, _ in rows} == {
         ("idastar-subtree", 3, 3)}
     assert [status for *_, status, _ in rows].count("solved") == 1 and "bound 45: " in done.stdout
+
+
+@pytest.mark.parametrize("split_above", [None, 1_000])
+def test_split_searches_the_small_bounds_here_and_still_counts_as_one_core(tmp_path, pattern_database_dir, split_above):
+    """Korf's #12 expands 4,542 nodes in all: by default every bound is searched here; above 1,000 the last ones split."""
+    url = f"sqlite:///{tmp_path / 'split.db'}"
+    above = () if split_above is None else ("--split-above", split_above)
+    done = ok(run("split", f"{KORF100}#12", "--depth", 3, "--heuristic", "pdb-max", "--pdb", "6-6-3", "--workers", 2,
+                  "--name", "s12", *above, "--db", url))
+    one = solve(NPuzzleProblem(read_board_list(str(KORF100))[11].board), "idastar", {"heuristic": "pdb-max", "pdb": "6-6-3"})
+    assert f"expanded {one.expanded:,}, generated {one.generated:,} (as one core)" in done.stdout
+    bounds = [line for line in done.stdout.splitlines() if line.startswith("bound ")]
+    here = [line for line in bounds if "searched here" in line]
+    assert bounds[0] in here and (here == bounds) == (split_above is None)
+    assert {params["bound"] for _, _, params, _, _ in stored(url)} == (
+        set() if split_above is None else {int(line.split()[1].rstrip(":")) for line in bounds if line not in here})
 
 
 @pytest.mark.parametrize("args, message", [

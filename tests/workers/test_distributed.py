@@ -265,7 +265,7 @@ def test_a_split_search_over_two_workers_finds_the_optimum_with_the_one_core_nod
     a, b = cluster.workers_ready("a", "b")
     board = f"{KORF100}#12"
     done = cluster.orchestrate("split", board, "--depth", "4", "--heuristic", "pdb-max", "--pdb", "6-6-3",
-                               "--name", "split12", "--db", cluster.database_url, "--broker", cluster.broker_url,
+                               "--name", "split12", "--split-above", "0", "--db", cluster.database_url, "--broker", cluster.broker_url,
                                timeout=SLOW_START_S)
     one = solve(NPuzzleProblem(read_board_list(str(KORF100))[11].board), "idastar", {"heuristic": "pdb-max", "pdb": "6-6-3"})
     assert "korf100-12: solved in 45 moves with pdb-max, split at depth 4 over" in done.stdout
