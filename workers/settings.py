@@ -12,7 +12,7 @@ from typing import Any
 
 from urllib.parse import urlsplit
 
-from pydantic import ValidationError, model_validator
+from pydantic import ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from puzzles.errors import PuzzleError
@@ -37,6 +37,11 @@ class Settings(BaseSettings):
     reconcile_seconds: float = 30.0  # how often a worker compares the broker's queue with the database's
     health_file: Path | None = None  # touched by a worker's heartbeat whenever it reached the database
     max_jobs: int = 1_000_000  # the most jobs one sweep may plan: a typo in a grid is refused, not expanded
+
+    @field_validator("broker_url")
+    @classmethod
+    def _empty_is_none(cls, url: str | None) -> str | None:
+        return url or None  # SLIDELAB_BROKER_URL= (as a .env file may say): no broker, as if unset
 
     @model_validator(mode="after")
     def _renewed_before_lapsing(self) -> "Settings":
