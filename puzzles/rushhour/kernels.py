@@ -183,25 +183,29 @@ def count_moves(spec, work, key):
     return count
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def is_goal(spec, key):
     """True when the red car touches the right edge."""
     return _position(spec, key, spec.red) + spec.length[spec.red] == spec.size
 
 
 @nb.njit(inline="always", cache=True)
+def _blocks(spec, i, p, exit_side):
+    """True if vehicle i (not the red car) at position `p` stands between the red car's end `exit_side` and the exit."""
+    row = spec.line[spec.red]
+    if spec.horizontal[i]:
+        return spec.line[i] == row and p >= exit_side
+    return spec.line[i] >= exit_side and p <= row < p + spec.length[i]
+
+
+@nb.njit(inline="always", cache=True)
 def _count_blockers(spec, positions):
     """The vehicles between the red car and the exit, from the decoded `positions`."""
     red = spec.red
-    row = spec.line[red]
     exit_side = positions[red] + spec.length[red]
     count = 0
     for i in range(spec.count):
-        p = positions[i]
-        if spec.horizontal[i]:
-            count += i != red and spec.line[i] == row and p >= exit_side
-        else:
-            count += spec.line[i] >= exit_side and p <= row < p + spec.length[i]
+        count += i != red and _blocks(spec, i, positions[i], exit_side)
     return count
 
 
@@ -447,7 +451,7 @@ def _repaint(spec, grid, i, old, new):
         grid[_cell(spec, i, new, j)] = i + 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def child_heuristics(spec, work, code, hargs, key, out_keys, out_moves, rows, n, parent_branching, out_h):
     """Heuristic `code` of the successors `out_keys[rows[:n]]` of `key`, from the parent's board and each move.
 
@@ -460,21 +464,40 @@ def child_heuristics(spec, work, code, hargs, key, out_keys, out_moves, rows, n,
             out_h[rows[t]] = moves_freed(spec, work, hargs, out_keys[rows[t]], parent_branching)
         return
     if code == BLOCKERS:
-        _decode(spec, key, work.positions)
-    else:
-        fill_grid(spec, work, key)
+        _blockers_of_children(spec, work, key, out_moves, rows, n, out_h)
+        return
+    fill_grid(spec, work, key)
     for t in range(n):
         row = rows[t]
         i = out_moves[row] >> 8
         old = work.positions[i]
         new = old + (out_moves[row] & 0xFF) - _DELTA_BIAS
         work.positions[i] = new
-        if code != BLOCKERS:
-            _repaint(spec, work.grid, i, old, new)
+        _repaint(spec, work.grid, i, old, new)
         out_h[row] = _estimate(spec, work, code, hargs)
-        if code != BLOCKERS:
-            _repaint(spec, work.grid, i, new, old)
+        _repaint(spec, work.grid, i, new, old)
         work.positions[i] = old
+
+
+@nb.njit(inline="always", cache=True)
+def _blockers_of_children(spec, work, key, out_moves, rows, n, out_h):
+    """The blockers of each successor: the parent's, less the moved vehicle where it was, plus it where it goes."""
+    positions = work.positions
+    _decode(spec, key, positions)
+    red = spec.red
+    exit_side = positions[red] + spec.length[red]
+    parent = _count_blockers(spec, positions)
+    for t in range(n):
+        row = rows[t]
+        i = out_moves[row] >> 8
+        old = positions[i]
+        new = old + (out_moves[row] & 0xFF) - _DELTA_BIAS
+        if i == red:
+            positions[red] = new
+            out_h[row] = _count_blockers(spec, positions)
+            positions[red] = old
+        else:
+            out_h[row] = parent - _blocks(spec, i, old, exit_side) + _blocks(spec, i, new, exit_side)
 
 
 kernels.register(
