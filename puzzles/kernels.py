@@ -189,6 +189,12 @@ def successors(spec, max_branching: int, key: np.ndarray) -> list[tuple[int, np.
     return [(int(out_moves[i]), out_keys[i].copy()) for i in range(count)]
 
 
+@nb.njit(cache=True, _nrt=False)
+def is_goal_row(spec, keys, row):
+    """`is_goal` of row `row` of the 2-D array `keys`, without reference-counting a view of the row."""
+    return is_goal(spec, keys[row])
+
+
 @nb.njit(cache=True)
 def estimates(spec, code, args, keys):
     """Heuristic `code`'s estimate at every row of `keys` (a 2-D array of keys), with no parent (branching 0)."""

@@ -14,7 +14,7 @@ import numpy as np
 
 from puzzles import limits, stateset
 from puzzles.jit import nb
-from puzzles.kernels import child_heuristics, expand, is_goal, workspace
+from puzzles.kernels import child_heuristics, expand, is_goal, is_goal_row, workspace
 from puzzles.nodestore import copy_row, hash_row, resized
 from puzzles.problem import Heuristic, Problem
 from puzzles.result import Limits, SearchReport
@@ -40,11 +40,11 @@ def _path(parents, moves, entry, last_move):
     return path
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True)
 def _first_goal(spec, keys, rows, n):
     """The first t < n such that row `rows[t]` of `keys` is a goal, or -1."""
     for t in range(n):
-        if is_goal(spec, keys[rows[t]]):
+        if is_goal_row(spec, keys, rows[t]):
             return t
     return -1
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from puzzles import limits, stateset
 from puzzles.jit import nb
-from puzzles.kernels import expand, is_goal, workspace
+from puzzles.kernels import expand, is_goal, is_goal_row, workspace
 from puzzles.nodestore import copy_row, hash_row, same_rows
 from puzzles.problem import Problem
 from puzzles.result import Limits, SearchReport
@@ -96,7 +96,7 @@ def bfs(spec, start, max_branching, exhaustive, max_nodes, deadline):
                     following = np.concatenate((following, np.empty_like(following)))
                 copy_row(following, found, batch_keys, b)
                 found += 1
-                if goal_depth < 0 and is_goal(spec, following[found - 1]):
+                if goal_depth < 0 and is_goal_row(spec, batch_keys, b):
                     copy_row(goal, 0, batch_keys, b)
                     goal_depth = next_depth
             if goal_depth >= 0 and not exhaustive:
