@@ -44,7 +44,7 @@ class Spec(NamedTuple):
 
 
 class Work(NamedTuple):
-    """The scratch space of one search: a painted grid, occupancy masks, decoded positions, heuristic marks and queue."""
+    """The scratch space of one search: a painted grid, occupancy masks, decoded positions, heuristics' marks, a queue."""
 
     grid: np.ndarray
     rows: np.ndarray
@@ -362,7 +362,8 @@ def _blocking_tree(spec, work):
     for d in range(deferred, work.queue.shape[0]):
         i, x = work.queue[d, 0], work.queue[d, 1]
         low0, low1, high0, high1 = _sides(spec, work, i, x)
-        either += min(_sweep_count(spec, work.grid, seen, i, low0, low1), _sweep_count(spec, work.grid, seen, i, high0, high1))
+        low, high = _sweep_count(spec, work.grid, seen, i, low0, low1), _sweep_count(spec, work.grid, seen, i, high0, high1)
+        either += min(low, high)
         tail = _claim(spec, work, i, low0, low1, tail)
         tail = _claim(spec, work, i, high0, high1, tail)
     return forced + either
@@ -370,7 +371,7 @@ def _blocking_tree(spec, work):
 
 @nb.njit(inline="always", cache=True)
 def _estimate(spec, work, code, hargs):
-    """Heuristic `code` (0, 1 or 3) on the board decoded in `work` (positions, and the grid for codes 1 and 3)."""
+    """Heuristic `code` (not moves-freed) on the board decoded in `work` (positions, and the grid but for blockers)."""
     if code == BLOCKERS:
         return np.int64(_count_blockers(spec, work.positions))
     if code == BLOCKERS_LB:

@@ -127,7 +127,7 @@ class RushHourProblem:
             raise PuzzleError(f"Rush Hour's heuristics take no {', '.join(foreign)} (an N-puzzle option)")
 
     def heuristic(self, name: str, **params: float) -> Heuristic:
-        """One of `blockers`, `blockers-lb`, `blocking-tree`, `moves-freed` (weights w_exit, w_blockers, w_freed)."""
+        """One of HEURISTICS: blockers, blockers-lb, blocking-tree, moves-freed (weights w_exit, w_blockers, w_freed)."""
         self.check_heuristic(name, **params)
         weights = [params.get(weight, default) for weight, default in MOVES_FREED_WEIGHTS.items()]
         admissible = name in self.admissible_heuristics

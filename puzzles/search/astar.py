@@ -35,7 +35,8 @@ def _settle(node_keys, parents, moves, costs, table, count, out_keys, out_moves,
     for j in range(n):
         child = nodestore.lookup(table, node_keys, out_keys, j, hashes[j])
         if child < 0:
-            child = nodestore.append(node_keys, parents, moves, costs, table, count, out_keys, j, parent, out_moves[j], g)
+            child = nodestore.append(node_keys, parents, moves, costs, table, count, out_keys, j, parent, out_moves[j],
+                                     g)
         elif g < costs[child]:
             costs[child] = g
             parents[child] = parent
@@ -58,7 +59,8 @@ def astar(spec, start, code, args, max_branching, max_nodes, deadline):
     out_keys = np.empty((max_branching, key_words), dtype=np.uint64)
     out_moves = np.empty(max_branching, dtype=np.int64)
     hashes = np.empty(max_branching, dtype=np.uint64)
-    rows, children, child_h = np.empty(max_branching, np.int64), np.empty(max_branching, np.int64), np.empty(max_branching, np.int64)
+    rows = np.empty(max_branching, dtype=np.int64)
+    children, child_h = np.empty_like(rows), np.empty_like(rows)
     expanded = generated = max_frontier = 0
     while heap.size[0] > 0:
         g = _G_MAX - (heap.priority[0] & _G_MAX)
@@ -66,7 +68,8 @@ def astar(spec, start, code, args, max_branching, max_nodes, deadline):
         if g > store.cost[node]:
             continue  # a stale entry: the node was reached more cheaply since
         if is_goal(spec, store.keys[node]):
-            return limits.SOLVED, nodestore.moves_to(store, node), expanded, generated, max_frontier, store.count[0], nodestore.nbytes(store)
+            moves = nodestore.moves_to(store, node)
+            return limits.SOLVED, moves, expanded, generated, max_frontier, store.count[0], nodestore.nbytes(store)
         stop = limits.exceeded(expanded, max_nodes, deadline)
         if stop:
             return stop, np.empty(0, np.int64), expanded, generated, max_frontier, store.count[0], nodestore.nbytes(store)
