@@ -300,12 +300,6 @@ def _sweep_count(spec, grid, seen, i, low, high):
 
 
 @nb.njit(inline="always", cache=True)
-def _line_coordinate(spec, i, cell):
-    """Where grid cell `cell` lies along vehicle i's line (its column if horizontal, its row if vertical)."""
-    return cell % spec.size if spec.horizontal[i] else cell // spec.size
-
-
-@nb.njit(inline="always", cache=True)
 def _claim(spec, work, i, low, high, tail):
     """Mark and queue (behind `tail`) the unmarked vehicles on cells low..high of vehicle i's line; the new tail."""
     for x in range(low, high + 1):
@@ -313,18 +307,15 @@ def _claim(spec, work, i, low, high, tail):
         occupant = work.grid[cell]
         if occupant > 0 and work.seen[occupant] == 0:
             work.seen[occupant] = 1
-            work.queue[tail, 0] = occupant - 1
-            work.queue[tail, 1] = _line_coordinate(spec, occupant - 1, cell)
+            work.queue[tail, 0] = occupant - 1  # and the cell it must leave, along its own line:
+            work.queue[tail, 1] = cell % spec.size if spec.horizontal[occupant - 1] else cell // spec.size
             tail += 1
     return tail
 
 
 @nb.njit(inline="always", cache=True)
 def _sides(spec, work, i, x):
-    """The cells vehicle i sweeps to leave cell x of its line, low side and high side: (low0, low1, high0, high1).
-
-    A side it cannot take (off the board, a wall) comes back as an empty range (1, 0).
-    """
+    """The cells (low0, low1, high0, high1) vehicle i sweeps to leave cell x by each side; (1, 0) for a closed side."""
     p = work.positions[i]
     length = spec.length[i]
     low0, low1 = x - length, p - 1
