@@ -23,6 +23,7 @@ test: $(VENV)/.stamp-test
 bench: $(VENV)/.stamp-bench
 	$(PY) bench/cli.py
 	$(PY) bench/run.py
+	$(PY) bench/rushhour.py
 	$(PY) bench/runner.py
 	$(PY) bench/npuzzle.py
 	$(PY) bench/npuzzle24.py

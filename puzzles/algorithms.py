@@ -54,7 +54,7 @@ class Algorithm:
 
 
 _MAX_STEPS = Param(1_000_000, int, "moves per random run", 1)
-_HEURISTIC_HELP = ("the heuristic: Rush Hour blockers, blockers-lb, moves-freed;"
+_HEURISTIC_HELP = ("the heuristic: Rush Hour blockers, blockers-lb, blocking-tree, moves-freed;"
                    " N-puzzle misplaced, manhattan, linear-conflict, pdb, pdb-max")
 _PDB = Param(None, str, "the N-puzzle's pattern databases for pdb and pdb-max: group sizes (6-6-3) or tile groups"
              " (1 2 3/4 5 6 7 8); default: the board size's")

@@ -58,3 +58,35 @@ def popcount(typingctx, x):
         return builder.ctpop(args[0])
 
     return types.uint64(types.uint64), codegen
+
+
+_MADV_HUGEPAGE = 14
+_PAGE = 4096
+
+
+@intrinsic
+def advise_huge_pages(typingctx, array):
+    """Ask Linux to back a large C-contiguous array with huge pages (madvise MADV_HUGEPAGE); returns madvise's result.
+
+    Randomly probed tables then miss the TLB far less often. The kernel may
+    decline (transparent huge pages off), which costs nothing.
+    """
+    if not isinstance(array, types.Array):
+        return None
+
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0])
+        i64 = ir.IntType(64)
+        start = builder.ptrtoint(data.data, i64)
+        end = builder.add(start, builder.mul(data.nitems, data.itemsize))
+        mask = ir.Constant(i64, ~(_PAGE - 1))
+        first = builder.and_(builder.add(start, ir.Constant(i64, _PAGE - 1)), mask)
+        last = builder.and_(end, mask)
+        length = builder.select(builder.icmp_unsigned(">", last, first), builder.sub(last, first), ir.Constant(i64, 0))
+        byte_pointer = ir.IntType(8).as_pointer()
+        madvise = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.IntType(32), [byte_pointer, i64, ir.IntType(32)]), "madvise"
+        )
+        return builder.call(madvise, [builder.inttoptr(first, byte_pointer), length, ir.Constant(ir.IntType(32), _MADV_HUGEPAGE)])
+
+    return types.int32(array), codegen

@@ -22,6 +22,13 @@ Signatures:
   estimate of heuristic number `code` (the domain's numbering), with
   parameters `args` (float64 array) and the number of successors the parent
   had.
+- ``child_heuristics(spec, work, code, args, key, out_keys, out_moves, rows, n,
+  parent_branching, out_h)`` writes heuristic `code`'s estimate of successor
+  ``out_keys[rows[t]]`` into ``out_h[rows[t]]`` for each t < n: the same values
+  as `heuristic`, for successors of `key` that the last `expand` of `key` with
+  this `work` wrote. A domain may register a version that works from the
+  parent's decoded board and the moves (`child_heuristics=`); without one, each
+  successor is estimated from scratch.
 
 A domain whose states are cheap to change in place may also register the
 make/undo entry points depth-first searches prefer (`register_in_place`):
@@ -56,9 +63,9 @@ _DOMAINS: dict[type, tuple] = {}
 _IN_PLACE: dict[type, tuple] = {}
 
 
-def register(spec_class: type, *, workspace, expand, is_goal, heuristic) -> None:
-    """Make a domain's compiled functions the ones called for specs of `spec_class`."""
-    _DOMAINS[spec_class] = (workspace, expand, is_goal, heuristic)
+def register(spec_class: type, *, workspace, expand, is_goal, heuristic, child_heuristics=None) -> None:
+    """Make a domain's compiled functions the ones called for specs of `spec_class` (`child_heuristics` optional)."""
+    _DOMAINS[spec_class] = (workspace, expand, is_goal, heuristic, child_heuristics)
 
 
 def register_in_place(spec_class: type, board_class: type, *, place, branches, makes, undos, inverse, solved) -> None:
@@ -96,6 +103,16 @@ def heuristic(spec, work, code, args, key, parent_branching):
     return _DOMAINS[type(spec)][3](spec, work, code, args, key, parent_branching)
 
 
+def child_heuristics(spec, work, code, args, key, out_keys, out_moves, rows, n, parent_branching, out_h):
+    """Heuristic `code` of the successors `out_keys[rows[:n]]` of `key` into `out_h` (see the module docstring)."""
+    domain = _DOMAINS[type(spec)]
+    if domain[4] is not None:
+        domain[4](spec, work, code, args, key, out_keys, out_moves, rows, n, parent_branching, out_h)
+        return
+    for t in range(n):
+        out_h[rows[t]] = domain[3](spec, work, code, args, out_keys[rows[t]], parent_branching)
+
+
 @overload(workspace)
 def _workspace(spec):
     function = _functions(spec)[0]
@@ -118,6 +135,20 @@ def _is_goal(spec, key):
 def _heuristic(spec, work, code, args, key, parent_branching):
     function = _functions(spec)[3]
     return lambda spec, work, code, args, key, parent_branching: function(spec, work, code, args, key, parent_branching)
+
+
+@overload(child_heuristics)
+def _child_heuristics(spec, work, code, args, key, out_keys, out_moves, rows, n, parent_branching, out_h):
+    heuristic_of, together = _functions(spec)[3:5]
+    if together is not None:
+        return lambda spec, work, code, args, key, out_keys, out_moves, rows, n, parent_branching, out_h: together(
+            spec, work, code, args, key, out_keys, out_moves, rows, n, parent_branching, out_h)
+
+    def one_by_one(spec, work, code, args, key, out_keys, out_moves, rows, n, parent_branching, out_h):
+        for t in range(n):
+            out_h[rows[t]] = heuristic_of(spec, work, code, args, out_keys[rows[t]], parent_branching)
+
+    return one_by_one
 
 
 def place(spec, code, key, capacity):
@@ -156,6 +187,12 @@ def successors(spec, max_branching: int, key: np.ndarray) -> list[tuple[int, np.
     out_moves = np.empty(max_branching, dtype=np.int64)
     count = expand(spec, workspace(spec), key, out_keys, out_moves)
     return [(int(out_moves[i]), out_keys[i].copy()) for i in range(count)]
+
+
+@nb.njit(cache=True, _nrt=False)
+def is_goal_row(spec, keys, row):
+    """`is_goal` of row `row` of the 2-D array `keys`, without reference-counting a view of the row."""
+    return is_goal(spec, keys[row])
 
 
 @nb.njit(cache=True)

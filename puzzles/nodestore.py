@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from puzzles.intrinsics import prefetch
+from puzzles.intrinsics import advise_huge_pages, prefetch
 from puzzles.jit import nb
 
 NO_PARENT = -1
@@ -74,13 +74,30 @@ def new_store(key_words, capacity):
     """An empty store with room for `capacity` nodes before it grows."""
     capacity = max(capacity, 16)
     return Store(
-        np.empty((capacity, key_words), dtype=np.uint64),
+        _key_rows(capacity, key_words),
         np.empty(capacity, dtype=np.int32),
         np.empty(capacity, dtype=np.int32),
         np.empty(capacity, dtype=np.int32),
-        np.full(2 * capacity, _EMPTY, dtype=np.int32),
+        _empty_table(2 * capacity),
         np.zeros(1, dtype=np.int64),
     )
+
+
+@nb.njit(cache=True)
+def _key_rows(capacity, key_words):
+    """Room for `capacity` keys, on huge pages where Linux allows."""
+    keys = np.empty((capacity, key_words), dtype=np.uint64)
+    advise_huge_pages(keys)
+    return keys
+
+
+@nb.njit(cache=True)
+def _empty_table(slots):
+    """A table of `slots` empty slots, on huge pages where Linux allows."""
+    table = np.empty(slots, dtype=np.int32)
+    advise_huge_pages(table)
+    table[:] = _EMPTY
+    return table
 
 
 @nb.njit(cache=True)
@@ -114,16 +131,36 @@ def lookup(table, node_keys, keys, row, h):
 @nb.njit(cache=True)
 def add(store, keys, row, parent, move, cost):
     """Append a node whose key (row `row` of `keys`) is not in the store; returns (store, node id)."""
-    node = store.count[0]
-    if node == store.keys.shape[0]:
+    store = room_for(store, 1)
+    return store, append(store.keys, store.parent, store.move, store.cost, store.table, store.count, keys, row, parent,
+                         move, cost)
+
+
+@nb.njit(cache=True)
+def room_for(store, more):
+    """The store, grown if need be so that `more` nodes can be appended without growing."""
+    while store.count[0] + more > store.keys.shape[0]:
         store = _grown(store)
-    copy_row(store.keys, node, keys, row)
-    store.parent[node] = parent
-    store.move[node] = move
-    store.cost[node] = cost
-    store.count[0] = node + 1
-    _index(store.table, store.keys, node)
-    return store, node
+    return store
+
+
+@nb.njit(cache=True, _nrt=False)
+def append(node_keys, parents, moves, costs, table, count, keys, row, parent, move, cost):
+    """As `add`, on the store's arrays, which must have room (`room_for`); returns the node id."""
+    node = count[0]
+    copy_row(node_keys, node, keys, row)
+    parents[node] = parent
+    moves[node] = move
+    costs[node] = cost
+    count[0] = node + 1
+    _index(table, node_keys, node)
+    return node
+
+
+@nb.njit(cache=True)
+def nbytes(store):
+    """The bytes the store's arrays take (their capacity, used or not)."""
+    return store.keys.nbytes + store.parent.nbytes + store.move.nbytes + store.cost.nbytes + store.table.nbytes
 
 
 @nb.njit(cache=True)
@@ -161,9 +198,9 @@ def _index(table, keys, node):
 def _grown(store):
     count = store.count[0]
     capacity = 2 * store.keys.shape[0]
-    keys = np.empty((capacity, store.keys.shape[1]), dtype=np.uint64)
+    keys = _key_rows(capacity, store.keys.shape[1])
     keys[:count] = store.keys[:count]
-    table = np.full(2 * capacity, _EMPTY, dtype=np.int32)
+    table = _empty_table(2 * capacity)
     for node in range(count):
         _index(table, keys, node)
     return Store(

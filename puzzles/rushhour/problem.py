@@ -22,7 +22,7 @@ class RushHourProblem:
     """A Rush Hour board as a search problem under a move model (`slide` or `step`)."""
 
     heuristic_names = rk.HEURISTICS
-    admissible_heuristics = ("blockers", "blockers-lb")
+    admissible_heuristics = ("blockers", "blockers-lb", "blocking-tree")
     default_heuristic = "blockers-lb"
 
     def __init__(self, board: RushHourBoard, move_model: str = "slide"):
@@ -127,7 +127,7 @@ class RushHourProblem:
             raise PuzzleError(f"Rush Hour's heuristics take no {', '.join(foreign)} (an N-puzzle option)")
 
     def heuristic(self, name: str, **params: float) -> Heuristic:
-        """One of `blockers`, `blockers-lb`, `moves-freed` (weights w_exit, w_blockers, w_freed)."""
+        """One of HEURISTICS: blockers, blockers-lb, blocking-tree, moves-freed (weights w_exit, w_blockers, w_freed)."""
         self.check_heuristic(name, **params)
         weights = [params.get(weight, default) for weight, default in MOVES_FREED_WEIGHTS.items()]
         admissible = name in self.admissible_heuristics

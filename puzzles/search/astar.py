@@ -10,7 +10,8 @@ import numpy as np
 
 from puzzles import frontier, limits, nodestore
 from puzzles.jit import nb
-from puzzles.kernels import expand, heuristic, is_goal, workspace
+from puzzles.intrinsics import prefetch
+from puzzles.kernels import child_heuristics, expand, heuristic, is_goal, workspace
 from puzzles.problem import Heuristic, Problem
 from puzzles.result import Limits, SearchReport
 
@@ -23,9 +24,34 @@ def _priority(f, g):
     return (np.int64(f) << _G_BITS) | (_G_MAX - g)
 
 
+@nb.njit(cache=True, _nrt=False)
+def _settle(node_keys, parents, moves, costs, table, count, out_keys, out_moves, hashes, n, parent, g, rows, children):
+    """Add the successors not stored yet and give cheaper paths to the others; those that are (re)opened go into
+    `rows` (their row) and `children` (their node), in order; returns how many. The store must have room for n more."""
+    for j in range(n):
+        hashes[j] = nodestore.hash_row(out_keys, j)
+        prefetch(table, np.int64(hashes[j] & np.uint64(table.shape[0] - 1)))
+    opened = 0
+    for j in range(n):
+        child = nodestore.lookup(table, node_keys, out_keys, j, hashes[j])
+        if child < 0:
+            child = nodestore.append(node_keys, parents, moves, costs, table, count, out_keys, j, parent, out_moves[j],
+                                     g)
+        elif g < costs[child]:
+            costs[child] = g
+            parents[child] = parent
+            moves[child] = out_moves[j]
+        else:
+            continue
+        rows[opened] = j
+        children[opened] = child
+        opened += 1
+    return opened
+
+
 @nb.njit(cache=True)
 def astar(spec, start, code, args, max_branching, max_nodes, deadline):
-    """Compiled A* from `start`; returns (status, moves, expanded, generated, max frontier, stored)."""
+    """Compiled A* from `start`; returns (status, moves, expanded, generated, max frontier, stored, store bytes)."""
     key_words = start.shape[0]
     work = workspace(spec)
     store, root = nodestore.add(nodestore.new_store(key_words, 1 << 12), start.reshape(1, -1), 0, nodestore.NO_PARENT, 0, 0)
@@ -33,6 +59,8 @@ def astar(spec, start, code, args, max_branching, max_nodes, deadline):
     out_keys = np.empty((max_branching, key_words), dtype=np.uint64)
     out_moves = np.empty(max_branching, dtype=np.int64)
     hashes = np.empty(max_branching, dtype=np.uint64)
+    rows = np.empty(max_branching, dtype=np.int64)
+    children, child_h = np.empty_like(rows), np.empty_like(rows)
     expanded = generated = max_frontier = 0
     while heap.size[0] > 0:
         g = _G_MAX - (heap.priority[0] & _G_MAX)
@@ -40,39 +68,32 @@ def astar(spec, start, code, args, max_branching, max_nodes, deadline):
         if g > store.cost[node]:
             continue  # a stale entry: the node was reached more cheaply since
         if is_goal(spec, store.keys[node]):
-            return limits.SOLVED, nodestore.moves_to(store, node), expanded, generated, max_frontier, store.count[0]
+            moves = nodestore.moves_to(store, node)
+            return limits.SOLVED, moves, expanded, generated, max_frontier, store.count[0], nodestore.nbytes(store)
         stop = limits.exceeded(expanded, max_nodes, deadline)
         if stop:
-            return stop, np.empty(0, np.int64), expanded, generated, max_frontier, store.count[0]
+            return stop, np.empty(0, np.int64), expanded, generated, max_frontier, store.count[0], nodestore.nbytes(store)
         expanded += 1
         count = expand(spec, work, store.keys[node], out_keys, out_moves)
         generated += count
-        for j in range(count):
-            hashes[j] = nodestore.hash_row(out_keys, j)
-            nodestore.prefetch_slot(store, hashes[j])
-        for j in range(count):
-            child = nodestore.find_hashed(store, out_keys, j, hashes[j])
-            if child < 0:
-                store, child = nodestore.add(store, out_keys, j, node, out_moves[j], g + 1)
-            elif g + 1 < store.cost[child]:
-                store.cost[child] = g + 1
-                store.parent[child] = node
-                store.move[child] = out_moves[j]
-            else:
-                continue
-            h = heuristic(spec, work, code, args, out_keys[j], count)
-            heap = frontier.push(heap, _priority(g + 1 + h, g + 1), child)
+        store = nodestore.room_for(store, count)
+        opened = _settle(store.keys, store.parent, store.move, store.cost, store.table, store.count, out_keys,
+                         out_moves, hashes, count, node, g + 1, rows, children)
+        child_heuristics(spec, work, code, args, store.keys[node], out_keys, out_moves, rows, opened, count, child_h)
+        for t in range(opened):
+            heap = frontier.push(heap, _priority(g + 1 + child_h[rows[t]], g + 1), children[t])
         max_frontier = max(max_frontier, heap.size[0])
-    return limits.UNSOLVABLE, np.empty(0, np.int64), expanded, generated, max_frontier, store.count[0]
+    return limits.UNSOLVABLE, np.empty(0, np.int64), expanded, generated, max_frontier, store.count[0], nodestore.nbytes(store)
 
 
 def search(problem: Problem, limits_: Limits, *, heuristic: Heuristic) -> SearchReport:
     """Run A* with `heuristic` on `problem`."""
     max_nodes, deadline = limits.budget(limits_)
-    code, moves, expanded, generated, max_frontier, stored = astar(
+    code, moves, expanded, generated, max_frontier, stored, store_bytes = astar(
         heuristic.spec, problem.start_key(), heuristic.code, heuristic.args, problem.kernels.max_branching, max_nodes,
         deadline,
     )
     outcome, reason = limits.outcome_of(code, limits_)
+    extra = {"store_bytes": int(store_bytes), "bytes_per_state": round(store_bytes / stored, 1)}
     return SearchReport(outcome=outcome, path=[int(m) for m in moves], expanded=expanded, generated=generated,
-                        max_frontier=max_frontier, stored=stored, reason=reason)
+                        max_frontier=max_frontier, stored=stored, reason=reason, extra=extra)

@@ -387,22 +387,30 @@ def board_problem(kind: str, ident: str, model: str) -> RushHourProblem:
     return course(ident, model) if kind == "course" else letters(ident, model)
 
 
-def check_admissible(problem: RushHourProblem, sp: Space, dist: list[float]) -> tuple[int, int]:
-    """Assert both admissible heuristics never overestimate; returns (states where lb > blockers, solvable states)."""
+def check_admissible(problem: RushHourProblem, sp: Space, dist: list[float]) -> tuple[int, int, int]:
+    """Assert the admissible heuristics never overestimate and are ordered blockers <= blockers-lb < blocking-tree.
+
+    Returns (states where lb > blockers, states where tree > lb + 1, solvable states).
+    """
     blockers = heuristic_values(problem, sp, "blockers")
     lower = heuristic_values(problem, sp, "blockers-lb")
+    tree = heuristic_values(problem, sp, "blocking-tree")
     solvable = 0
     for i, d in enumerate(dist):
         assert lower[i] >= blockers[i] >= 0
+        assert tree[i] >= lower[i] + 1 if d > 0 else tree[i] == 0
         if d < float("inf"):
             solvable += 1
             assert blockers[i] <= d, f"blockers overestimates at {problem.board_at(np.array(sp.keys[i], np.uint64))}"
             assert lower[i] <= d, (
                 f"blockers-lb = {lower[i]} > {d} at {problem.board_at(np.array(sp.keys[i], np.uint64)).grid()}"
             )
+            assert tree[i] <= d, (
+                f"blocking-tree = {tree[i]} > {d} at {problem.board_at(np.array(sp.keys[i], np.uint64)).grid()}"
+            )
         if d == 0:
-            assert blockers[i] == lower[i] == 0
-    return sum(a > b for a, b in zip(lower, blockers)), solvable
+            assert blockers[i] == lower[i] == tree[i] == 0
+    return sum(a > b for a, b in zip(lower, blockers)), sum(t > b + 1 for t, b in zip(tree, lower)), solvable
 
 
 @pytest.mark.parametrize("model", ["slide", "step"])
@@ -411,10 +419,10 @@ def test_blockers_heuristics_are_admissible_on_every_reachable_state(kind, ident
     problem = board_problem(kind, ident, model)
     sp = space(problem)
     dist = goal_distances(problem)
-    stronger, solvable = check_admissible(problem, sp, dist)
+    stronger, deeper, solvable = check_admissible(problem, sp, dist)
     assert solvable == len(sp.keys)  # these boards are solvable from every state
     if kind == "course":
-        assert stronger > 0  # blockers-lb adds information
+        assert stronger > 0 and deeper > 0  # blockers-lb adds information, and blocking-tree more
 
 
 def test_blockers_lb_is_stronger_somewhere_on_walled_boards():
@@ -425,7 +433,7 @@ def test_blockers_lb_is_stronger_somewhere_on_walled_boards():
 def test_moves_freed_is_not_admissible(kind, ident):
     problem = board_problem(kind, ident, "slide")
     assert not problem.heuristic("moves-freed").admissible
-    assert problem.heuristic("blockers").admissible and problem.heuristic("blockers-lb").admissible
+    assert all(problem.heuristic(name).admissible for name in ("blockers", "blockers-lb", "blocking-tree"))
     sp = space(problem)
     dist = goal_distances(problem)
     h = problem.heuristic("moves-freed")

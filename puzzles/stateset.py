@@ -1,0 +1,125 @@
+"""A compiled set of state keys: an open-addressing table with each key inline and a tag in its reserved bits.
+
+A slot is `key_words` words: the key, with a small non-zero tag (BFS: the
+state's depth + 1) in the top RESERVED_BITS of the last word; 0 there is an
+empty slot. The home slot of a hash is its top 32 bits scaled to the capacity
+(any capacity below 2**32), and probing is linear. The table grows by half when
+3/4 full, so it stays between 1/2 and 3/4 full and a key costs `8 * key_words`
+bytes divided by that load. Searches prefetch the home slots of a batch of keys
+before they probe any, so that the cache misses overlap.
+"""
+
+import numpy as np
+
+from puzzles.intrinsics import advise_huge_pages, prefetch
+from puzzles.jit import nb
+from puzzles.nodestore import copy_row, hash_row
+from puzzles.problem import RESERVED_BITS
+
+_TAG_SHIFT = np.uint64(64 - RESERVED_BITS)
+_KEY_BITS = (np.uint64(1) << _TAG_SHIFT) - np.uint64(1)
+MAX_TAG = (1 << RESERVED_BITS) - 1
+
+
+@nb.njit(cache=True)
+def new_table(capacity, key_words):
+    """An empty table of `capacity` slots (backed by huge pages where Linux allows)."""
+    table = np.empty((capacity, key_words), dtype=np.uint64)
+    advise_huge_pages(table)
+    table[:] = 0
+    return table
+
+
+@nb.njit(cache=True)
+def home(h, capacity):
+    """The first slot for hash `h`."""
+    return np.int64(((h >> np.uint64(32)) * np.uint64(capacity)) >> np.uint64(32))
+
+
+@nb.njit(cache=True)
+def prefetch_home(table, h):
+    """Start loading the home slot of hash `h` into the cache."""
+    prefetch(table, home(h, table.shape[0]))
+
+
+@nb.njit(cache=True)
+def tag_at(table, slot):
+    """The tag stored in a slot, or 0 if it is empty."""
+    return np.int64(table[slot, table.shape[1] - 1] >> _TAG_SHIFT)
+
+
+@nb.njit(cache=True)
+def slot_of(table, keys, row, h):
+    """The slot holding row `row` of `keys` (whose hash is `h`), or the empty slot where it belongs."""
+    last = table.shape[1] - 1
+    slot = home(h, table.shape[0])
+    while True:
+        stored = table[slot, last]
+        if stored == 0:
+            return slot
+        if (stored & _KEY_BITS) == keys[row, last]:
+            same = True
+            for w in range(last):
+                if table[slot, w] != keys[row, w]:
+                    same = False
+                    break
+            if same:
+                return slot
+        slot += 1
+        if slot == table.shape[0]:
+            slot = 0
+
+
+@nb.njit(cache=True)
+def put(table, slot, keys, row, tag):
+    """Store row `row` of `keys` with `tag` (1 to MAX_TAG) in an empty slot."""
+    last = table.shape[1] - 1
+    for w in range(last):
+        table[slot, w] = keys[row, w]
+    table[slot, last] = keys[row, last] | (np.uint64(tag) << _TAG_SHIFT)
+
+
+@nb.njit(cache=True)
+def _grown(table):
+    """The table half as large again, every key re-inserted with its tag."""
+    bigger = new_table(table.shape[0] + table.shape[0] // 2, table.shape[1])
+    last = table.shape[1] - 1
+    key = np.empty((1, table.shape[1]), dtype=np.uint64)
+    for slot in range(table.shape[0]):
+        if table[slot, last] != 0:
+            copy_row(key, 0, table, slot)
+            key[0, last] &= _KEY_BITS
+            put(bigger, slot_of(bigger, key, 0, hash_row(key, 0)), key, 0, tag_at(table, slot))
+    return bigger
+
+
+@nb.njit(cache=True)
+def room_for(table, stored, more):
+    """(table, True), the table grown until `stored + more` keys fit in 3/4 of it; (table, False) if it cannot grow.
+
+    Growing fails when the allocation does (a memory cap, RLIMIT_AS, was reached).
+    """
+    while 4 * (stored + more) > 3 * table.shape[0]:
+        try:
+            table = _grown(table)
+        except Exception:
+            return table, False
+    return table, True
+
+
+@nb.njit(cache=True, _nrt=False)
+def add_new(table, keys, hashes, n, tag, rows):
+    """Store the rows 0..n-1 of `keys` not in the table yet, with `tag`; their row numbers go into `rows`, in order.
+
+    Returns how many there were. `hashes` holds each row's hash; the table must
+    have room for all n (`room_for`).
+    """
+    last = table.shape[1] - 1
+    fresh = 0
+    for j in range(n):
+        slot = slot_of(table, keys, j, hashes[j])
+        if table[slot, last] == 0:
+            put(table, slot, keys, j, tag)
+            rows[fresh] = j
+            fresh += 1
+    return fresh
