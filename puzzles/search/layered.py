@@ -36,7 +36,8 @@ from puzzles.kernels import expand, heuristic, is_goal, workspace
 from puzzles.nodestore import copy_row, hash_row, same_rows
 from puzzles.problem import Heuristic, Problem
 from puzzles.result import Limits, Outcome, SearchReport
-from puzzles.search.bfs import _KEY_BITS, _depth_at, _grown, _put, _slot_of
+from puzzles.intrinsics import prefetch
+from puzzles.search.bfs import _BATCH, _KEY_BITS, _depth_at, _grown, _home, _put, _slot_of
 
 MANIFEST = "manifest.json"
 FORMAT = 1
@@ -54,13 +55,13 @@ def _part_of(h, parts):
 
 @nb.njit(cache=True)
 def _room(table, stored):
-    """`table`, grown until one more state fits; None if the memory cap stops it growing."""
-    while 4 * (stored + 1) > 3 * table.shape[0]:
+    """(True, `table` grown until it holds `stored` states at most 3/4 full), or (False, table) at the memory cap."""
+    while 4 * stored > 3 * table.shape[0]:
         try:
             table = _grown(table)
         except Exception:  # the allocation failed: a memory cap (RLIMIT_AS) was reached
-            return None
-    return table
+            return False, table
+    return True, table
 
 
 @nb.njit(cache=True)
@@ -71,10 +72,10 @@ def load_part(table, stored, rows, depth, part, parts):
         h = hash_row(rows, r)
         if _part_of(h, parts) != part:
             continue
-        grown = _room(table, stored)
-        if grown is None:
-            return limits.MEMORY_LIMIT, table, stored
-        table = grown
+        if 4 * (stored + 1) > 3 * table.shape[0]:
+            grown, table = _room(table, stored + 1)
+            if not grown:
+                return limits.MEMORY_LIMIT, table, stored
         slot = _slot_of(table, rows, r, h)
         if table[slot, last] == 0:
             _put(table, slot, rows, r, depth)
@@ -97,31 +98,39 @@ def expand_part(spec, code, hargs, parents, table, stored, depth, part, parts, b
     last = table.shape[1] - 1
     out_keys = np.empty((max_branching, table.shape[1]), dtype=np.uint64)
     out_moves = np.empty(max_branching, dtype=np.int64)
-    for i in range(parents.shape[0]):
-        status = limits.exceeded(counters[EXPANDED], max_nodes, deadline)
+    batch_keys = np.empty((_BATCH * max_branching, table.shape[1]), dtype=np.uint64)
+    batch_hashes = np.empty(_BATCH * max_branching, dtype=np.uint64)
+    for first in range(0, parents.shape[0], _BATCH):
+        status = limits.reached(counters[EXPANDED], max_nodes, deadline)
         if status:
             return status, table, stored
-        count = expand(spec, work, parents[i], out_keys, out_moves)
-        counters[EXPANDED] += 1
-        counters[GENERATED] += count
-        for j in range(count):
-            h = hash_row(out_keys, j)
-            if _part_of(h, parts) != part:
-                continue
-            grown = _room(table, stored)
-            if grown is None:
+        batch = 0
+        for i in range(first, min(first + _BATCH, parents.shape[0], first + max_nodes - counters[EXPANDED])):
+            count = expand(spec, work, parents[i], out_keys, out_moves)
+            counters[EXPANDED] += 1
+            counters[GENERATED] += count
+            for j in range(count):
+                h = hash_row(out_keys, j)
+                if _part_of(h, parts) == part:
+                    copy_row(batch_keys, batch, out_keys, j)
+                    batch_hashes[batch] = h
+                    prefetch(table, _home(h, table.shape[0]))
+                    batch += 1
+        if 4 * (stored + batch) > 3 * table.shape[0]:
+            grown, table = _room(table, stored + batch)
+            if not grown:
                 return limits.MEMORY_LIMIT, table, stored
-            table = grown
-            slot = _slot_of(table, out_keys, j, h)
+        for b in range(batch):
+            slot = _slot_of(table, batch_keys, b, batch_hashes[b])
             if table[slot, last] != 0:
                 continue
-            if is_goal(spec, out_keys[j]):
-                copy_row(goal, 0, out_keys, j)
+            if is_goal(spec, batch_keys[b]):
+                copy_row(goal, 0, batch_keys, b)
                 return limits.SOLVED, table, stored
-            estimate = heuristic(spec, work, code, hargs, out_keys[j], 0)
+            estimate = heuristic(spec, work, code, hargs, batch_keys[b], 0)
             if bound >= 0 and depth + estimate > bound:
                 continue
-            _put(table, slot, out_keys, j, depth)
+            _put(table, slot, batch_keys, b, depth)
             stored += 1
             counters[NEW] += 1
             counters[MIN_H] = min(counters[MIN_H], estimate)
