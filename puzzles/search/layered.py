@@ -321,6 +321,8 @@ def _run(problem: Problem, limits_: Limits, heuristic: Heuristic, checkpoint: Ch
                 checkpoint.save()
                 return _report(state, Outcome.SOLVED, None, bound, counters, path, run_expanded, run_generated)
             if code != _DONE:
+                if code == limits.MEMORY_LIMIT and not building["done"]:
+                    building["parts"] *= 2  # the layer's growth was underestimated: the next run splits it finer
                 checkpoint.save()
                 _, reason = limits.outcome_of(code, limits_)
                 return _report(state, Outcome.LIMIT, reason, bound, counters, None, run_expanded, run_generated)

@@ -109,3 +109,19 @@ def test_a_checkpoint_of_another_search_is_refused(tmp_path):
 def test_an_upper_bound_needs_an_admissible_heuristic():
     with pytest.raises(PuzzleError, match="admissible"):
         solve(course("6x6_1"), "layered", {"heuristic": "moves-freed", "upper_bound": 30})
+
+
+def test_a_layer_that_outgrows_its_memory_is_split_finer_by_the_next_run(tmp_path, monkeypatch):
+    from puzzles.search import layered
+
+    problem = course("6x6_3")
+    params = {"checkpoint": str(tmp_path)}
+    solve(problem, "layered", params, Limits(max_nodes=2_000))
+    real = layered.expand_part
+    monkeypatch.setattr(layered, "expand_part", lambda *args: (layered.limits.MEMORY_LIMIT, args[4], args[5]))
+    cut = solve(problem, "layered", params)
+    assert cut.outcome == Outcome.LIMIT and "out of memory" in cut.reason
+    assert json.loads((tmp_path / "manifest.json").read_text())["building"]["parts"] == 2
+    monkeypatch.setattr(layered, "expand_part", real)
+    result = solve(problem, "layered", params)
+    assert result.moves == 33 and 2 in result.extra["layer_parts"]
