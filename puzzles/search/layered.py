@@ -421,7 +421,7 @@ def _report(state: dict[str, Any], outcome: Outcome, reason: str | None, bound: 
         "total_expanded": state["expanded"],
         "total_generated": state["generated"],
     }
-    if state["building"]:
+    if state["building"] and outcome != Outcome.SOLVED:
         extra["parts_done"] = len(state["building"]["done"])
         extra["parts_building"] = state["building"]["parts"]
     if bound >= 0:
