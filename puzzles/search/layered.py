@@ -296,7 +296,7 @@ def _run(problem: Problem, limits_: Limits, heuristic: Heuristic, checkpoint: Ch
         if problem.is_goal(start[0]):
             return SearchReport(outcome=Outcome.SOLVED, extra={"lower_bound": 0})
         checkpoint.write(0, 0, 1, start)
-        h = int(estimate_of(heuristic.spec, heuristic.code, heuristic.args, start))
+        h = int(estimate_of(heuristic.spec, heuristic.code, heuristic.args, start)) if heuristic.admissible else None
         state["layers"].append({"count": 1, "parts": 1, "min_h": h})
         checkpoint.save()
     goal = start.copy()
@@ -328,7 +328,8 @@ def _run(problem: Problem, limits_: Limits, heuristic: Heuristic, checkpoint: Ch
                 return _report(state, Outcome.LIMIT, reason, bound, counters, None, run_expanded, run_generated)
             checkpoint.write(depth, part, parts, rows)
             building["done"][str(part)] = {"count": int(rows.shape[0]),
-                                           "min_h": int(counters[MIN_H]) if counters[NEW] else None}
+                                           "min_h": int(counters[MIN_H]) if counters[NEW] and heuristic.admissible
+                                           else None}  # only an admissible estimate bounds the solutions
             checkpoint.save()
         done = building["done"].values()
         found = [entry["min_h"] for entry in done if entry["min_h"] is not None]

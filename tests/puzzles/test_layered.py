@@ -125,3 +125,15 @@ def test_a_layer_that_outgrows_its_memory_is_split_finer_by_the_next_run(tmp_pat
     monkeypatch.setattr(layered, "expand_part", real)
     result = solve(problem, "layered", params)
     assert result.moves == 33 and 2 in result.extra["layer_parts"]
+
+
+def test_only_an_admissible_estimate_raises_the_bound(tmp_path):
+    # blockers-lb is 4 on 9x9_4's start and stays 4 for 12 layers: the bound is depth + 4 there, plain depth + 1 with
+    # moves-freed, which is not admissible.
+    params = {"checkpoint": str(tmp_path / "lb")}
+    admissible = solve(course("9x9_4"), "layered", params, Limits(max_nodes=1_000))
+    assert admissible.extra["lower_bound"] == admissible.extra["depth_completed"] + 4
+    inadmissible = solve(course("9x9_4"), "layered", {"checkpoint": str(tmp_path / "mf"), "heuristic": "moves-freed"},
+                         Limits(max_nodes=1_000))
+    assert inadmissible.extra["lower_bound"] == inadmissible.extra["depth_completed"] + 1
+    assert set(inadmissible.extra["layer_min_h"]) == {None}
