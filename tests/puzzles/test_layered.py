@@ -137,3 +137,12 @@ def test_only_an_admissible_estimate_raises_the_bound(tmp_path):
                          Limits(max_nodes=1_000))
     assert inadmissible.extra["lower_bound"] == inadmissible.extra["depth_completed"] + 1
     assert set(inadmissible.extra["layer_min_h"]) == {None}
+
+
+@pytest.mark.parametrize("model", ["slide", "step"])
+def test_a_solved_board_takes_no_moves_and_the_step_model_counts_cells(model, tmp_path):
+    solved = RushHourProblem(parse_board("....../....../....AA/....../....../......"), model)
+    assert solve(solved, "layered", {"checkpoint": str(tmp_path / "solved")}).moves == 0
+    result = solve(RushHourProblem(load_board(str(BOARDS / "Rushhour6x6_2.csv")), model), "layered",
+                   {"checkpoint": str(tmp_path / "6x6_2")})
+    assert result.moves == {"slide": 15, "step": 29}[model]
