@@ -14,8 +14,9 @@ After layer d is complete with no goal, no solution is shorter than d + 1;
 more, every longer solution passes through layer d, so none is shorter than
 d + min h over the layer (h admissible). With an `upper_bound` U (a solution
 of U moves is known), states with depth + h above U - 1 are not kept: the
-search then decides whether any solution shorter than U exists. The solution
-is traced back through the layers on disk.
+search then decides whether any solution shorter than U exists. A resumed
+search may lower its bound (a shorter solution was found meanwhile), never
+raise it. The solution is traced back through the layers on disk.
 """
 
 import hashlib
@@ -45,6 +46,7 @@ EXPANDED, GENERATED, NEW, MIN_H = range(4)  # the counters of one pass
 _NO_H = np.iinfo(np.int64).max
 _DONE = -1  # a pass ended with every parent expanded (limits.SOLVED is 0)
 _SLICE = 1 << 20  # states of a layer file expanded per call
+_SLACK = 4 / 3 + 0.01  # a part's table is made this much larger than the states expected in it: at most 3/4 full
 
 
 @nb.njit(cache=True)
@@ -178,9 +180,8 @@ def estimate_of(spec, code, hargs, keys):
 class Checkpoint:
     """A search's folder of layer files and its manifest: what is proven, and what the next layer has so far."""
 
-    def __init__(self, folder: Path, identity: str):
+    def __init__(self, folder: Path, identity: str, bound: int):
         self.folder = folder
-        self.identity = identity
         path = folder / MANIFEST
         if path.exists():
             try:
@@ -188,11 +189,16 @@ class Checkpoint:
             except (OSError, ValueError) as err:
                 raise PuzzleError(f"checkpoint {path} cannot be read: {err}") from None
             if self.state.get("format") != FORMAT or self.state.get("identity") != identity:
-                raise PuzzleError(f"checkpoint {folder} belongs to another search (board, heuristic or bound):"
+                raise PuzzleError(f"checkpoint {folder} belongs to another search (board or heuristic):"
                                   " give another folder, or delete it")
+            if self.state["layers"] and _looser(bound, self.state["bound"]):
+                earlier = "none" if self.state["bound"] < 0 else f"{self.state['bound'] + 1} moves"
+                raise PuzzleError(f"checkpoint {folder} was searched with an upper bound of {earlier}: resume with"
+                                  " that bound or a lower one, or give another folder")
         else:
             self.state = {"format": FORMAT, "identity": identity, "layers": [], "building": None,
                           "expanded": 0, "generated": 0}
+        self.state["bound"] = bound  # the least so far: layers pruned more loosely before stay exact
 
     def save(self) -> None:
         """Write the manifest atomically (a new file renamed over the old)."""
@@ -214,24 +220,23 @@ class Checkpoint:
             np.save(out, rows)
         os.replace(temporary, final)
 
-    def read(self, depth: int, part: int, parts: int) -> np.ndarray:
-        """One part of a layer."""
-        return np.load(self.path(depth, part, parts))
+    def slices(self, depth: int, part: int, parts: int) -> Iterator[np.ndarray]:
+        """The states of one part of a layer, a slice of the memory-mapped file at a time."""
+        rows = np.load(self.path(depth, part, parts), mmap_mode="c")
+        for first in range(0, rows.shape[0], _SLICE):
+            yield np.asarray(rows[first : first + _SLICE])
 
     def files_of(self, depth: int) -> Iterator[np.ndarray]:
-        """Every state of a complete layer, a slice of a memory-mapped part at a time."""
+        """Every state of a complete layer, in slices."""
         parts = self.state["layers"][depth]["parts"]
         for part in range(parts):
-            rows = np.load(self.path(depth, part, parts), mmap_mode="c")
-            for first in range(0, rows.shape[0], _SLICE):
-                yield np.asarray(rows[first : first + _SLICE])
+            yield from self.slices(depth, part, parts)
 
-    def parts_for(self, depth: int, part: int, parts: int) -> list[np.ndarray]:
-        """The parts of a complete layer that may hold states of part `part` of `parts` (parts are powers of two)."""
+    def parts_for(self, depth: int, part: int, parts: int) -> Iterator[np.ndarray]:
+        """In slices, the parts of a complete layer that may hold states of part `part` of `parts` (powers of two)."""
         own = self.state["layers"][depth]["parts"]
-        if own >= parts:
-            return [self.read(depth, p, own) for p in range(part, own, parts)]
-        return [self.read(depth, part % own, own)]
+        for p in range(part, own, parts) if own >= parts else [part % own]:
+            yield from self.slices(depth, p, own)
 
 
 def search(problem: Problem, limits_: Limits, heuristic: Heuristic, checkpoint: str | None = None,
@@ -250,14 +255,14 @@ def search(problem: Problem, limits_: Limits, heuristic: Heuristic, checkpoint: 
         _compile(problem, heuristic, start)
         return SearchReport(outcome=Outcome.LIMIT, reason="node limit of 0 expansions reached")
     bound = upper_bound - 1 if upper_bound is not None else -1
-    identity = _identity(problem, heuristic, bound)
+    identity = _identity(problem, heuristic)
     if checkpoint is None:
         folder = Path(tempfile.mkdtemp(prefix="slidelab-layers-"))
         try:
-            return _run(problem, limits_, heuristic, Checkpoint(folder, identity), bound, memory_gib, start)
+            return _run(problem, limits_, heuristic, Checkpoint(folder, identity, bound), bound, memory_gib, start)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
-    return _run(problem, limits_, heuristic, Checkpoint(Path(checkpoint), identity), bound, memory_gib, start)
+    return _run(problem, limits_, heuristic, Checkpoint(Path(checkpoint), identity, bound), bound, memory_gib, start)
 
 
 def _compile(problem: Problem, heuristic: Heuristic, start: np.ndarray) -> None:
@@ -274,14 +279,24 @@ def _compile(problem: Problem, heuristic: Heuristic, start: np.ndarray) -> None:
     estimate_of(heuristic.spec, heuristic.code, heuristic.args, start)
 
 
-def _identity(problem: Problem, heuristic: Heuristic, bound: int) -> str:
-    """A digest of what fixes the layers: the spec, the start, the heuristic and the bound."""
+def _identity(problem: Problem, heuristic: Heuristic) -> str:
+    """A digest of what fixes the layers: the spec, the start and the heuristic (which prunes under a bound)."""
     digest = hashlib.sha256()
     for name, value in problem.kernels.spec._asdict().items():
         digest.update(name.encode() + np.asarray(value).tobytes())
     digest.update(problem.start_key().tobytes())
-    digest.update(f"{heuristic.name}:{heuristic.args.tobytes().hex()}:{bound}".encode())
+    digest.update(f"{heuristic.name}:{heuristic.args.tobytes().hex()}".encode())
     return digest.hexdigest()
+
+
+def _looser(bound: int, earlier: int) -> bool:
+    """True if pruning with `bound` keeps states that `earlier` dropped (-1: no bound).
+
+    A state dropped at one depth is dropped at every later one as long as the
+    bound never rises: then the layers are still exact, pruned a little more
+    from some depth on.
+    """
+    return earlier >= 0 and (bound < 0 or bound > earlier)
 
 
 def _run(problem: Problem, limits_: Limits, heuristic: Heuristic, checkpoint: Checkpoint, bound: int,
@@ -340,8 +355,8 @@ def _run(problem: Problem, limits_: Limits, heuristic: Heuristic, checkpoint: Ch
 
 
 def _parts(state: dict[str, Any], kernels, memory_gib: float) -> int:
-    """How many parts the next layer needs for one part's table (at 2/3 load) to fit the budget."""
-    table_bytes = 1.5 * _expected_states(state, kernels) * 8 * kernels.key_words
+    """How many parts the next layer needs for one part's table (at most 3/4 full) to fit the budget."""
+    table_bytes = _SLACK * _expected_states(state, kernels) * 8 * kernels.key_words
     parts = 1
     while table_bytes / parts > memory_gib * 2**30:
         parts *= 2
@@ -353,7 +368,7 @@ def _expected_states(state: dict[str, Any], kernels) -> float:
     layers = state["layers"]
     last = layers[-1]["count"]
     before = layers[-2]["count"] if len(layers) > 1 else 0
-    growth = min(kernels.max_branching, 1.25 * last / before) if before else kernels.max_branching
+    growth = min(kernels.max_branching, 1.1 * last / before) if before else kernels.max_branching
     return before + last + growth * last
 
 
@@ -361,7 +376,7 @@ def _build_part(problem: Problem, heuristic: Heuristic, checkpoint: Checkpoint, 
                 bound: int, counters: np.ndarray, goal: np.ndarray, max_nodes: int, deadline: float):
     """One pass: part `part` of layer `depth`; returns (status, its rows): _DONE, SOLVED or a limit."""
     kernels = problem.kernels
-    capacity = max(256, int(1.5 * _expected_states(checkpoint.state, kernels) / parts))
+    capacity = max(256, int(_SLACK * _expected_states(checkpoint.state, kernels) / parts))
     table = np.zeros((capacity, kernels.key_words), dtype=np.uint64)
     stored = 0
     counters[:] = (0, 0, 0, _NO_H)

@@ -100,7 +100,7 @@ def test_a_checkpoint_of_another_search_is_refused(tmp_path):
     with pytest.raises(PuzzleError, match="belongs to another search"):
         solve(course("6x6_2"), "layered", {"checkpoint": str(tmp_path)})
     with pytest.raises(PuzzleError, match="belongs to another search"):
-        solve(course("6x6_1"), "layered", {"checkpoint": str(tmp_path), "upper_bound": 30})
+        solve(course("6x6_1"), "layered", {"checkpoint": str(tmp_path), "heuristic": "blockers"})
     (tmp_path / "manifest.json").write_text("{not json")
     with pytest.raises(PuzzleError, match="cannot be read"):
         solve(course("6x6_1"), "layered", {"checkpoint": str(tmp_path)})
@@ -146,3 +146,18 @@ def test_a_solved_board_takes_no_moves_and_the_step_model_counts_cells(model, tm
     result = solve(RushHourProblem(load_board(str(BOARDS / "Rushhour6x6_2.csv")), model), "layered",
                    {"checkpoint": str(tmp_path / "6x6_2")})
     assert result.moves == {"slide": 15, "step": 29}[model]
+
+
+def test_a_resumed_search_may_lower_its_upper_bound_but_not_raise_it(tmp_path):
+    problem = course("6x6_3")  # 33 moves
+    params = {"checkpoint": str(tmp_path)}
+    solve(problem, "layered", params, Limits(max_nodes=1_000))  # unbounded so far
+    solve(problem, "layered", params | {"upper_bound": 40}, Limits(max_nodes=1_000))
+    for looser in ({}, {"upper_bound": 41}):
+        with pytest.raises(PuzzleError, match="upper bound of 40 moves: resume with that bound or a lower one"):
+            solve(problem, "layered", params | looser)
+    result = solve(problem, "layered", params | {"upper_bound": 34})
+    assert result.moves == 33 and problem.check_solution(result.move_codes)
+    below = solve(problem, "layered", {"checkpoint": str(tmp_path / "below")}, Limits(max_nodes=1_000))
+    proof = solve(problem, "layered", {"checkpoint": str(tmp_path / "below"), "upper_bound": 32})
+    assert below.outcome == Outcome.LIMIT and proof.reason == "no solution within 31 moves: every state within the bound searched"
