@@ -407,9 +407,10 @@ def _trace_back(problem: Problem, checkpoint: Checkpoint, goal: np.ndarray, dept
             found = first_held(rows, candidates)
             if found >= 0:
                 break
-        move, parent = successors[found]
-        back = [m for m, key in problem.successors(parent) if np.array_equal(key, current)]
-        path.append(back[0])
+        else:
+            raise RuntimeError(f"layer {earlier} of {checkpoint.folder} holds no neighbour of a state of the next")
+        parent = successors[found][1]
+        path.append(next(m for m, key in problem.successors(parent) if np.array_equal(key, current)))
         current = parent
     return path[::-1]
 
