@@ -221,10 +221,13 @@ class Checkpoint:
         os.replace(temporary, final)
 
     def slices(self, depth: int, part: int, parts: int) -> Iterator[np.ndarray]:
-        """The states of one part of a layer, a slice of the memory-mapped file at a time."""
-        rows = np.load(self.path(depth, part, parts), mmap_mode="c")
-        for first in range(0, rows.shape[0], _SLICE):
-            yield np.asarray(rows[first : first + _SLICE])
+        """The states of one part of a layer, read a slice at a time (a whole file mapped would count in RLIMIT_AS)."""
+        with open(self.path(depth, part, parts), "rb") as source:
+            major, _ = np.lib.format.read_magic(source)
+            header = np.lib.format.read_array_header_1_0 if major == 1 else np.lib.format.read_array_header_2_0
+            shape, _, _ = header(source)
+            for _ in range(0, shape[0], _SLICE):
+                yield np.fromfile(source, dtype=np.uint64, count=_SLICE * shape[1]).reshape(-1, shape[1])
 
     def files_of(self, depth: int) -> Iterator[np.ndarray]:
         """Every state of a complete layer, in slices."""
@@ -377,7 +380,10 @@ def _build_part(problem: Problem, heuristic: Heuristic, checkpoint: Checkpoint, 
     """One pass: part `part` of layer `depth`; returns (status, its rows): _DONE, SOLVED or a limit."""
     kernels = problem.kernels
     capacity = max(256, int(_SLACK * _expected_states(checkpoint.state, kernels) / parts))
-    table = np.zeros((capacity, kernels.key_words), dtype=np.uint64)
+    try:
+        table = np.zeros((capacity, kernels.key_words), dtype=np.uint64)
+    except MemoryError:  # the memory cap (RLIMIT_AS) is below the budget
+        return limits.MEMORY_LIMIT, None
     stored = 0
     counters[:] = (0, 0, 0, _NO_H)
     for earlier in (depth - 2, depth - 1):
