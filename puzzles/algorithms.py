@@ -93,7 +93,8 @@ ALGORITHMS: dict[str, Algorithm] = {
     "layered": Algorithm(
         "layered", "layered BFS with checkpoints: the optimum, or a lower bound that rises layer by layer (resumable)",
         {"heuristic": Param("blockers-lb", str, _HEURISTIC_HELP), "pdb": _PDB,
-         "checkpoint": Param(None, str, "the folder of its layers and manifest, to resume from (default: a temporary one)"),
+         "checkpoint": Param(None, str, "the folder of its layers and manifest, to resume from"
+                             " (default: a temporary one)"),
          "upper_bound": Param(None, int, "the length of a known solution: only shorter ones are looked for", 1),
          "memory_gib": Param(4.0, float, "the memory budget of one part's table, in GiB", 1e-6)},
         optimal=True,

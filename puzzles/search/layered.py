@@ -68,7 +68,10 @@ def _room(table, stored):
 
 @nb.njit(cache=True)
 def load_part(table, stored, rows, depth, part, parts):
-    """Put the rows of `rows` in part `part` of `parts` into the table at `depth`; returns (status, table, stored): _DONE or MEMORY_LIMIT."""
+    """Put the rows of `rows` in part `part` of `parts` into the table at `depth`.
+
+    Returns (status, table, stored), the status _DONE or MEMORY_LIMIT.
+    """
     last = table.shape[1] - 1
     for r in range(rows.shape[0]):
         h = hash_row(rows, r)

@@ -75,7 +75,8 @@ def test_every_layer_reaches_the_manifest_as_it_is_proven(tmp_path):
 def test_an_upper_bound_decides_whether_a_shorter_solution_exists(tmp_path):
     problem = course("6x6_1")  # 21 moves
     proof = solve(problem, "layered", {"checkpoint": str(tmp_path / "20"), "upper_bound": 20})
-    assert proof.outcome == Outcome.LIMIT and proof.reason == "no solution within 19 moves: every state within the bound searched"
+    assert proof.outcome == Outcome.LIMIT
+    assert proof.reason == "no solution within 19 moves: every state within the bound searched"
     assert proof.extra["lower_bound"] == 20 and proof.extra["upper_bound"] == 20
     unpruned = solve(problem, "layered", {"checkpoint": str(tmp_path / "none")})
     assert sum(proof.extra["layer_counts"]) < sum(unpruned.extra["layer_counts"][:20])  # states over the bound dropped
@@ -160,4 +161,5 @@ def test_a_resumed_search_may_lower_its_upper_bound_but_not_raise_it(tmp_path):
     assert result.moves == 33 and problem.check_solution(result.move_codes)
     below = solve(problem, "layered", {"checkpoint": str(tmp_path / "below")}, Limits(max_nodes=1_000))
     proof = solve(problem, "layered", {"checkpoint": str(tmp_path / "below"), "upper_bound": 32})
-    assert below.outcome == Outcome.LIMIT and proof.reason == "no solution within 31 moves: every state within the bound searched"
+    assert below.outcome == Outcome.LIMIT
+    assert proof.reason == "no solution within 31 moves: every state within the bound searched"
