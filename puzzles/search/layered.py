@@ -24,20 +24,20 @@ import json
 import os
 import shutil
 import tempfile
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from puzzles import limits
 from puzzles.errors import PuzzleError
+from puzzles.intrinsics import prefetch
 from puzzles.jit import nb
 from puzzles.kernels import expand, heuristic, is_goal, workspace
 from puzzles.nodestore import copy_row, hash_row, same_rows
 from puzzles.problem import Heuristic, Problem
 from puzzles.result import Limits, Outcome, SearchReport
-from puzzles.intrinsics import prefetch
 from puzzles.search.bfs import _BATCH, _KEY_BITS, _depth_at, _grown, _home, _put, _slot_of
 
 MANIFEST = "manifest.json"
@@ -195,9 +195,9 @@ class Checkpoint:
                 raise PuzzleError(f"checkpoint {folder} belongs to another search (board or heuristic):"
                                   " give another folder, or delete it")
             if self.state["layers"] and _looser(bound, self.state["bound"]):
-                earlier = "none" if self.state["bound"] < 0 else f"{self.state['bound'] + 1} moves"
-                raise PuzzleError(f"checkpoint {folder} was searched with an upper bound of {earlier}: resume with"
-                                  " that bound or a lower one, or give another folder")
+                raise PuzzleError(f"checkpoint {folder} was searched with an upper bound of"
+                                  f" {self.state['bound'] + 1} moves: resume with that bound or a lower one,"
+                                  " or give another folder")
         else:
             self.state = {"format": FORMAT, "identity": identity, "layers": [], "building": None,
                           "expanded": 0, "generated": 0}
