@@ -194,7 +194,7 @@ class Checkpoint:
             if self.state.get("format") != FORMAT or self.state.get("identity") != identity:
                 raise PuzzleError(f"checkpoint {folder} belongs to another search (board or heuristic):"
                                   " give another folder, or delete it")
-            if self.state["layers"] and _looser(bound, self.state["bound"]):
+            if self.state["layers"] and _looser(bound, self.state.get("bound", -1)):
                 raise PuzzleError(f"checkpoint {folder} was searched with an upper bound of"
                                   f" {self.state['bound'] + 1} moves: resume with that bound or a lower one,"
                                   " or give another folder")
