@@ -90,6 +90,15 @@ ALGORITHMS: dict[str, Algorithm] = {
          "bound": Param(0, int, "the iteration's bound on f = g + h", 0),
          "split_depth": Param(None, int, "the depth the search was split at (recorded with the job)", 1)},
     ),
+    "layered": Algorithm(
+        "layered", "layered BFS with checkpoints: the optimum, or a lower bound that rises layer by layer (resumable)",
+        {"heuristic": Param("blockers-lb", str, _HEURISTIC_HELP), "pdb": _PDB,
+         "checkpoint": Param(None, str, "the folder of its layers and manifest, to resume from"
+                             " (default: a temporary one)"),
+         "upper_bound": Param(None, int, "the length of a known solution: only shorter ones are looked for", 1),
+         "memory_gib": Param(4.0, float, "the memory budget of one part's table, in GiB", 1e-6)},
+        optimal=True,
+    ),
     "moves-freed": Algorithm(  # the seed's "Moves Freed": the A* loop ordered by the moves-freed heuristic
         "astar",
         "the seed's moves-freed heuristic inside the A* loop",

@@ -19,6 +19,7 @@ from puzzles.problem import RESERVED_BITS
 _TAG_SHIFT = np.uint64(64 - RESERVED_BITS)
 _KEY_BITS = (np.uint64(1) << _TAG_SHIFT) - np.uint64(1)
 MAX_TAG = (1 << RESERVED_BITS) - 1
+BATCH = 16  # parents a search expands before it probes their successors, whose home slots it prefetched
 
 
 @nb.njit(cache=True)
@@ -80,6 +81,13 @@ def put(table, slot, keys, row, tag):
 
 
 @nb.njit(cache=True)
+def copy_key(target, row, table, slot):
+    """Copy the key held in `slot` (its tag cleared) into row `row` of `target`."""
+    copy_row(target, row, table, slot)
+    target[row, table.shape[1] - 1] &= _KEY_BITS
+
+
+@nb.njit(cache=True)
 def _grown(table):
     """The table half as large again, every key re-inserted with its tag."""
     bigger = new_table(table.shape[0] + table.shape[0] // 2, table.shape[1])
@@ -87,8 +95,7 @@ def _grown(table):
     key = np.empty((1, table.shape[1]), dtype=np.uint64)
     for slot in range(table.shape[0]):
         if table[slot, last] != 0:
-            copy_row(key, 0, table, slot)
-            key[0, last] &= _KEY_BITS
+            copy_key(key, 0, table, slot)
             put(bigger, slot_of(bigger, key, 0, hash_row(key, 0)), key, 0, tag_at(table, slot))
     return bigger
 

@@ -16,7 +16,6 @@ from puzzles.nodestore import copy_row, hash_row, same_rows
 from puzzles.problem import Problem
 from puzzles.result import Limits, SearchReport
 
-_BATCH = 16  # parents expanded before their successors are probed
 _FIRST_CAPACITY = 1 << 8
 
 
@@ -55,8 +54,8 @@ def bfs(spec, start, max_branching, exhaustive, max_nodes, deadline):
     table = stateset.new_table(_FIRST_CAPACITY, key_words)
     stateset.put(table, stateset.slot_of(table, layer, 0, hash_row(layer, 0)), layer, 0, 1)
     stored = 1
-    batch_keys = np.empty((_BATCH * max_branching, key_words), dtype=np.uint64)
-    batch_hashes = np.empty(_BATCH * max_branching, dtype=np.uint64)
+    batch_keys = np.empty((stateset.BATCH * max_branching, key_words), dtype=np.uint64)
+    batch_hashes = np.empty(stateset.BATCH * max_branching, dtype=np.uint64)
     out_keys = np.empty((max_branching, key_words), dtype=np.uint64)
     out_moves = np.empty(max_branching, dtype=np.int64)
     depth_counts = [1]
@@ -68,12 +67,12 @@ def bfs(spec, start, max_branching, exhaustive, max_nodes, deadline):
         next_depth = len(depth_counts)
         following = np.empty((max(16, 2 * layer.shape[0]), key_words), dtype=np.uint64)
         found = 0
-        for first in range(0, layer.shape[0], _BATCH):
+        for first in range(0, layer.shape[0], stateset.BATCH):
             stop = limits.reached(expanded, max_nodes, deadline)
             if stop:
                 return stop, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts, table.nbytes
             batch = 0
-            for i in range(first, min(first + _BATCH, layer.shape[0], first + max_nodes - expanded)):
+            for i in range(first, min(first + stateset.BATCH, layer.shape[0], first + max_nodes - expanded)):
                 count = expand(spec, work, layer[i], out_keys, out_moves)
                 for j in range(count):
                     h = hash_row(out_keys, j)
