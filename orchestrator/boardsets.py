@@ -43,7 +43,7 @@ class ShippedSet:
 
 COURSE = ("6x6_1", "6x6_2", "6x6_3", "9x9_4", "9x9_5", "9x9_6", "12x12_7")
 # Fewest moves, proven by BFS (tests/puzzles/test_rushhour_search.py, docs/performance.md); 12x12_7's is unknown
-# (19 to 25 moves: docs/performance.md).
+# (20 to 25 moves: docs/performance.md).
 COURSE_OPTIMA = {"Rushhour6x6_1": 21, "Rushhour6x6_2": 15, "Rushhour6x6_3": 33,
                  "Rushhour9x9_4": 27, "Rushhour9x9_5": 22, "Rushhour9x9_6": 18}
 SHIPPED = {
