@@ -104,9 +104,7 @@ def split_search(db: Database, instance, name: str, depth: int, params: dict[str
     while result.moves is None:
         started = time.perf_counter()
         if foreseen_nodes(result.rounds) < (SPLIT_ABOVE if split_above is None else split_above):
-            whole = subtree.search(problem, Limits(), heuristic, "", bound)
-            level = subtree.Frontier(bound, 0, [], [], whole.expanded, whole.generated, whole.extra["next_bound"],
-                                     whole.path if whole.outcome == Outcome.SOLVED else None)
+            level = subtree.whole(problem, heuristic, bound)
         else:
             level = subtree.frontier(problem, heuristic, bound, depth)
         if level.solution is not None or not level.leaves:

@@ -90,6 +90,13 @@ def frontier(problem: Problem, heuristic: Heuristic, bound: int, depth: int) -> 
                     int(counters[idastar.EXPANDED]), int(counters[idastar.GENERATED]), _bound_or_none(next_bound), found)
 
 
+def whole(problem: Problem, heuristic: Heuristic, bound: int) -> Frontier:
+    """The iteration with `bound` searched from the start, as a frontier with no leaves: its counts, its solution."""
+    status, solution, counters, next_bound, _ = _run(problem, Limits(), heuristic, np.empty(0, dtype=np.int64), bound, 0)
+    return Frontier(bound, 0, [], [], int(counters[idastar.EXPANDED]), int(counters[idastar.GENERATED]),
+                    _bound_or_none(next_bound), [int(m) for m in solution] if status == limits.SOLVED else None)
+
+
 def _run(problem: Problem, limits_: Limits, heuristic: Heuristic, prefix: np.ndarray, bound: int, depth: int,
          capacity: int = 0) -> tuple:
     max_nodes, deadline = limits.budget(limits_)
