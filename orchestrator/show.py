@@ -6,8 +6,11 @@ output stays easy to diff and test. Frames label vehicles as the input did
 (`X` the red car of a course CSV), like the moves in the captions.
 """
 
+import logging
+import sys
 import textwrap
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from rich import box
@@ -69,6 +72,22 @@ def _value(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
     return str(value)
+
+
+@contextmanager
+def search_log() -> Iterator[None]:
+    """Show on stderr, with the time, what a search logs as it goes (a layered search's bound, layer by layer)."""
+    logger = logging.getLogger("puzzles")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
 
 
 def summary(result: SolveResult) -> str:

@@ -39,7 +39,8 @@ def solve_command(
 ) -> None:
     """Solve one board, Rush Hour or N-puzzle, with one algorithm and print the result.
 
-    A search that ends unsolved (outcome unsolvable, failed or limit) exits 0; bad input exits 2.
+    A search that ends unsolved (outcome unsolvable, failed or limit) exits 0; bad input exits 2. A layered
+    search prints a line on stderr as it proves each layer, with the bound proven so far.
 
     Example: orchestrate solve data/boards/rushhour/Rushhour6x6_1.csv --algo astar --heuristic blockers-lb
     """
@@ -59,7 +60,7 @@ def solve_command(
         configured()
         problem = load_problem(board, size=size, move_model=params.get("move_model") or "slide", goal=goal)
         limits = job_limits(time_limit, max_nodes, memory_limit)
-        with memory_cap(limits["memory_limit"]):
+        with memory_cap(limits["memory_limit"]), show.search_log():
             result = solve(problem, algo, params, Limits(max_nodes=max_nodes, time_limit=time_limit), seed=seed)
         if as_json:
             typer.echo(json.dumps({**result.to_dict(), "solution": problem.json_solution(result.solution)}))

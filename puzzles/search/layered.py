@@ -21,6 +21,7 @@ raise it. The solution is traced back through the layers on disk.
 
 import hashlib
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -38,6 +39,7 @@ from puzzles.nodestore import copy_row, hash_row, same_rows
 from puzzles.problem import Heuristic, Problem
 from puzzles.result import Limits, Outcome, SearchReport
 
+log = logging.getLogger(__name__)  # a line per layer proven: a long run shows its bound rising
 MANIFEST = "manifest.json"
 FORMAT = 1
 EXPANDED, GENERATED, NEW, MIN_H = range(4)  # the counters of one pass
@@ -340,6 +342,8 @@ def _run(problem: Problem, limits_: Limits, heuristic: Heuristic, checkpoint: Ch
                                 "min_h": min(found) if found else None})
         state["building"] = None
         checkpoint.save()
+        log.info("layer %d: %s states in %d part(s); no solution within %d moves",
+                 depth, f"{state['layers'][-1]['count']:,}", parts, _proven(state, bound) - 1)
 
 
 def _parts(state: dict[str, Any], kernels, memory_gib: float) -> int:
@@ -406,17 +410,23 @@ def _trace_back(problem: Problem, checkpoint: Checkpoint, goal: np.ndarray, dept
     return path[::-1]
 
 
-def _report(state: dict[str, Any], outcome: Outcome, reason: str | None, bound: int, counters: np.ndarray,
-            path: list[int] | None = None, expanded: int = 0, generated: int = 0) -> SearchReport:
-    """The report of a run: the bound proven (in words for a limit, and in `extra`) and the layers' figures."""
+def _proven(state: dict[str, Any], bound: int) -> int:
+    """The fewest moves a solution can have, given the complete layers (none holds a goal) and the bound."""
     layers = state["layers"]
-    complete = len(layers) - 1  # no goal in layers 0..complete
+    complete = len(layers) - 1
     least = layers[-1]["min_h"]
     lower = max(complete + 1, complete + least) if least is not None else complete + 1
     if bound >= 0:
         lower = min(lower, bound + 1) if layers[-1]["count"] else bound + 1
-    if outcome == Outcome.SOLVED:
-        lower = len(path)
+    return lower
+
+
+def _report(state: dict[str, Any], outcome: Outcome, reason: str | None, bound: int, counters: np.ndarray,
+            path: list[int] | None = None, expanded: int = 0, generated: int = 0) -> SearchReport:
+    """The report of a run: the bound proven (in words for a limit, and in `extra`) and the layers' figures."""
+    layers = state["layers"]
+    complete = len(layers) - 1
+    lower = len(path) if outcome == Outcome.SOLVED else _proven(state, bound)
     words = f"no solution within {lower - 1} moves"
     if outcome == Outcome.LIMIT:
         reason = f"{words} ({reason})" if reason else f"{words}: every state within the bound searched"

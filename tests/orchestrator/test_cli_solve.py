@@ -36,6 +36,14 @@ def assert_usage_error(result) -> None:
     assert result.stdout == ""
 
 
+def test_a_layered_solve_shows_each_layer_proven_on_stderr(boards_dir, tmp_path):
+    result = orchestrate("solve", boards_dir / "Rushhour6x6_2.csv", "--algo", "layered", "--checkpoint", tmp_path / "cp")
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 14 and lines[-1].endswith(" layer 14: 478 states in 1 part(s); no solution within 14 moves")
+    assert "moves:           15" in result.stdout and "no solution within" not in result.stdout
+
+
 def test_bfs_json_solves_course_board(boards_dir):
     data = solve_json(boards_dir / "Rushhour6x6_1.csv", "--algo", "bfs")
     assert data["outcome"] == "solved"

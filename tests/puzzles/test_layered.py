@@ -5,6 +5,8 @@ and a walled board whose red car can never leave.
 """
 
 import json
+import logging
+import re
 from pathlib import Path
 
 import pytest
@@ -83,6 +85,17 @@ def test_an_upper_bound_decides_whether_a_shorter_solution_exists(tmp_path):
     for upper in (21, 22):  # a goal at the bound itself is found when a state one move before it is kept
         solved = solve(problem, "layered", {"checkpoint": str(tmp_path / str(upper)), "upper_bound": upper})
         assert solved.moves == 21 and problem.check_solution(solved.move_codes)
+
+
+def test_each_layer_is_logged_as_it_is_proven_with_the_bound_so_far(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="puzzles.search.layered")
+    proof = solve(course("6x6_1"), "layered", {"checkpoint": str(tmp_path), "upper_bound": 20})
+    lines = [re.fullmatch(r"layer (\d+): ([\d,]+) states in 1 part\(s\); no solution within (\d+) moves", record.message)
+             for record in caplog.records]
+    assert all(lines) and [int(line[1]) for line in lines] == list(range(1, len(proof.extra["layer_counts"])))
+    assert [int(line[2].replace(",", "")) for line in lines] == proof.extra["layer_counts"][1:]
+    bounds = [int(line[3]) for line in lines]
+    assert bounds == sorted(bounds) and bounds[-1] == 19 and bounds[0] < 10
 
 
 def test_a_board_whose_red_car_cannot_leave_is_unsolvable(tmp_path):
