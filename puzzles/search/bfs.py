@@ -16,7 +16,7 @@ from puzzles.nodestore import copy_row, hash_row, same_rows
 from puzzles.problem import Problem
 from puzzles.result import Limits, SearchReport
 
-_FIRST_CAPACITY = 1 << 8
+_FIRST_CAPACITY = 1 << 16  # a small board's whole search fits: growing by half from 256 cost the 40 puzzles 30 %
 
 
 @nb.njit(cache=True)
