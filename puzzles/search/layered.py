@@ -308,7 +308,8 @@ def _run(problem: Problem, limits_: Limits, heuristic: Heuristic, checkpoint: Ch
     while True:
         depth = len(state["layers"])  # the layer being built
         if state["layers"][-1]["count"] == 0:
-            return _report(state, Outcome.UNSOLVABLE if bound < 0 else Outcome.LIMIT, None, bound, counters)
+            return _report(state, Outcome.UNSOLVABLE if bound < 0 else Outcome.LIMIT, None, bound, counters, None,
+                           run_expanded, run_generated)
         building = state["building"] or {"parts": _parts(state, kernels, memory_gib), "done": {}}
         state["building"] = building
         parts = building["parts"]

@@ -80,6 +80,8 @@ def test_an_upper_bound_decides_whether_a_shorter_solution_exists(tmp_path):
     assert proof.outcome == Outcome.LIMIT
     assert proof.reason == "no solution within 19 moves: every state within the bound searched"
     assert proof.extra["lower_bound"] == 20 and proof.extra["upper_bound"] == 20
+    assert proof.expanded == proof.extra["total_expanded"] == sum(proof.extra["layer_counts"])  # each kept state, once
+    assert proof.generated == proof.extra["total_generated"] > proof.expanded
     unpruned = solve(problem, "layered", {"checkpoint": str(tmp_path / "none")})
     assert sum(proof.extra["layer_counts"]) < sum(unpruned.extra["layer_counts"][:20])  # states over the bound dropped
     for upper in (21, 22):  # a goal at the bound itself is found when a state one move before it is kept
@@ -102,6 +104,7 @@ def test_a_board_whose_red_car_cannot_leave_is_unsolvable(tmp_path):
     walled = parse_board("....../....../AA..x./....../....../......")
     result = solve(RushHourProblem(walled), "layered", {"checkpoint": str(tmp_path)})
     assert result.outcome == Outcome.UNSOLVABLE and result.extra["layer_counts"] == [1, 2, 0]
+    assert result.expanded == 3 and result.generated == 6  # A+1, A+2; then from each, two slides
 
 
 def test_the_n_puzzle_too(tmp_path):
