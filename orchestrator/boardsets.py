@@ -42,10 +42,10 @@ class ShippedSet:
 
 
 COURSE = ("6x6_1", "6x6_2", "6x6_3", "9x9_4", "9x9_5", "9x9_6", "12x12_7")
-# Fewest moves, proven by BFS (tests/puzzles/test_rushhour_search.py, docs/performance.md); 12x12_7's is unknown
-# (20 to 25 moves: docs/performance.md).
+# Fewest moves, proven by BFS (tests/puzzles/test_rushhour_search.py, docs/performance.md); 12x12_7's 25: no
+# solution within 24 moves (`layered`, docs/performance.md) and a public solution of 25.
 COURSE_OPTIMA = {"Rushhour6x6_1": 21, "Rushhour6x6_2": 15, "Rushhour6x6_3": 33,
-                 "Rushhour9x9_4": 27, "Rushhour9x9_5": 22, "Rushhour9x9_6": 18}
+                 "Rushhour9x9_4": 27, "Rushhour9x9_5": 22, "Rushhour9x9_6": 18, "Rushhour12x12_7": 25}
 SHIPPED = {
     "rushhour-course": ShippedSet(tuple(f"rushhour/Rushhour{board}.csv" for board in COURSE), COURSE_OPTIMA),
     "korf100": ShippedSet(("npuzzle/korf100.csv",)),
