@@ -101,9 +101,10 @@ def split_search(db: Database, instance, name: str, depth: int, params: dict[str
     heuristic = _heuristic(problem, params, depth)
     result = SplitResult(instance.name, depth, params)
     bound = idastar.search(problem, Limits(max_nodes=0), heuristic).extra["bound"]
+    split_above = SPLIT_ABOVE if split_above is None else split_above
     while result.moves is None:
         started = time.perf_counter()
-        if foreseen_nodes(result.rounds) < (SPLIT_ABOVE if split_above is None else split_above):
+        if foreseen_nodes(result.rounds) < split_above:
             level = subtree.whole(problem, heuristic, bound)
         else:
             level = subtree.frontier(problem, heuristic, bound, depth)

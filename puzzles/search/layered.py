@@ -111,7 +111,7 @@ def expand_part(spec, code, hargs, parents, table, stored, depth, part, parts, b
                     batch += 1
         table, grown = stateset.room_for(table, stored, batch)
         if not grown:
-                return limits.MEMORY_LIMIT, table, stored
+            return limits.MEMORY_LIMIT, table, stored
         for b in range(batch):
             slot = stateset.slot_of(table, batch_keys, b, batch_hashes[b])
             if table[slot, last] != 0:
