@@ -10,7 +10,8 @@ import queue
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import partial
 from typing import TypeVar
 
@@ -33,17 +34,34 @@ POLL_S = 0.25  # seconds between looks at the database while following a sweep
 T = TypeVar("T")
 
 
-def run_pool(items: list[T], workers: int, handle: Callable[[JobRunner, T], None], on_poll: Callable[[], None]) -> None:
+@contextmanager
+def job_processes(workers: int) -> Iterator[list[JobRunner]]:
+    """`workers` job processes, started now and kept for several pools (`run_pool`'s `runners`), stopped after."""
+    runners = [JobRunner() for _ in range(workers)]
+    try:
+        for runner in runners:
+            runner.start()
+        yield runners
+    finally:
+        for runner in runners:
+            runner.close()
+
+
+def run_pool(items: list[T], workers: int, handle: Callable[[JobRunner, T], None], on_poll: Callable[[], None],
+             runners: list[JobRunner] | None = None) -> None:
     """Call `handle(runner, item)` for every item in `workers` threads, each with its own job process.
 
     `on_poll` is called four times a second. Ctrl-C (KeyboardInterrupt) kills
     the job processes and is re-raised once every thread has returned; an
-    error in a thread is re-raised here once they all have.
+    error in a thread is re-raised here once they all have. `runners`: job
+    processes to use (from `job_processes`, left running), else new ones, stopped after.
     """
     work: queue.SimpleQueue[T] = queue.SimpleQueue()
     for item in items:
         work.put(item)
-    runners = [JobRunner() for _ in range(max(1, min(workers, len(items))))]
+    own = runners is None
+    count = max(1, min(workers if own else len(runners), len(items)))
+    runners = [JobRunner() for _ in range(count)] if own else runners[:count]
     errors: list[BaseException] = []
     threads = [threading.Thread(target=_drain, args=(work, runner, handle, errors), daemon=True) for runner in runners]
     for thread in threads:
@@ -59,21 +77,22 @@ def run_pool(items: list[T], workers: int, handle: Callable[[JobRunner, T], None
             thread.join()
         raise
     finally:
-        for runner in runners:
+        for runner in runners if own else ():
             runner.close()
     if errors:
         raise errors[0]
 
 
 def run_local(db: Database, job_ids: list[int], workers: int, size: int, on_poll: Callable[[], None],
-              take_over: bool = False) -> None:
+              take_over: bool = False, runners: list[JobRunner] | None = None) -> None:
     """Run and store the jobs in `workers` threads, each with its own job process; `on_poll` is called as they run.
 
     After Ctrl-C (re-raised) every result the threads had is stored and the
     jobs they held are pending again. `take_over`: also the jobs others hold.
+    `runners`: job processes kept across calls (`job_processes`).
     """
     run_pool(list(chunks(job_ids, size)), workers,
-             lambda runner, batch: execute(db, batch, runner, LOCAL_HOST, take_over=take_over), on_poll)
+             lambda runner, batch: execute(db, batch, runner, LOCAL_HOST, take_over=take_over), on_poll, runners)
 
 
 def watch(poll: Callable[[], bool], interval: float = POLL_S) -> None:
@@ -82,23 +101,25 @@ def watch(poll: Callable[[], bool], interval: float = POLL_S) -> None:
         time.sleep(interval)
 
 
-def store_and_run(db: Database, plan: SweepPlan, *, rerun: bool, workers: int, chunk: int | None, wait: bool) -> SweepRow:
-    """Store the plan, then run (or queue) its jobs that have no result; the sweep."""
+def store_and_run(db: Database, plan: SweepPlan, *, rerun: bool, workers: int, chunk: int | None, wait: bool,
+                  runners: list[JobRunner] | None = None) -> SweepRow:
+    """Store the plan, then run (or queue) its jobs that have no result; the sweep. `runners`: as `run_jobs` takes them."""
     sweep_id, added = store_plan(db, plan, rerun=rerun)
     typer.echo(f"sweep {plan.name}: {len(plan.jobs):,} jobs, {added:,} new")
     # A broker may still hold the queued jobs of an earlier run: queue only the new ones (resume queues all).
     job_ids = unfinished_jobs(db, sweep_id, pending_only=bool(settings().broker_url))
     sweep = find_sweep(db, plan.name)
-    run_jobs(db, sweep, job_ids, workers=workers, chunk=chunk, wait=wait)
+    run_jobs(db, sweep, job_ids, workers=workers, chunk=chunk, wait=wait, runners=runners)
     return sweep
 
 
 def run_jobs(db: Database, sweep: SweepRow, job_ids: list[int], *, workers: int, chunk: int | None, wait: bool,
-             take_over: bool = False) -> None:
+             take_over: bool = False, runners: list[JobRunner] | None = None) -> None:
     """Run the jobs here with a live progress bar, or queue them when there is a broker (and follow them with `wait`).
 
     Ctrl-C of a local run stores what is done, gives the rest back and raises
     KeyboardInterrupt. `take_over`: the jobs are run even where others hold them.
+    `runners`: the local job processes to run them in, kept running (`job_processes`).
     """
     size = chunk or chunk_size(len(job_ids))
     broker = settings().broker_url
@@ -111,7 +132,7 @@ def run_jobs(db: Database, sweep: SweepRow, job_ids: list[int], *, workers: int,
             typer.echo(f"follow with: orchestrate status {sweep.name} --watch")
         return
     with sweep_view.live_bar(Console(stderr=True), sweep.name, len(job_ids), here=True) as update:
-        run_local(db, job_ids, workers, size, lambda: update(sweep_status(db, sweep)), take_over)
+        run_local(db, job_ids, workers, size, lambda: update(sweep_status(db, sweep)), take_over, runners)
         update(sweep_status(db, sweep))
     typer.echo(sweep_view.status_text(sweep_status(db, sweep)))
 

@@ -13,33 +13,39 @@ its jobs would cost more to start than they save.
 
 Node counts are those of IDA* on one core: the frontier's nodes plus, in
 depth-first order, every subtree before the first that holds a solution and
-that subtree's own count up to it. Once a subtree holds a solution and every one
-before it is done, the subtrees after it not yet begun are skipped (stored with
-the outcome limit); those already running finish, and their nodes are reported
-apart, as work.
+that subtree's own count up to it. Once a subtree holds a solution, the
+subtrees after it not yet begun are skipped (stored with the outcome limit):
+every solution of the bound is optimal, so none of them can change the answer
+nor one core's counts. Those already running finish, and their nodes are
+reported apart, as work. Without a broker the job processes are started before
+the first bound and kept across bounds, so that they start while the small
+bounds are searched here.
 """
 
 import json
 import threading
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 from orchestrator.plan import find_sweep, plan_sweep
-from orchestrator.running import store_and_run
+from orchestrator.running import job_processes, store_and_run
 from puzzles.domains import problem_for
 from puzzles.errors import PuzzleError
 from puzzles.kernels import has_in_place
 from puzzles.problem import Problem
 from puzzles.result import Limits, Outcome
 from puzzles.search import idastar, subtree
+from workers.runner import JobRunner
+from workers.settings import settings
 from workers.store import Database
 from workers.store.jobs import skip
 from workers.store.records import JobResult
 from workers.store.rows import job_rows
 
 SPLIT_ALGORITHM = "idastar-subtree"
-WATCH_S = 0.5  # seconds between looks at a bound's results for a solution
+WATCH_S = 0.25  # seconds between looks at a bound's results for a solution
 SPLIT_ABOVE = 50_000_000  # nodes: an iteration foreseen to expand fewer runs here (seconds of one core)
 FIRST_GROWTH = 10  # the growth foreseen from the first bound to the second, before any is measured
 
@@ -102,28 +108,30 @@ def split_search(db: Database, instance, name: str, depth: int, params: dict[str
     result = SplitResult(instance.name, depth, params)
     bound = idastar.search(problem, Limits(max_nodes=0), heuristic).extra["bound"]
     split_above = SPLIT_ABOVE if split_above is None else split_above
-    while result.moves is None:
-        started = time.perf_counter()
-        if foreseen_nodes(result.rounds) < split_above:
-            level = subtree.whole(problem, heuristic, bound)
-        else:
-            level = subtree.frontier(problem, heuristic, bound, depth)
-        if level.solution is not None or not level.leaves:
-            found, next_bound, sweep = level.solution, level.next_bound, None
-            counted = (level.expanded, level.generated, 0)
-        else:
-            sweep = f"{name}-b{bound}"
-            found, counted, next_bound = _run_bound(db, instance, problem, sweep, level, params, workers, chunk)
-        round_ = Round(bound, sweep, len(level.leaves), counted[0], counted[1], level.expanded + counted[2],
-                       time.perf_counter() - started)
-        result.rounds.append(round_)
-        on_round(round_)
-        if found is not None:
-            result.moves, result.solution = len(found), found
-        elif next_bound is None:
-            raise PuzzleError(f"{instance.name}: no solution at any bound (the search space is exhausted)")
-        else:
-            bound = next_bound
+    with nullcontext() if settings().broker_url else job_processes(workers) as runners:
+        while result.moves is None:
+            started = time.perf_counter()
+            if foreseen_nodes(result.rounds) < split_above:
+                level = subtree.whole(problem, heuristic, bound)
+            else:
+                level = subtree.frontier(problem, heuristic, bound, depth)
+            if level.solution is not None or not level.leaves:
+                found, next_bound, sweep = level.solution, level.next_bound, None
+                counted = (level.expanded, level.generated, 0)
+            else:
+                sweep = f"{name}-b{bound}"
+                found, counted, next_bound = _run_bound(db, instance, problem, sweep, level, params, workers, chunk,
+                                                        runners)
+            round_ = Round(bound, sweep, len(level.leaves), counted[0], counted[1], level.expanded + counted[2],
+                           time.perf_counter() - started)
+            result.rounds.append(round_)
+            on_round(round_)
+            if found is not None:
+                result.moves, result.solution = len(found), found
+            elif next_bound is None:
+                raise PuzzleError(f"{instance.name}: no solution at any bound (the search space is exhausted)")
+            else:
+                bound = next_bound
     return result
 
 
@@ -146,8 +154,10 @@ def _heuristic(problem: Problem, params: dict[str, str], depth: int):
 
 
 def _run_bound(db: Database, instance, problem: Problem, sweep: str, level: subtree.Frontier, params: dict[str, str],
-               workers: int, chunk: int | None) -> tuple[list[int] | None, tuple[int, int, int], int | None]:
-    """Run one job per leaf; (the solution, (expanded, generated) as one core counts them and all work, next bound)."""
+               workers: int, chunk: int | None,
+               runners: list[JobRunner] | None) -> tuple[list[int] | None, tuple[int, int, int], int | None]:
+    """Run one job per leaf (in `runners` if given); (the solution, (expanded, generated) as one core counts them and
+    all work, next bound)."""
     prefixes = ["".join(problem.format_move(m) for m in leaf) for leaf in level.leaves]
     grid = {**{k: [v] for k, v in params.items()}, "prefix": prefixes, "bound": [level.bound], "split_depth": [level.depth]}
     plan = plan_sweep(sweep, [instance], [SPLIT_ALGORITHM], grid)
@@ -155,7 +165,7 @@ def _run_bound(db: Database, instance, problem: Problem, sweep: str, level: subt
     watcher = threading.Thread(target=_skip_after_solution, args=(db, sweep, prefixes, stop), daemon=True)
     watcher.start()
     try:
-        store_and_run(db, plan, rerun=False, workers=workers, chunk=chunk or 1, wait=True)
+        store_and_run(db, plan, rerun=False, workers=workers, chunk=chunk or 1, wait=True, runners=runners)
     finally:
         stop.set()
         watcher.join()
@@ -186,17 +196,17 @@ def _rows_by_prefix(db: Database, sweep: str) -> dict[str, dict]:
 
 
 def _skip_after_solution(db: Database, sweep: str, prefixes: list[str], stop: threading.Event) -> None:
-    """Until `stop`: once a subtree holds a solution and every subtree before it is done, skip those not yet begun.
+    """Until `stop`: once a subtree holds a solution, skip the subtrees after it not yet begun.
 
-    They cannot change the answer nor one core's counts; the skipped jobs are
-    stored with the outcome limit and the reason.
+    Every solution within the bound is optimal, so they cannot change the
+    answer nor one core's counts; the skipped jobs are stored with the outcome
+    limit and the reason.
     """
+    skipped_from = len(prefixes)
     while not stop.wait(WATCH_S):
         rows = _rows_by_prefix(db, sweep)
-        for index, prefix in enumerate(prefixes):
-            if rows[prefix]["outcome"] not in (Outcome.SOLVED, Outcome.FAILED):
-                break
-            if rows[prefix]["outcome"] == Outcome.SOLVED:
-                later = [rows[p]["job_id"] for p in prefixes[index + 1 :]]
-                skip(db, later, JobResult.limit(f"not searched: subtree {prefix} before it holds a solution"))
-                return
+        first = next((i for i, p in enumerate(prefixes) if rows[p]["outcome"] == Outcome.SOLVED), skipped_from)
+        if first < skipped_from:
+            later = [rows[p]["job_id"] for p in prefixes[first + 1 : skipped_from]]
+            skip(db, later, JobResult.limit(f"not searched: subtree {prefixes[first]} before it holds a solution"))
+            skipped_from = first

@@ -72,6 +72,10 @@ class JobRunner:
             if pending:
                 self.close()  # abandoned mid-batch: the child's late results must not reach the next batch
 
+    def start(self) -> None:
+        """Start the child process now rather than with the first batch, so that its start-up overlaps other work."""
+        self._started()
+
     @property
     def stopping(self) -> bool:
         """True once `stop` was called."""

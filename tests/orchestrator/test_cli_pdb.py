@@ -248,6 +248,11 @@ def test_split_runs_a_sweep_of_subtree_jobs_per_bound_here_and_counts_as_one_cor
     assert {(algorithm, params["split_depth"], len(params["prefix"])) for _, algorithm, params, _, _ in rows} == {
         ("idastar-subtree", 3, 3)}
     assert [status for *_, status, _ in rows].count("solved") == 1 and "bound 45: " in done.stdout
+    with Session(engine_for(url)) as session:
+        ran = session.execute(select(Result.provenance, Job.params).join(Job, Result.job_id == Job.id)).all()
+    pids = {details["pid"] for details, _ in ran if details}
+    bounds = {json.loads(params)["bound"] for details, params in ran if details}
+    assert len(pids) <= 2 and len(bounds) > 1  # the two job processes ran every bound: started once, kept across bounds
 
 
 @pytest.mark.parametrize("split_above", [None, 1_000])

@@ -1,0 +1,51 @@
+"""A split search's bound: once a subtree holds a solution, the subtrees after it that no worker began are skipped."""
+
+import threading
+import time
+
+from orchestrator.plan import load_boards, plan_sweep, store_plan
+from orchestrator.split import SPLIT_ALGORITHM, _rows_by_prefix, _skip_after_solution
+from puzzles.result import Outcome
+from workers.store import connect
+from workers.store.jobs import claim, record
+from workers.store.records import JobResult
+from workers.store.sweeps import unfinished_jobs
+
+PREFIXES = ["UL", "UR", "LU", "LD", "DL", "DR"]  # a bound's subtrees in depth-first order (parameters only: none runs)
+
+
+def solved(job_id: int) -> tuple[int, JobResult]:
+    return job_id, JobResult(outcome=Outcome.SOLVED, moves=20, expanded=5, generated=9, elapsed_s=0.1, solution="U L")
+
+
+def wait_for(condition, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the watcher did not act in time"
+        time.sleep(0.05)
+
+
+def test_the_later_subtrees_are_skipped_at_once_and_again_when_an_earlier_one_solves(db_url):
+    db = connect(db_url)
+    board = load_boards(["8 1 3/4 0 2/7 6 5"])
+    sweep_id, _ = store_plan(db, plan_sweep("s-b20", board, [SPLIT_ALGORITHM], {"prefix": PREFIXES, "bound": [20]}))
+    ids = unfinished_jobs(db, sweep_id)
+    claim(db, ids[:1], "w1", 60)  # UL runs; UR waits
+    record(db, [solved(ids[2])])  # LU holds a solution while the subtrees before it are not done
+    stop = threading.Event()
+    watcher = threading.Thread(target=_skip_after_solution, args=(db, "s-b20", PREFIXES, stop), daemon=True)
+    watcher.start()
+    try:
+        outcome = lambda prefix: _rows_by_prefix(db, "s-b20")[prefix]["outcome"]  # noqa: E731
+        wait_for(lambda: outcome("DR") is not None)
+        rows = _rows_by_prefix(db, "s-b20")
+        assert [rows[p]["outcome"] for p in PREFIXES] == [None, None, "solved", "limit", "limit", "limit"]
+        assert rows["LD"]["reason"] == "not searched: subtree LU before it holds a solution"
+        assert rows["UL"]["state"] == "running" and rows["UR"]["state"] == "pending"  # one core would search both
+
+        record(db, [solved(ids[0])])  # the running UL finds one too: UR, after it, is no longer needed
+        wait_for(lambda: outcome("UR") is not None)
+        assert _rows_by_prefix(db, "s-b20")["UR"]["reason"] == "not searched: subtree UL before it holds a solution"
+    finally:
+        stop.set()
+        watcher.join()
