@@ -9,7 +9,10 @@ the frontier, saw beyond this one. A job's parameters (the prefix, the bound,
 the split's depth) say where it lies in the split search. A bound whose
 iteration should expand fewer than `split_above` nodes (foreseen from the
 growth of the bounds before it) is searched here, whole, as one core would:
-its jobs would cost more to start than they save.
+its jobs would cost more to start than they save. From the second split bound
+on, a subtree that took more than MAX_SHARE of the last split bound's nodes is
+split further, in proportion (`deeper_splits`), so that no job is left running
+alone at a bound's end.
 
 Node counts are those of IDA* on one core: the frontier's nodes plus, in
 depth-first order, every subtree before the first that holds a solution and
@@ -23,7 +26,9 @@ bounds are searched here.
 """
 
 import json
+import math
 import threading
+from collections import Counter
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -48,6 +53,7 @@ SPLIT_ALGORITHM = "idastar-subtree"
 WATCH_S = 0.25  # seconds between looks at a bound's results for a solution
 SPLIT_ABOVE = 50_000_000  # nodes: an iteration foreseen to expand fewer runs here (seconds of one core)
 FIRST_GROWTH = 10  # the growth foreseen from the first bound to the second, before any is measured
+MAX_SHARE = 1 / 64  # a subtree that expanded more of its bound's nodes than this is split further at the next bound
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,7 @@ class Round:
     bound: int
     sweep: str | None  # None when this process settled the bound: a small iteration, or the frontier alone
     subtrees: int
+    deeper: int  # subtrees of the split's depth split further
     expanded: int  # as one core counts them
     generated: int
     work: int  # nodes expanded by every job of the bound, and the frontier
@@ -108,22 +115,21 @@ def split_search(db: Database, instance, name: str, depth: int, params: dict[str
     result = SplitResult(instance.name, depth, params)
     bound = idastar.search(problem, Limits(max_nodes=0), heuristic).extra["bound"]
     split_above = SPLIT_ABOVE if split_above is None else split_above
+    sizes: dict[str, int] = {}  # nodes each job of the last split bound expanded, by prefix
     with nullcontext() if settings().broker_url else job_processes(workers) as runners:
         while result.moves is None:
             started = time.perf_counter()
-            if foreseen_nodes(result.rounds) < split_above:
-                level = subtree.whole(problem, heuristic, bound)
-            else:
-                level = subtree.frontier(problem, heuristic, bound, depth)
+            level, deeper = _listing(problem, heuristic, bound, depth, sizes, foreseen_nodes(result.rounds) < split_above)
             if level.solution is not None or not level.leaves:
                 found, next_bound, sweep = level.solution, level.next_bound, None
                 counted = (level.expanded, level.generated, 0)
             else:
                 sweep = f"{name}-b{bound}"
-                found, counted, next_bound = _run_bound(db, instance, problem, sweep, level, params, workers, chunk,
-                                                        runners)
-            round_ = Round(bound, sweep, len(level.leaves), counted[0], counted[1], level.expanded + counted[2],
-                           time.perf_counter() - started)
+                rows = _run_bound(db, instance, sweep, _prefixes(problem, level), level, params, workers, chunk, runners)
+                found, counted, next_bound = _tally(problem, sweep, level, rows)
+                sizes = {prefix: row["expanded"] or 0 for prefix, row in rows.items()}
+            round_ = Round(bound, sweep, len(level.leaves), deeper, counted[0], counted[1],
+                           level.expanded + counted[2], time.perf_counter() - started)
             result.rounds.append(round_)
             on_round(round_)
             if found is not None:
@@ -144,6 +150,37 @@ def foreseen_nodes(rounds: list[Round]) -> int:
     return int(last * growth)
 
 
+def _listing(problem: Problem, heuristic, bound: int, depth: int, sizes: dict[str, int],
+             whole: bool) -> tuple[subtree.Frontier, int]:
+    """The bound's frontier with its big subtrees split further (and how many were), or the whole iteration."""
+    if whole:
+        return subtree.whole(problem, heuristic, bound), 0
+    level = subtree.frontier(problem, heuristic, bound, depth)
+    deeper = deeper_splits(_prefixes(problem, level), sizes)
+    return subtree.refine(problem, heuristic, level, deeper), len(deeper)
+
+
+def deeper_splits(prefixes: list[str], sizes: dict[str, int]) -> dict[int, int]:
+    """For each prefix whose subtree took more than MAX_SHARE of the last split bound's nodes, how many moves further
+    to split it: enough that its parts should take about MAX_SHARE / 2 each (the tree at least doubling per move).
+
+    `sizes` are that bound's jobs' nodes by prefix (a prefix split further then counts its parts); {} before any.
+    """
+    total = sum(sizes.values())
+    if not total or not prefixes:
+        return {}
+    below: Counter[str] = Counter()
+    depth = len(prefixes[0])
+    for prefix, expanded in sizes.items():
+        below[prefix[:depth]] += expanded
+    shares = {index: below[prefix] / total for index, prefix in enumerate(prefixes)}
+    return {index: math.ceil(math.log2(share / MAX_SHARE)) + 1 for index, share in shares.items() if share > MAX_SHARE}
+
+
+def _prefixes(problem: Problem, level: subtree.Frontier) -> list[str]:
+    return ["".join(problem.format_move(m) for m in leaf) for leaf in level.leaves]
+
+
 def _heuristic(problem: Problem, params: dict[str, str], depth: int):
     if depth < 1:
         raise PuzzleError(f"--depth must be at least 1, not {depth}")
@@ -153,12 +190,9 @@ def _heuristic(problem: Problem, params: dict[str, str], depth: int):
     return problem.heuristic(params["heuristic"], **{k: v for k, v in params.items() if k != "heuristic"})
 
 
-def _run_bound(db: Database, instance, problem: Problem, sweep: str, level: subtree.Frontier, params: dict[str, str],
-               workers: int, chunk: int | None,
-               runners: list[JobRunner] | None) -> tuple[list[int] | None, tuple[int, int, int], int | None]:
-    """Run one job per leaf (in `runners` if given); (the solution, (expanded, generated) as one core counts them and
-    all work, next bound)."""
-    prefixes = ["".join(problem.format_move(m) for m in leaf) for leaf in level.leaves]
+def _run_bound(db: Database, instance, sweep: str, prefixes: list[str], level: subtree.Frontier,
+               params: dict[str, str], workers: int, chunk: int | None, runners: list[JobRunner] | None) -> dict[str, dict]:
+    """Run one job per leaf, in `runners` if given; the sweep's job rows by prefix."""
     grid = {**{k: [v] for k, v in params.items()}, "prefix": prefixes, "bound": [level.bound], "split_depth": [level.depth]}
     plan = plan_sweep(sweep, [instance], [SPLIT_ALGORITHM], grid)
     stop = threading.Event()
@@ -169,7 +203,14 @@ def _run_bound(db: Database, instance, problem: Problem, sweep: str, level: subt
     finally:
         stop.set()
         watcher.join()
-    rows = _rows_by_prefix(db, sweep)
+    return _rows_by_prefix(db, sweep)
+
+
+def _tally(problem: Problem, sweep: str, level: subtree.Frontier,
+           rows: dict[str, dict]) -> tuple[list[int] | None, tuple[int, int, int], int | None]:
+    """A bound's answer from its jobs: (the solution, (expanded, generated) as one core counts them and all work,
+    the next bound)."""
+    prefixes = _prefixes(problem, level)
     expanded, generated = level.expanded, level.generated  # the frontier's all, unless a subtree holds a solution
     below = [0, 0]
     found = None

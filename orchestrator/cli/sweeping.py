@@ -341,7 +341,8 @@ def split_command(
         stem = name or f"split-{instance.name}-d{depth}"
 
         def on_round(r) -> None:
-            where = f"{r.subtrees:,} subtrees in sweep {r.sweep}" if r.sweep else "searched here"
+            finer = f" ({r.deeper:,} of depth {depth} split further)" if r.deeper else ""
+            where = f"{r.subtrees:,} subtrees{finer} in sweep {r.sweep}" if r.sweep else "searched here"
             typer.echo(f"bound {r.bound}: {where}; expanded {r.expanded:,} (work {r.work:,}) in {r.seconds:.1f} s")
 
         found = split_search(results, instance, stem, depth, params, workers=workers, chunk=chunk, on_round=on_round,

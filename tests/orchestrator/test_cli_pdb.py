@@ -245,8 +245,11 @@ def test_split_runs_a_sweep_of_subtree_jobs_per_bound_here_and_counts_as_one_cor
     assert f"expanded {one.expanded:,}, generated {one.generated:,} (as one core)" in done.stdout
     assert "korf100-12: solved in 45 moves with pdb-max, split at depth 3 over" in done.stdout
     rows = stored(url)
-    assert {(algorithm, params["split_depth"], len(params["prefix"])) for _, algorithm, params, _, _ in rows} == {
-        ("idastar-subtree", 3, 3)}
+    assert {(algorithm, params["split_depth"]) for _, algorithm, params, _, _ in rows} == {("idastar-subtree", 3)}
+    first = min(params["bound"] for _, _, params, _, _ in rows)
+    lengths = {(params["bound"] == first, len(params["prefix"])) for _, _, params, _, _ in rows}
+    assert {length for is_first, length in lengths if is_first} == {3}  # no sizes to go by yet
+    assert max(length for _, length in lengths) > 3 and "of depth 3 split further) in sweep" in done.stdout
     assert [status for *_, status, _ in rows].count("solved") == 1 and "bound 45: " in done.stdout
     with Session(engine_for(url)) as session:
         ran = session.execute(select(Result.provenance, Job.params).join(Job, Result.job_id == Job.id)).all()

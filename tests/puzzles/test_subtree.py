@@ -20,13 +20,19 @@ from tests.puzzles.test_idastar import KORF100, walked
 PDB_MAX = {"heuristic": "pdb-max", "pdb": "6-6-3"}
 
 
-def split_solve(problem: NPuzzleProblem, params: dict[str, str], depth: int) -> tuple[list[int], int, int]:
-    """IDA* bound by bound as a split search runs it, the subtrees one after the other: (solution, expanded, generated)."""
+def split_solve(problem: NPuzzleProblem, params: dict[str, str], depth: int,
+                deeper: int = 0) -> tuple[list[int], int, int]:
+    """IDA* bound by bound as a split search runs it, the subtrees one after the other: (solution, expanded, generated).
+
+    `deeper`: every other leaf of each bound's frontier is split that many moves further.
+    """
     heuristic = problem.heuristic(params["heuristic"], **{k: v for k, v in params.items() if k != "heuristic"})
     bound = solve(problem, "idastar", params, Limits(max_nodes=0)).extra["bound"]
     expanded = generated = 0
     while True:
         level = subtree.frontier(problem, heuristic, bound, depth)
+        if deeper:
+            level = subtree.refine(problem, heuristic, level, {index: deeper for index in range(0, len(level.leaves), 2)})
         if level.solution is not None:
             return level.solution, expanded + level.expanded, generated + level.generated
         beyond = [level.next_bound] if level.next_bound else []
@@ -58,6 +64,23 @@ def test_a_split_search_finds_the_optimum_with_the_one_core_node_counts(korf12, 
     solution, expanded, generated = split_solve(korf12, PDB_MAX, depth)
     assert len(solution) == 45 and korf12.check_solution(solution)
     assert (expanded, generated) == (one.expanded, one.generated)
+
+
+@pytest.mark.parametrize("depth, deeper", [(1, 3), (4, 2), (6, 5)])
+def test_leaves_split_further_still_add_up_to_the_one_core_search(korf12, depth, deeper):
+    one = solve(korf12, "idastar", PDB_MAX)
+    solution, expanded, generated = split_solve(korf12, PDB_MAX, depth, deeper)
+    assert len(solution) == 45 and korf12.check_solution(solution)
+    assert (expanded, generated) == (one.expanded, one.generated)
+
+
+def test_a_leaf_split_further_lists_the_nodes_below_it_in_depth_first_order(korf12):
+    heuristic = korf12.heuristic("pdb-max", pdb="6-6-3")
+    level = subtree.frontier(korf12, heuristic, 45, 2)
+    finer = subtree.refine(korf12, heuristic, level, {0: 3})
+    below = [leaf for leaf in subtree.frontier(korf12, heuristic, 45, 5).leaves if leaf[:2] == level.leaves[0]]
+    assert len(below) > 1 and finer.leaves == below + level.leaves[1:]
+    assert finer.expanded > level.expanded and finer.before[-1][0] > level.before[-1][0]
 
 
 @pytest.mark.parametrize("seed", range(4))

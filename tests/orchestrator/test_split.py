@@ -1,10 +1,10 @@
-"""A split search's bound: once a subtree holds a solution, the subtrees after it that no worker began are skipped."""
+"""A split search's bookkeeping: skipping the subtrees after a solution, splitting the big ones further."""
 
 import threading
 import time
 
 from orchestrator.plan import load_boards, plan_sweep, store_plan
-from orchestrator.split import SPLIT_ALGORITHM, _rows_by_prefix, _skip_after_solution
+from orchestrator.split import MAX_SHARE, SPLIT_ALGORITHM, _rows_by_prefix, _skip_after_solution, deeper_splits
 from puzzles.result import Outcome
 from workers.store import connect
 from workers.store.jobs import claim, record
@@ -49,3 +49,10 @@ def test_the_later_subtrees_are_skipped_at_once_and_again_when_an_earlier_one_so
     finally:
         stop.set()
         watcher.join()
+
+
+def test_a_subtree_is_split_further_by_its_share_of_the_last_bound_its_parts_counted_together():
+    sizes = {"UU": 900, "UDL": 50, "UDR": 40, "LL": 10}  # UD was split further at the last bound
+    assert 10 / 1000 < MAX_SHARE < 90 / 1000
+    assert deeper_splits(["UU", "UD", "LL", "LU"], sizes) == {0: 7, 1: 4}  # 0.9 and 0.09 of the nodes: 57.6 and 5.8 shares
+    assert deeper_splits(["UU", "UD"], {}) == {}
