@@ -9,7 +9,6 @@ moves from the goal, with databases of four tiles that build in a second.
 import pytest
 
 from puzzles.errors import PuzzleError
-from puzzles.npuzzle.board import NPuzzleBoard, goal_tiles
 from puzzles.npuzzle.boardlist import read_board_list
 from puzzles.npuzzle.problem import NPuzzleProblem
 from puzzles.result import Limits, Outcome
