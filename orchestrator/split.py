@@ -12,7 +12,8 @@ growth of the bounds before it) is searched here, whole, as one core would:
 its jobs would cost more to start than they save. From the second split bound
 on, a subtree that took more than MAX_SHARE of the last split bound's nodes is
 split further, in proportion (`deeper_splits`), so that no job is left running
-alone at a bound's end.
+alone at a bound's end; unless it is foreseen to expand fewer than MAX_SHARE of
+`split_above` nodes.
 
 Node counts are those of IDA* on one core: the frontier's nodes plus, in
 depth-first order, every subtree before the first that holds a solution and
@@ -119,7 +120,8 @@ def split_search(db: Database, instance, name: str, depth: int, params: dict[str
     with nullcontext() if settings().broker_url else job_processes(workers) as runners:
         while result.moves is None:
             started = time.perf_counter()
-            level, deeper = _listing(problem, heuristic, bound, depth, sizes, foreseen_nodes(result.rounds) < split_above)
+            foreseen = foreseen_nodes(result.rounds)
+            level, deeper = _listing(problem, heuristic, bound, depth, sizes, foreseen, split_above)
             if level.solution is not None or not level.leaves:
                 found, next_bound, sweep = level.solution, level.next_bound, None
                 counted = (level.expanded, level.generated, 0)
@@ -150,21 +152,24 @@ def foreseen_nodes(rounds: list[Round]) -> int:
     return int(last * growth)
 
 
-def _listing(problem: Problem, heuristic, bound: int, depth: int, sizes: dict[str, int],
-             whole: bool) -> tuple[subtree.Frontier, int]:
-    """The bound's frontier with its big subtrees split further (and how many were), or the whole iteration."""
-    if whole:
+def _listing(problem: Problem, heuristic, bound: int, depth: int, sizes: dict[str, int], foreseen: int,
+             split_above: int) -> tuple[subtree.Frontier, int]:
+    """The bound's frontier with its big subtrees split further (and how many were), or the whole iteration when
+    it is foreseen to expand fewer than `split_above` nodes."""
+    if foreseen < split_above:
         return subtree.whole(problem, heuristic, bound), 0
     level = subtree.frontier(problem, heuristic, bound, depth)
-    deeper = deeper_splits(_prefixes(problem, level), sizes)
+    deeper = deeper_splits(_prefixes(problem, level), sizes, foreseen, split_above)
     return subtree.refine(problem, heuristic, level, deeper), len(deeper)
 
 
-def deeper_splits(prefixes: list[str], sizes: dict[str, int]) -> dict[int, int]:
+def deeper_splits(prefixes: list[str], sizes: dict[str, int], foreseen: int = 0, split_above: int = 0) -> dict[int, int]:
     """For each prefix whose subtree took more than MAX_SHARE of the last split bound's nodes, how many moves further
     to split it: enough that its parts should take about MAX_SHARE / 2 each (the tree at least doubling per move).
 
     `sizes` are that bound's jobs' nodes by prefix (a prefix split further then counts its parts); {} before any.
+    A subtree foreseen (its share of the bound's `foreseen` nodes) to expand fewer than MAX_SHARE of
+    `split_above` is not worth more jobs and stays whole.
     """
     total = sum(sizes.values())
     if not total or not prefixes:
@@ -174,7 +179,8 @@ def deeper_splits(prefixes: list[str], sizes: dict[str, int]) -> dict[int, int]:
     for prefix, expanded in sizes.items():
         below[prefix[:depth]] += expanded
     shares = {index: below[prefix] / total for index, prefix in enumerate(prefixes)}
-    return {index: math.ceil(math.log2(share / MAX_SHARE)) + 1 for index, share in shares.items() if share > MAX_SHARE}
+    return {index: math.ceil(math.log2(share / MAX_SHARE)) + 1 for index, share in shares.items()
+            if share > MAX_SHARE and share * foreseen >= split_above * MAX_SHARE}
 
 
 def _prefixes(problem: Problem, level: subtree.Frontier) -> list[str]:

@@ -56,3 +56,4 @@ def test_a_subtree_is_split_further_by_its_share_of_the_last_bound_its_parts_cou
     assert 10 / 1000 < MAX_SHARE < 90 / 1000
     assert deeper_splits(["UU", "UD", "LL", "LU"], sizes) == {0: 7, 1: 4}  # 0.9 and 0.09 of the nodes: 57.6 and 5.8 shares
     assert deeper_splits(["UU", "UD"], {}) == {}
+    assert deeper_splits(["UU", "UD", "LL", "LU"], sizes, 10_000, 64_000) == {0: 7}  # UD foreseen at 900, UU 9,000
