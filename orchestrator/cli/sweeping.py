@@ -304,7 +304,6 @@ def _interruptible(run, sweep_name: str) -> None:
         raise typer.Exit(130) from None
 
 
-
 @app.command("split")
 def split_command(
     board: Annotated[str, typer.Argument(help="An N-puzzle board: a file, FILE#ID for a row of a board list, or literal.")],

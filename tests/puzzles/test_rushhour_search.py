@@ -202,14 +202,19 @@ def assert_solution(problem: RushHourProblem, result: SolveResult) -> None:
     assert len(result.solution) == result.moves == len(result.move_codes)
     assert result.steps == sum(cells_of(m) for m in result.solution)
     assert result.solution == [problem.format_move(m) for m in result.move_codes]
-    board = problem.board  # replay the notation in pure Python
-    for notation in result.solution:
+    assert replayed(problem, result.solution).is_solved()
+    if problem.move_model == "step":
+        assert result.steps == result.moves
+
+
+def replayed(problem: RushHourProblem, notations: list[str]) -> RushHourBoard:
+    """The board after the moves, each checked legal where it is played, in pure Python."""
+    board = problem.board
+    for notation in notations:
         assert notation in oracle_moves(board, problem.move_model)
         name, delta = parse_move(notation)
         board = board.with_positions([v.position + (delta if v.name == name else 0) for v in board.vehicles])
-    assert board.is_solved()
-    if problem.move_model == "step":
-        assert result.steps == result.moves
+    return board
 
 
 # --- 1. known optima --------------------------------------------------------------------------
