@@ -96,7 +96,9 @@ ALGORITHMS: dict[str, Algorithm] = {
          "checkpoint": Param(None, str, "the folder of its layers and manifest, to resume from"
                              " (default: a temporary one)"),
          "upper_bound": Param(None, int, "the length of a known solution: only shorter ones are looked for", 1),
-         "memory_gib": Param(4.0, float, "the memory budget of one part's table, in GiB", 1e-6)},
+         "memory_gib": Param(4.0, float, "the memory budget of one part's table, in GiB", 1e-6),
+         "processes": Param(1, int, "parts of a layer built at once, each in a process of its own (and its own"
+                            " table: memory-gib each)", 1)},
         optimal=True,
     ),
     "moves-freed": Algorithm(  # the seed's "Moves Freed": the A* loop ordered by the moves-freed heuristic

@@ -7,8 +7,9 @@ detection), and only those two are in memory. Every layer is written to the
 checkpoint folder as it is found, split by hash into `parts` (a power of two)
 files, so that part j of the next layer needs only part j of the two before it
 and a pass over the whole last layer: a layer whose table would not fit in the
-memory budget is built part by part, one pass each. A run cut short resumes
-from the last part written (`manifest.json`, replaced atomically).
+memory budget is built part by part, one pass each, in `processes` processes
+at once (forked, each with its own table). A run cut short resumes from the
+last part written (`manifest.json`, replaced atomically).
 
 After layer d is complete with no goal, no solution is shorter than d + 1;
 more, every longer solution passes through layer d, so none is shorter than
@@ -22,10 +23,11 @@ raise it. The solution is traced back through the layers on disk.
 import hashlib
 import json
 import logging
+import multiprocessing
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -231,12 +233,14 @@ class Checkpoint:
 
 
 def search(problem: Problem, limits_: Limits, heuristic: Heuristic, checkpoint: str | None = None,
-           upper_bound: int | None = None, memory_gib: float = 4.0) -> SearchReport:
+           upper_bound: int | None = None, memory_gib: float = 4.0, processes: int = 1) -> SearchReport:
     """Layered BFS resumable from `checkpoint` (a folder; a temporary one if None); optimal in moves.
 
     `upper_bound`: the length of a known solution, to keep only states with
     depth + h below it (`heuristic` must then be admissible). `memory_gib`: the
     budget of one part's table, which sets how many parts a layer has.
+    `processes`: parts built at once (a layer has at least as many parts), each
+    process with a table of its own.
     """
     if upper_bound is not None and not heuristic.admissible:
         raise PuzzleError(f"an upper bound needs an admissible heuristic, and {heuristic.name} is not")
@@ -249,10 +253,12 @@ def search(problem: Problem, limits_: Limits, heuristic: Heuristic, checkpoint: 
     if checkpoint is None:
         folder = Path(tempfile.mkdtemp(prefix="slidelab-layers-"))
         try:
-            return _run(problem, limits_, heuristic, Checkpoint(folder, identity, bound), bound, memory_gib, start)
+            return _run(problem, limits_, heuristic, Checkpoint(folder, identity, bound), bound, memory_gib, start,
+                        processes)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
-    return _run(problem, limits_, heuristic, Checkpoint(Path(checkpoint), identity, bound), bound, memory_gib, start)
+    return _run(problem, limits_, heuristic, Checkpoint(Path(checkpoint), identity, bound), bound, memory_gib, start,
+                processes)
 
 
 def _compile(problem: Problem, heuristic: Heuristic, start: np.ndarray) -> None:
@@ -290,7 +296,7 @@ def _looser(bound: int, earlier: int) -> bool:
 
 
 def _run(problem: Problem, limits_: Limits, heuristic: Heuristic, checkpoint: Checkpoint, bound: int,
-         memory_gib: float, start: np.ndarray) -> SearchReport:
+         memory_gib: float, start: np.ndarray, processes: int) -> SearchReport:
     """Build layers from where the checkpoint stands until a goal, exhaustion or a limit."""
     kernels = problem.kernels
     state = checkpoint.state
@@ -304,20 +310,17 @@ def _run(problem: Problem, limits_: Limits, heuristic: Heuristic, checkpoint: Ch
         h = int(estimate_of(heuristic.spec, heuristic.code, heuristic.args, start)) if heuristic.admissible else None
         state["layers"].append({"count": 1, "parts": 1, "min_h": h})
         checkpoint.save()
-    goal = start.copy()
     while True:
         depth = len(state["layers"])  # the layer being built
         if state["layers"][-1]["count"] == 0:
             return _report(state, Outcome.UNSOLVABLE if bound < 0 else Outcome.LIMIT, None, bound, counters, None,
                            run_expanded, run_generated)
-        building = state["building"] or {"parts": _parts(state, kernels, memory_gib), "done": {}}
+        building = state["building"] or {"parts": _parts(state, kernels, memory_gib, processes), "done": {}}
         state["building"] = building
         parts = building["parts"]
-        for part in range(parts):
-            if str(part) in building["done"]:
-                continue
-            code, rows = _build_part(problem, heuristic, checkpoint, depth, part, parts, bound, counters, goal,
-                                     max_nodes - run_expanded, deadline)
+        todo = [part for part in range(parts) if str(part) not in building["done"]]
+        job = (problem, heuristic, checkpoint, depth, parts, bound, max_nodes - run_expanded, deadline)
+        for part, code, count, counters, goal in _built(job, todo, processes):
             state["expanded"] += int(counters[EXPANDED])
             state["generated"] += int(counters[GENERATED])
             run_expanded += int(counters[EXPANDED])
@@ -332,8 +335,7 @@ def _run(problem: Problem, limits_: Limits, heuristic: Heuristic, checkpoint: Ch
                 checkpoint.save()
                 _, reason = limits.outcome_of(code, limits_)
                 return _report(state, Outcome.LIMIT, reason, bound, counters, None, run_expanded, run_generated)
-            checkpoint.write(depth, part, parts, rows)
-            building["done"][str(part)] = {"count": int(rows.shape[0]),
+            building["done"][str(part)] = {"count": count,
                                            "min_h": int(counters[MIN_H]) if counters[NEW] and heuristic.admissible
                                            else None}  # only an admissible estimate bounds the solutions
             checkpoint.save()
@@ -347,13 +349,48 @@ def _run(problem: Problem, limits_: Limits, heuristic: Heuristic, checkpoint: Ch
                  depth, f"{state['layers'][-1]['count']:,}", parts, _proven(state, bound) - 1)
 
 
-def _parts(state: dict[str, Any], kernels, memory_gib: float) -> int:
-    """How many parts the next layer needs for one part's table (at most 3/4 full) to fit the budget."""
+def _parts(state: dict[str, Any], kernels, memory_gib: float, processes: int) -> int:
+    """How many parts the next layer needs for one part's table (at most 3/4 full) to fit the budget, and for each
+    process to have one (a power of two)."""
     table_bytes = _SLACK * _expected_states(state, kernels) * 8 * kernels.key_words
     parts = 1
-    while table_bytes / parts > memory_gib * 2**30:
+    while table_bytes / parts > memory_gib * 2**30 or parts < processes:
         parts *= 2
     return parts
+
+
+_FORKED: tuple = ()  # what the forked processes of `_built` build from
+
+
+def _built(job: tuple, todo: list[int], processes: int) -> Iterable[tuple[int, int, int, np.ndarray, np.ndarray]]:
+    """Each part of `todo` built and written: (part, status, its states, counters, the goal if found), as each ends.
+
+    With more than one process, the parts are built in forked processes, in
+    the order they end; leaving the loop early stops them.
+    """
+    global _FORKED
+    if processes == 1 or len(todo) == 1:
+        yield from map(_build_and_write, [job] * len(todo), todo)
+        return
+    _FORKED = job
+    with multiprocessing.get_context("fork").Pool(min(processes, len(todo))) as pool:
+        yield from pool.imap_unordered(_forked_part, todo)
+
+
+def _forked_part(part: int) -> tuple[int, int, int, np.ndarray, np.ndarray]:
+    return _build_and_write(_FORKED, part)
+
+
+def _build_and_write(job: tuple, part: int) -> tuple[int, int, int, np.ndarray, np.ndarray]:
+    """One part built and, when complete, written: (part, status, its states, counters, the goal if found)."""
+    problem, heuristic, checkpoint, depth, parts, bound, max_nodes, deadline = job
+    counters = np.zeros(4, dtype=np.int64)
+    goal = problem.start_key().reshape(1, -1).copy()
+    code, rows = _build_part(problem, heuristic, checkpoint, depth, part, parts, bound, counters, goal, max_nodes,
+                             deadline)
+    if code == _DONE:
+        checkpoint.write(depth, part, parts, rows)
+    return part, code, 0 if rows is None else int(rows.shape[0]), counters, goal
 
 
 def _expected_states(state: dict[str, Any], kernels) -> float:
@@ -368,12 +405,18 @@ def _expected_states(state: dict[str, Any], kernels) -> float:
 def _build_part(problem: Problem, heuristic: Heuristic, checkpoint: Checkpoint, depth: int, part: int, parts: int,
                 bound: int, counters: np.ndarray, goal: np.ndarray, max_nodes: int, deadline: float):
     """One pass: part `part` of layer `depth`; returns (status, its rows): _DONE, SOLVED or a limit."""
-    kernels = problem.kernels
-    capacity = max(256, int(_SLACK * _expected_states(checkpoint.state, kernels) / parts))
     try:
-        table = np.zeros((capacity, kernels.key_words), dtype=np.uint64)
+        return _part_rows(problem, heuristic, checkpoint, depth, part, parts, bound, counters, goal, max_nodes,
+                          deadline)
     except MemoryError:  # the memory cap (RLIMIT_AS) is below the budget
         return limits.MEMORY_LIMIT, None
+
+
+def _part_rows(problem: Problem, heuristic: Heuristic, checkpoint: Checkpoint, depth: int, part: int, parts: int,
+               bound: int, counters: np.ndarray, goal: np.ndarray, max_nodes: int, deadline: float):
+    kernels = problem.kernels
+    capacity = max(256, int(_SLACK * _expected_states(checkpoint.state, kernels) / parts))
+    table = np.zeros((capacity, kernels.key_words), dtype=np.uint64)
     stored = 0
     counters[:] = (0, 0, 0, _NO_H)
     for earlier in (depth - 2, depth - 1):

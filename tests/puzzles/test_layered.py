@@ -144,6 +144,36 @@ def test_a_layer_that_outgrows_its_memory_is_split_finer_by_the_next_run(tmp_pat
     assert result.moves == 33 and 2 in result.extra["layer_parts"]
 
 
+def test_a_memory_error_anywhere_in_a_part_is_a_memory_limit_and_the_next_run_splits_finer(tmp_path, monkeypatch):
+    from puzzles.search import layered
+
+    problem = course("6x6_3")
+    params = {"checkpoint": str(tmp_path)}
+    solve(problem, "layered", params, Limits(max_nodes=2_000))
+    real = layered.Checkpoint.slices
+
+    def no_room(*args):
+        raise MemoryError
+
+    monkeypatch.setattr(layered.Checkpoint, "slices", no_room)  # reading the layers before: past the table's np.zeros
+    cut = solve(problem, "layered", params)
+    assert cut.outcome == Outcome.LIMIT and "out of memory" in cut.reason
+    assert json.loads((tmp_path / "manifest.json").read_text())["building"]["parts"] == 2
+    monkeypatch.setattr(layered.Checkpoint, "slices", real)
+    assert solve(problem, "layered", params).moves == 33
+
+
+@pytest.mark.parametrize("name", ["6x6_3", "9x9_4"])
+def test_parts_built_in_two_processes_give_the_layers_and_optimum_of_one(name, tmp_path):
+    problem = course(name)
+    one = solve(problem, "layered", {"checkpoint": str(tmp_path / "one"), "memory_gib": BUDGETS[name]})
+    two = solve(problem, "layered", {"checkpoint": str(tmp_path / "two"), "memory_gib": BUDGETS[name], "processes": 2})
+    assert two.outcome == Outcome.SOLVED and two.moves == one.moves == OPTIMA[name]
+    assert problem.check_solution(two.move_codes)
+    assert two.extra["layer_counts"] == one.extra["layer_counts"] and min(two.extra["layer_parts"][1:]) >= 2
+    assert two.extra["total_expanded"] >= one.extra["total_expanded"] * 0.9  # the last layer may stop sooner or later
+
+
 def test_only_an_admissible_estimate_raises_the_bound(tmp_path):
     # blockers-lb is 4 on 9x9_4's start and stays 4 for 12 layers: the bound is depth + 4 there, plain depth + 1 with
     # moves-freed, which is not admissible.
