@@ -19,6 +19,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from orchestrator.boardsets import COURSE_OPTIMA
+
 from puzzles.kernels import estimates
 from puzzles.rushhour import kernels as rk
 from puzzles.result import Limits, SolveResult
@@ -257,6 +259,20 @@ def test_fogleman_hardest_walled_puzzle_needs_60_moves():
         assert_solution(problem, result)
         assert result.moves == 60
     assert goal_distances(problem)[0] == 60
+
+
+# Ours, from `orchestrate solve .../Rushhour12x12_7.csv --algo layered --heuristic blocking-tree --upper-bound 26`
+# (docs/performance.md); the same search with --upper-bound 25 proves that none is shorter.
+OPTIMAL_12X12_7 = ("O+1 D+1 A-5 B-2 I-1 H+2 G-1 D-1 F+4 E+3 R-2 AL-1 AH+2 X-1 W-1 Y-1 AI-2"
+                   " M-1 AE-1 T-2 U+3 O-1 Y+1 W+1 X+9")
+
+
+def test_our_optimal_solution_of_12x12_7_replays_in_the_proven_optimum_of_25_moves():
+    problem = course("12x12_7")
+    moves = OPTIMAL_12X12_7.split()
+    assert len(moves) == COURSE_OPTIMA["Rushhour12x12_7"] == 25
+    assert replayed(problem, moves).is_solved()
+    assert not replayed(problem, moves[:-1]).is_solved()
 
 
 @pytest.mark.parametrize("model", ["slide", "step"])
