@@ -127,8 +127,9 @@ def split_search(db: Database, instance, name: str, depth: int, params: dict[str
                 counted = (level.expanded, level.generated, 0)
             else:
                 sweep = f"{name}-b{bound}"
-                rows = _run_bound(db, instance, sweep, _prefixes(problem, level), level, params, workers, chunk, runners)
-                found, counted, next_bound = _tally(problem, sweep, level, rows)
+                prefixes = _prefixes(problem, level)
+                rows = _run_bound(db, instance, sweep, prefixes, level, params, workers, chunk, runners)
+                found, counted, next_bound = _tally(problem, sweep, level, prefixes, rows)
                 sizes = {prefix: row["expanded"] or 0 for prefix, row in rows.items()}
             round_ = Round(bound, sweep, len(level.leaves), deeper, counted[0], counted[1],
                            level.expanded + counted[2], time.perf_counter() - started)
@@ -212,11 +213,10 @@ def _run_bound(db: Database, instance, sweep: str, prefixes: list[str], level: s
     return _rows_by_prefix(db, sweep)
 
 
-def _tally(problem: Problem, sweep: str, level: subtree.Frontier,
+def _tally(problem: Problem, sweep: str, level: subtree.Frontier, prefixes: list[str],
            rows: dict[str, dict]) -> tuple[list[int] | None, tuple[int, int, int], int | None]:
-    """A bound's answer from its jobs: (the solution, (expanded, generated) as one core counts them and all work,
-    the next bound)."""
-    prefixes = _prefixes(problem, level)
+    """A bound's answer from its jobs (`prefixes`: the leaves' moves): (the solution, (expanded, generated) as one
+    core counts them and all work, the next bound)."""
     expanded, generated = level.expanded, level.generated  # the frontier's all, unless a subtree holds a solution
     below = [0, 0]
     found = None

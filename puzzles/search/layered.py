@@ -240,7 +240,7 @@ def search(problem: Problem, limits_: Limits, heuristic: Heuristic, checkpoint: 
     depth + h below it (`heuristic` must then be admissible). `memory_gib`: the
     budget of one part's table, which sets how many parts a layer has.
     `processes`: parts built at once (a layer has at least as many parts), each
-    process with a table of its own.
+    process with a table of its own; each is given the whole node budget left.
     """
     if upper_bound is not None and not heuristic.admissible:
         raise PuzzleError(f"an upper bound needs an admissible heuristic, and {heuristic.name} is not")
