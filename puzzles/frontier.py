@@ -1,6 +1,8 @@
 """A compiled binary min-heap of (priority, item) pairs for best-first search.
 
-`push` may grow the arrays, so it returns the heap to use from then on.
+`push` needs room for the item: `room_for` grows the arrays and returns the
+heap to use from then on. The hot calls (`has_room`, `push`, `pop`) keep no
+reference counts.
 """
 
 from typing import NamedTuple
@@ -25,16 +27,28 @@ def new_heap(capacity):
     return Heap(np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int32), np.zeros(1, dtype=np.int64))
 
 
+@nb.njit(cache=True, _nrt=False)
+def has_room(heap, more):
+    """True if `more` items can be pushed without growing the heap."""
+    return heap.size[0] + more <= heap.priority.shape[0]
+
+
 @nb.njit(cache=True)
-def push(heap, priority, item):
-    """Add an item; returns the heap."""
-    i = heap.size[0]
-    if i == heap.priority.shape[0]:
+def room_for(heap, more):
+    """The heap, grown if need be so that `more` items can be pushed."""
+    while not has_room(heap, more):
         heap = Heap(
             np.concatenate((heap.priority, np.empty_like(heap.priority))),
             np.concatenate((heap.item, np.empty_like(heap.item))),
             heap.size,
         )
+    return heap
+
+
+@nb.njit(cache=True, _nrt=False)
+def push(heap, priority, item):
+    """Add an item to a heap with room for it (`room_for`)."""
+    i = heap.size[0]
     heap.size[0] = i + 1
     while i > 0:
         up = (i - 1) >> 1
@@ -45,10 +59,9 @@ def push(heap, priority, item):
         i = up
     heap.priority[i] = priority
     heap.item[i] = item
-    return heap
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def pop(heap):
     """Remove and return the item of lowest priority (the heap must not be empty)."""
     top = heap.item[0]

@@ -137,7 +137,7 @@ def _heuristic(spec, work, code, args, key, parent_branching):
     return lambda spec, work, code, args, key, parent_branching: function(spec, work, code, args, key, parent_branching)
 
 
-@overload(child_heuristics)
+@overload(child_heuristics, jit_options={"_nrt": False})  # a call with counts would count every array it passes
 def _child_heuristics(spec, work, code, args, key, out_keys, out_moves, rows, n, parent_branching, out_h):
     heuristic_of, together = _functions(spec)[3:5]
     if together is not None:

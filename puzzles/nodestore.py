@@ -15,6 +15,7 @@ from puzzles.intrinsics import advise_huge_pages, prefetch
 from puzzles.jit import nb
 
 NO_PARENT = -1
+HASH_SEED = np.uint64(0x9E3779B97F4A7C15)
 _EMPTY = -1
 
 
@@ -29,23 +30,29 @@ class Store(NamedTuple):
     count: np.ndarray
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def hash_row(keys, row):
     """A 64-bit hash of row `row` of a 2-D array of keys (splitmix64's finaliser over its words).
 
     Keys are passed as (array, row) rather than as row views throughout the hot
     loops: a view costs two atomic reference-count updates.
     """
-    h = np.uint64(0x9E3779B97F4A7C15)
+    h = HASH_SEED
     for w in range(keys.shape[1]):
-        h = (h ^ keys[row, w]) * np.uint64(0xBF58476D1CE4E5B9)
-        h ^= h >> np.uint64(31)
-        h *= np.uint64(0x94D049BB133111EB)
-        h ^= h >> np.uint64(29)
+        h = mix_word(h, keys[row, w])
     return h
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always", cache=True)
+def mix_word(h, word):
+    """`hash_row`'s step: the hash so far with one more word of the key mixed in."""
+    h = (h ^ word) * np.uint64(0xBF58476D1CE4E5B9)
+    h ^= h >> np.uint64(31)
+    h *= np.uint64(0x94D049BB133111EB)
+    return h ^ (h >> np.uint64(29))
+
+
+@nb.njit(cache=True, _nrt=False)
 def same_rows(a, i, b, j):
     """True if row i of `a` equals row j of `b`."""
     for w in range(a.shape[1]):
@@ -54,7 +61,7 @@ def same_rows(a, i, b, j):
     return True
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def copy_row(target, i, source, j):
     """Copy row j of `source` into row i of `target`."""
     for w in range(source.shape[1]):
@@ -100,19 +107,19 @@ def _empty_table(slots):
     return table
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def find(store, keys, row):
     """The id of the node whose key is row `row` of `keys`, or -1."""
     return find_hashed(store, keys, row, hash_row(keys, row))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def find_hashed(store, keys, row, h):
     """As `find`, given the key's hash `h`."""
     return lookup(store.table, store.keys, keys, row, h)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def lookup(table, node_keys, keys, row, h):
     """As `find_hashed`, given the store's `table` and `keys` arrays rather than the store.
 
@@ -136,10 +143,16 @@ def add(store, keys, row, parent, move, cost):
                          move, cost)
 
 
+@nb.njit(cache=True, _nrt=False)
+def has_room(store, more):
+    """True if `more` nodes can be appended without growing the store."""
+    return store.count[0] + more <= store.keys.shape[0]
+
+
 @nb.njit(cache=True)
 def room_for(store, more):
     """The store, grown if need be so that `more` nodes can be appended without growing."""
-    while store.count[0] + more > store.keys.shape[0]:
+    while not has_room(store, more):
         store = _grown(store)
     return store
 
@@ -163,7 +176,7 @@ def nbytes(store):
     return store.keys.nbytes + store.parent.nbytes + store.move.nbytes + store.cost.nbytes + store.table.nbytes
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def prefetch_slot(store, h):
     """Start loading the table slot of hash `h` into the cache, ahead of a `find`."""
     prefetch(store.table, np.int64(h & np.uint64(store.table.shape[0] - 1)))
@@ -185,7 +198,7 @@ def moves_to(store, node):
     return moves
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _index(table, keys, node):
     mask = table.shape[0] - 1
     slot = np.int64(hash_row(keys, node) & np.uint64(mask))

@@ -13,7 +13,7 @@ import numpy as np
 
 from puzzles.intrinsics import advise_huge_pages, prefetch
 from puzzles.jit import nb
-from puzzles.nodestore import copy_row, hash_row
+from puzzles.nodestore import HASH_SEED, copy_row, hash_row, mix_word
 from puzzles.problem import RESERVED_BITS
 
 _TAG_SHIFT = np.uint64(64 - RESERVED_BITS)
@@ -31,25 +31,25 @@ def new_table(capacity, key_words):
     return table
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def home(h, capacity):
     """The first slot for hash `h`."""
     return np.int64(((h >> np.uint64(32)) * np.uint64(capacity)) >> np.uint64(32))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def prefetch_home(table, h):
     """Start loading the home slot of hash `h` into the cache."""
     prefetch(table, home(h, table.shape[0]))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def tag_at(table, slot):
     """The tag stored in a slot, or 0 if it is empty."""
     return np.int64(table[slot, table.shape[1] - 1] >> _TAG_SHIFT)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def slot_of(table, keys, row, h):
     """The slot holding row `row` of `keys` (whose hash is `h`), or the empty slot where it belongs."""
     last = table.shape[1] - 1
@@ -71,7 +71,7 @@ def slot_of(table, keys, row, h):
             slot = 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def put(table, slot, keys, row, tag):
     """Store row `row` of `keys` with `tag` (1 to MAX_TAG) in an empty slot."""
     last = table.shape[1] - 1
@@ -80,7 +80,7 @@ def put(table, slot, keys, row, tag):
     table[slot, last] = keys[row, last] | (np.uint64(tag) << _TAG_SHIFT)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def copy_key(target, row, table, slot):
     """Copy the key held in `slot` (its tag cleared) into row `row` of `target`."""
     copy_row(target, row, table, slot)
@@ -91,13 +91,36 @@ def copy_key(target, row, table, slot):
 def _grown(table):
     """The table half as large again, every key re-inserted with its tag."""
     bigger = new_table(table.shape[0] + table.shape[0] // 2, table.shape[1])
-    last = table.shape[1] - 1
-    key = np.empty((1, table.shape[1]), dtype=np.uint64)
-    for slot in range(table.shape[0]):
-        if table[slot, last] != 0:
-            copy_key(key, 0, table, slot)
-            put(bigger, slot_of(bigger, key, 0, hash_row(key, 0)), key, 0, tag_at(table, slot))
+    _rehash(table, bigger)
     return bigger
+
+
+@nb.njit(cache=True, _nrt=False)
+def _rehash(table, bigger):
+    """Copy every slot in use of `table` into the empty table `bigger`, in slot order, where its key belongs.
+
+    The keys are distinct, so each goes in the first empty slot from its home
+    with no comparison; and homes grow with the hash, so `bigger` fills
+    nearly in order.
+    """
+    last = table.shape[1] - 1
+    capacity = bigger.shape[0]
+    for slot in range(table.shape[0]):
+        if table[slot, last] == 0:
+            continue
+        h = HASH_SEED
+        for w in range(last):
+            h = mix_word(h, table[slot, w])
+        target = home(mix_word(h, table[slot, last] & _KEY_BITS), capacity)
+        while bigger[target, last] != 0:
+            target = target + 1 if target + 1 < capacity else 0
+        copy_row(bigger, target, table, slot)
+
+
+@nb.njit(cache=True, _nrt=False)
+def full(table, keys):
+    """True if `keys` keys would fill more than 3/4 of the table (`room_for` must grow it first)."""
+    return 4 * keys > 3 * table.shape[0]
 
 
 @nb.njit(cache=True)
@@ -106,7 +129,7 @@ def room_for(table, stored, more):
 
     Growing fails when the allocation does (a memory cap, RLIMIT_AS, was reached).
     """
-    while 4 * (stored + more) > 3 * table.shape[0]:
+    while full(table, stored + more):
         try:
             table = _grown(table)
         except Exception:

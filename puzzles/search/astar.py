@@ -55,7 +55,8 @@ def astar(spec, start, code, args, max_branching, max_nodes, deadline):
     key_words = start.shape[0]
     work = workspace(spec)
     store, root = nodestore.add(nodestore.new_store(key_words, 1 << 12), start.reshape(1, -1), 0, nodestore.NO_PARENT, 0, 0)
-    heap = frontier.push(frontier.new_heap(1 << 12), _priority(heuristic(spec, work, code, args, start, 0), 0), root)
+    heap = frontier.new_heap(1 << 12)
+    frontier.push(heap, _priority(heuristic(spec, work, code, args, start, 0), 0), root)
     out_keys = np.empty((max_branching, key_words), dtype=np.uint64)
     out_moves = np.empty(max_branching, dtype=np.int64)
     hashes = np.empty(max_branching, dtype=np.uint64)
@@ -76,12 +77,15 @@ def astar(spec, start, code, args, max_branching, max_nodes, deadline):
         expanded += 1
         count = expand(spec, work, store.keys[node], out_keys, out_moves)
         generated += count
-        store = nodestore.room_for(store, count)
+        if not nodestore.has_room(store, count):  # checked here: the call to grow counts references
+            store = nodestore.room_for(store, count)
         opened = _settle(store.keys, store.parent, store.move, store.cost, store.table, store.count, out_keys,
                          out_moves, hashes, count, node, g + 1, rows, children)
         child_heuristics(spec, work, code, args, store.keys[node], out_keys, out_moves, rows, opened, count, child_h)
+        if not frontier.has_room(heap, opened):
+            heap = frontier.room_for(heap, opened)
         for t in range(opened):
-            heap = frontier.push(heap, _priority(g + 1 + child_h[rows[t]], g + 1), children[t])
+            frontier.push(heap, _priority(g + 1 + child_h[rows[t]], g + 1), children[t])
         max_frontier = max(max_frontier, heap.size[0])
     return limits.UNSOLVABLE, np.empty(0, np.int64), expanded, generated, max_frontier, store.count[0], nodestore.nbytes(store)
 

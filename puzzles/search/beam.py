@@ -49,7 +49,7 @@ def _first_goal(spec, keys, rows, n):
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _insert(best, size, k, scores, child):
     """Put `child` among the `size` best (sorted by score, then by order of generation); returns the new size."""
     score = scores[child]
@@ -105,9 +105,10 @@ def beam(spec, start, code, args, max_branching, k, max_nodes, deadline):
             expanded += 1
             count = expand(spec, work, beam_keys[b], out_keys, out_moves)
             generated += count
-            table, room = stateset.room_for(table, stored, count)
-            if not room:
-                return limits.MEMORY_LIMIT, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth, table.nbytes
+            if stateset.full(table, stored + count):  # checked here: a call to room_for counts references
+                table, room = stateset.room_for(table, stored, count)
+                if not room:
+                    return limits.MEMORY_LIMIT, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth, table.nbytes
             for j in range(count):
                 hashes[j] = hash_row(out_keys, j)
                 stateset.prefetch_home(table, hashes[j])
