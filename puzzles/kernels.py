@@ -61,6 +61,7 @@ from puzzles.jit import nb
 
 _DOMAINS: dict[type, tuple] = {}
 _IN_PLACE: dict[type, tuple] = {}
+_NO_REFCOUNTS = {"_nrt": False}  # for the dispatchers of hot calls: counting references to every array of a spec costs
 
 
 def register(spec_class: type, *, workspace, expand, is_goal, heuristic, child_heuristics=None) -> None:
@@ -119,25 +120,25 @@ def _workspace(spec):
     return lambda spec: function(spec)
 
 
-@overload(expand)
+@overload(expand, jit_options=_NO_REFCOUNTS)
 def _expand(spec, work, key, out_keys, out_moves):
     function = _functions(spec)[1]
     return lambda spec, work, key, out_keys, out_moves: function(spec, work, key, out_keys, out_moves)
 
 
-@overload(is_goal)
+@overload(is_goal, jit_options=_NO_REFCOUNTS)
 def _is_goal(spec, key):
     function = _functions(spec)[2]
     return lambda spec, key: function(spec, key)
 
 
-@overload(heuristic)
+@overload(heuristic, jit_options=_NO_REFCOUNTS)
 def _heuristic(spec, work, code, args, key, parent_branching):
     function = _functions(spec)[3]
     return lambda spec, work, code, args, key, parent_branching: function(spec, work, code, args, key, parent_branching)
 
 
-@overload(child_heuristics, jit_options={"_nrt": False})  # a call with counts would count every array it passes
+@overload(child_heuristics, jit_options=_NO_REFCOUNTS)
 def _child_heuristics(spec, work, code, args, key, out_keys, out_moves, rows, n, parent_branching, out_h):
     heuristic_of, together = _functions(spec)[3:5]
     if together is not None:

@@ -106,7 +106,8 @@ def expand(spec, work, key, out_keys, out_moves):
             continue
         target = blank + (-spec.width, spec.width, -1, 1)[move]
         out = out_keys[count]
-        out[:] = key
+        for word in range(key.shape[0]):
+            out[word] = key[word]
         _put(out, spec, blank, tile_at(spec, key, target))
         _put(out, spec, target, 0)
         out_moves[count] = move

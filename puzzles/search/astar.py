@@ -28,9 +28,14 @@ def _priority(f, g):
 def _settle(node_keys, parents, moves, costs, table, count, out_keys, out_moves, hashes, n, parent, g, rows, children):
     """Add the successors not stored yet and give cheaper paths to the others; those that are (re)opened go into
     `rows` (their row) and `children` (their node), in order; returns how many. The store must have room for n more."""
+    mask = np.uint64(table.shape[0] - 1)
     for j in range(n):
         hashes[j] = nodestore.hash_row(out_keys, j)
-        prefetch(table, np.int64(hashes[j] & np.uint64(table.shape[0] - 1)))
+        prefetch(table, np.int64(hashes[j] & mask))
+    for j in range(n):  # the home slots are on their way: ask for the keys they name too
+        node = table[np.int64(hashes[j] & mask)]
+        if node >= 0:
+            prefetch(node_keys, np.int64(node))
     opened = 0
     for j in range(n):
         child = nodestore.lookup(table, node_keys, out_keys, j, hashes[j])
