@@ -24,7 +24,7 @@ SEEDS = 2**32  # numba's generator takes 32-bit seeds
 
 @dataclass(frozen=True)
 class Param:
-    """A parameter's default, its type, what it means (for the command line's help) and its least value for numbers.
+    """A parameter's default, its type, what it means (for the command line's help) and its range for numbers.
 
     A parameter whose default is None is optional: it is left out of the bound
     values unless given, so adding one does not change existing jobs' keys.
@@ -35,6 +35,7 @@ class Param:
     help: str
     minimum: float | None = None
     choices: tuple[str, ...] | None = None
+    maximum: float | None = None
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ _HEURISTIC_HELP = ("the heuristic: Rush Hour blockers, blockers-lb, blocking-tre
                    " N-puzzle misplaced, manhattan, linear-conflict, pdb, pdb-max")
 _PDB = Param(None, str, "the N-puzzle's pattern databases for pdb and pdb-max: group sizes (6-6-3) or tile groups"
              " (1 2 3/4 5 6 7 8); default: the board size's")
+_MAX_PROCESSES = 256  # layered's processes: forked by the job itself, each with a table of its own
 ALGORITHMS: dict[str, Algorithm] = {
     "random": Algorithm("randomwalk", "uniformly random legal moves until solved", {"max_steps": _MAX_STEPS}, True),
     "spr": Algorithm(
@@ -98,7 +100,7 @@ ALGORITHMS: dict[str, Algorithm] = {
          "upper_bound": Param(None, int, "the length of a known solution: only shorter ones are looked for", 1),
          "memory_gib": Param(4.0, float, "the memory budget of one part's table, in GiB", 1e-6),
          "processes": Param(1, int, "parts of a layer built at once, each in a process of its own (and its own"
-                            " table: memory-gib each)", 1)},
+                            " table: memory-gib each)", 1, maximum=_MAX_PROCESSES)},
         optimal=True,
     ),
     "moves-freed": Algorithm(  # the seed's "Moves Freed": the A* loop ordered by the moves-freed heuristic
@@ -166,6 +168,8 @@ def _converted(algorithm: str, name: str, param: Param, value: Any) -> Any:
         raise PuzzleError(f"{algorithm}: {name} must be {_KIND_WORDS[param.kind]}, not {brief(value)}") from None
     if param.minimum is not None and converted < param.minimum:
         raise PuzzleError(f"{algorithm}: {name} must be at least {param.minimum:g}, not {brief(value)}")
+    if param.maximum is not None and converted > param.maximum:
+        raise PuzzleError(f"{algorithm}: {name} must be at most {param.maximum:g}, not {brief(value)}")
     if param.choices is not None and converted not in param.choices:
         raise PuzzleError(f"{algorithm}: {name} must be one of {', '.join(param.choices)}, not {brief(value)}")
     return converted

@@ -13,7 +13,7 @@ import numpy as np
 
 from puzzles.intrinsics import advise_huge_pages, prefetch
 from puzzles.jit import nb
-from puzzles.nodestore import HASH_SEED, copy_row, hash_row, mix_word
+from puzzles.nodestore import HASH_SEED, copy_row, mix_word
 from puzzles.problem import RESERVED_BITS
 
 _TAG_SHIFT = np.uint64(64 - RESERVED_BITS)

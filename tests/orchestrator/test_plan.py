@@ -193,6 +193,7 @@ def test_job_keys_are_unique_stable_and_include_the_sweep_name(six_boards):
         (["bfs"], {"k": [3]}, {}, "no algorithm among bfs takes k"),
         (["dijkstra"], {}, {}, "unknown algorithm 'dijkstra'"),
         (["beam"], {"k": [0]}, {}, "k must be at least 1"),
+        (["layered"], {"processes": [1000]}, {}, "processes must be at most 256, not 1000"),
         (["beam"], {"k": ["wide"]}, {}, "k must be a whole number"),
         (["spr"], {}, {"seeds": [-1]}, "a seed must be between 0 and"),
         (["spr"], {}, {"seeds": [SEEDS]}, "a seed must be between 0 and"),
