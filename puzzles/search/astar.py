@@ -54,6 +54,44 @@ def _settle(node_keys, parents, moves, costs, table, count, out_keys, out_moves,
     return opened
 
 
+_GROW = -1  # `_best_first` stopped: the store or the heap must grow before the next expansion
+EXPANDED, GENERATED, MAX_FRONTIER, GOAL = range(4)  # the counters `_best_first` keeps
+
+
+@nb.njit(cache=True, _nrt=False)
+def _best_first(spec, work, code, args, store, heap, max_branching, max_nodes, deadline, out_keys, out_moves, hashes,
+                rows, children, child_h, counters):
+    """A*'s loop, until it ends (its status; the goal's node in `counters[GOAL]`) or must grow (`_GROW`).
+
+    It grows nothing (that takes the runtime, and with it reference counts on
+    every array at every call): it returns before an expansion the store or
+    the heap may not have room for.
+    """
+    while heap.size[0] > 0:
+        if not (nodestore.has_room(store, max_branching) and frontier.has_room(heap, max_branching)):
+            return _GROW
+        g = _G_MAX - (heap.priority[0] & _G_MAX)
+        node = frontier.pop(heap)
+        if g > store.cost[node]:
+            continue  # a stale entry: the node was reached more cheaply since
+        if is_goal(spec, store.keys[node]):
+            counters[GOAL] = node
+            return limits.SOLVED
+        stop = limits.exceeded(counters[EXPANDED], max_nodes, deadline)
+        if stop:
+            return stop
+        counters[EXPANDED] += 1
+        count = expand(spec, work, store.keys[node], out_keys, out_moves)
+        counters[GENERATED] += count
+        opened = _settle(store.keys, store.parent, store.move, store.cost, store.table, store.count, out_keys,
+                         out_moves, hashes, count, node, g + 1, rows, children)
+        child_heuristics(spec, work, code, args, store.keys[node], out_keys, out_moves, rows, opened, count, child_h)
+        for t in range(opened):
+            frontier.push(heap, _priority(g + 1 + child_h[rows[t]], g + 1), children[t])
+        counters[MAX_FRONTIER] = max(counters[MAX_FRONTIER], heap.size[0])
+    return limits.UNSOLVABLE
+
+
 @nb.njit(cache=True)
 def astar(spec, start, code, args, max_branching, max_nodes, deadline):
     """Compiled A* from `start`; returns (status, moves, expanded, generated, max frontier, stored, store bytes)."""
@@ -67,32 +105,17 @@ def astar(spec, start, code, args, max_branching, max_nodes, deadline):
     hashes = np.empty(max_branching, dtype=np.uint64)
     rows = np.empty(max_branching, dtype=np.int64)
     children, child_h = np.empty_like(rows), np.empty_like(rows)
-    expanded = generated = max_frontier = 0
-    while heap.size[0] > 0:
-        g = _G_MAX - (heap.priority[0] & _G_MAX)
-        node = frontier.pop(heap)
-        if g > store.cost[node]:
-            continue  # a stale entry: the node was reached more cheaply since
-        if is_goal(spec, store.keys[node]):
-            moves = nodestore.moves_to(store, node)
-            return limits.SOLVED, moves, expanded, generated, max_frontier, store.count[0], nodestore.nbytes(store)
-        stop = limits.exceeded(expanded, max_nodes, deadline)
-        if stop:
-            return stop, np.empty(0, np.int64), expanded, generated, max_frontier, store.count[0], nodestore.nbytes(store)
-        expanded += 1
-        count = expand(spec, work, store.keys[node], out_keys, out_moves)
-        generated += count
-        if not nodestore.has_room(store, count):  # checked here: the call to grow counts references
-            store = nodestore.room_for(store, count)
-        opened = _settle(store.keys, store.parent, store.move, store.cost, store.table, store.count, out_keys,
-                         out_moves, hashes, count, node, g + 1, rows, children)
-        child_heuristics(spec, work, code, args, store.keys[node], out_keys, out_moves, rows, opened, count, child_h)
-        if not frontier.has_room(heap, opened):
-            heap = frontier.room_for(heap, opened)
-        for t in range(opened):
-            frontier.push(heap, _priority(g + 1 + child_h[rows[t]], g + 1), children[t])
-        max_frontier = max(max_frontier, heap.size[0])
-    return limits.UNSOLVABLE, np.empty(0, np.int64), expanded, generated, max_frontier, store.count[0], nodestore.nbytes(store)
+    counters = np.zeros(4, dtype=np.int64)
+    while True:
+        status = _best_first(spec, work, code, args, store, heap, max_branching, max_nodes, deadline, out_keys,
+                             out_moves, hashes, rows, children, child_h, counters)
+        if status != _GROW:
+            break
+        store = nodestore.room_for(store, max_branching)
+        heap = frontier.room_for(heap, max_branching)
+    moves = nodestore.moves_to(store, counters[GOAL]) if status == limits.SOLVED else np.empty(0, np.int64)
+    return (status, moves, counters[EXPANDED], counters[GENERATED], counters[MAX_FRONTIER], store.count[0],
+            nodestore.nbytes(store))
 
 
 def search(problem: Problem, limits_: Limits, *, heuristic: Heuristic) -> SearchReport:
