@@ -10,6 +10,12 @@ while they work (a grid to paint, occupancy masks) lives in a *workspace* the
 search makes once with `workspace(spec)` and passes to every call, so two
 searches on one spec never share scratch space.
 
+`expand`, `is_goal`, `heuristic` and `child_heuristics` are called once per
+node, so they are compiled without numba's runtime (no reference counts on
+the spec's and workspace's arrays at every call), and so is what a domain
+registers for them: they must not allocate, nor copy an array by slice
+assignment (copy word by word).
+
 Signatures:
 
 - ``workspace(spec)``: a fresh workspace of the domain's own type.
@@ -61,7 +67,7 @@ from puzzles.jit import nb
 
 _DOMAINS: dict[type, tuple] = {}
 _IN_PLACE: dict[type, tuple] = {}
-_NO_REFCOUNTS = {"_nrt": False}  # for the dispatchers of hot calls: counting references to every array of a spec costs
+_NO_REFCOUNTS = {"_nrt": False}  # the per-node dispatchers: see the module docstring
 
 
 def register(spec_class: type, *, workspace, expand, is_goal, heuristic, child_heuristics=None) -> None:
