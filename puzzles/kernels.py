@@ -42,10 +42,12 @@ make/undo entry points depth-first searches prefer (`register_in_place`):
 - ``place(spec, code, key, capacity) -> (board, h)``: a mutable board of the
   key (of the domain's board class), room for `capacity` moves made and not
   yet undone, and heuristic `code`'s value on it;
-- ``branches(board, out_moves) -> int``: the legal moves;
+- ``degree(board) -> int``: how many moves the board allows;
 - ``make(board, code, move, limit, enough) -> int``: heuristic `code`'s value
   after the move, the move played in place only if that value is at most
-  `limit` (so a domain may foresee the value and not move at all). A value
+  `limit` (so a domain may foresee the value and not move at all), or
+  `ILLEGAL` for a move code (0 .. max_branching - 1) the board does not allow,
+  which the search tries in turn: no list of legal moves is made. A value
   over `limit` may be a lower bound of the true one if it is at least
   `enough` (the caller needs it no more exactly);
   ``undo(board, code, move)`` takes back `move`, the last one made, and
@@ -68,6 +70,7 @@ from puzzles.jit import nb
 _DOMAINS: dict[type, tuple] = {}
 _IN_PLACE: dict[type, tuple] = {}
 _NO_REFCOUNTS = {"_nrt": False}  # the per-node dispatchers: see the module docstring
+ILLEGAL = np.iinfo(np.int64).max  # what an in-place `make` returns for a move the board does not allow
 
 
 def register(spec_class: type, *, workspace, expand, is_goal, heuristic, child_heuristics=None) -> None:
@@ -75,10 +78,10 @@ def register(spec_class: type, *, workspace, expand, is_goal, heuristic, child_h
     _DOMAINS[spec_class] = (workspace, expand, is_goal, heuristic, child_heuristics)
 
 
-def register_in_place(spec_class: type, board_class: type, *, place, branches, makes, undos, inverse, solved) -> None:
+def register_in_place(spec_class: type, board_class: type, *, place, degree, makes, undos, inverse, solved) -> None:
     """Make a domain's in-place entry points (see the module docstring) the ones called for its spec and board."""
     _IN_PLACE[spec_class] = (place,)
-    _IN_PLACE[board_class] = (branches, makes, inverse, solved, undos)
+    _IN_PLACE[board_class] = (degree, makes, inverse, solved, undos)
 
 
 def has_in_place(spec) -> bool:
@@ -163,9 +166,9 @@ def place(spec, code, key, capacity):
     return _IN_PLACE[type(spec)][0](spec, code, key, capacity)
 
 
-def branches(board, out_moves):
-    """Write the legal moves of `board`; returns their number."""
-    return _IN_PLACE[type(board)][0](board, out_moves)
+def degree(board):
+    """How many moves `board` allows."""
+    return _IN_PLACE[type(board)][0](board)
 
 
 def make(board, code, move, limit, enough):
@@ -222,10 +225,10 @@ def _place(spec, code, key, capacity):
     return lambda spec, code, key, capacity: function(spec, code, key, capacity)
 
 
-@overload(branches, jit_options={"_nrt": False})
-def _branches(board, out_moves):
+@overload(degree, jit_options=_NO_REFCOUNTS)
+def _degree(board):
     function = _in_place(board)[0]
-    return lambda board, out_moves: function(board, out_moves)
+    return lambda board: function(board)
 
 
 def _by_code(board, code, index: int):

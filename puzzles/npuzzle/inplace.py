@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from puzzles import kernels
+from puzzles.kernels import ILLEGAL
 from puzzles.jit import nb
 from puzzles.npuzzle.kernels import (
     BOARD_ROWS, GROUP_OF, GROUPS, LINEAR_CONFLICT, MANHATTAN, MIRROR_CELL, MIRROR_TILE, MISPLACED, MULTIPLIER_OF,
@@ -107,15 +108,19 @@ def _estimate(board, code):
 
 
 @nb.njit(inline="always", cache=True)
-def branches(board, out_moves):
-    """Write the moves the blank can make; returns how many."""
+def degree(board):
+    """How many moves the blank can make."""
     neighbors = at(board.cells, NEIGHBOR) + 4 * board.state[board.cells]
     count = 0
     for move in range(4):
-        if board.table[neighbors + move] >= 0:
-            out_moves[count] = move
-            count += 1
+        count += board.table[neighbors + move] >= 0
     return count
+
+
+@nb.njit(inline="always", cache=True)
+def _target(state, table, cells, move):
+    """The cell `move` takes the blank to, or -1 off the board."""
+    return table[at(cells, NEIGHBOR) + 4 * state[cells] + move]
 
 
 @nb.njit(inline="always", cache=True)
@@ -150,18 +155,19 @@ def _slide(state, table, cells, move):
 
 
 @nb.njit(inline="always", cache=True)
-def _distances(state, table, cells, move):
-    """The moving tile's Manhattan distance before and after `move`, read without making it."""
-    blank = state[cells]
-    target = table[at(cells, NEIGHBOR) + 4 * blank + move]
+def _distances(state, table, cells, target):
+    """The Manhattan distance of the tile on `target` before and after it slides to the blank, read without moving it."""
     tile = state[target]
-    return table[tile * cells + target], table[tile * cells + blank]
+    return table[tile * cells + target], table[tile * cells + state[cells]]
 
 
 @nb.njit(inline="always", cache=True, _nrt=False)
 def _make_misplaced(board, move, limit, enough):
     state, table, cells = board.state, board.table, board.cells
-    before, after = _distances(state, table, cells, move)
+    target = _target(state, table, cells, move)
+    if target < 0:
+        return ILLEGAL
+    before, after = _distances(state, table, cells, target)
     h = state[BOARD_ROWS * cells + MISPLACED_COUNT] + (after != 0) - (before != 0)
     if h > limit:
         return h
@@ -178,7 +184,10 @@ def _undo_misplaced(board, move):
 @nb.njit(inline="always", cache=True, _nrt=False)
 def _make_manhattan(board, move, limit, enough):
     state, table, cells = board.state, board.table, board.cells
-    before, after = _distances(state, table, cells, move)
+    target = _target(state, table, cells, move)
+    if target < 0:
+        return ILLEGAL
+    before, after = _distances(state, table, cells, target)
     h = state[BOARD_ROWS * cells + MANHATTAN_SUM] + after - before
     if h > limit:
         return h
@@ -200,6 +209,8 @@ def _linear_conflict_after(board, move):
 
 @nb.njit(inline="always", cache=True, _nrt=False)
 def _make_linear_conflict(board, move, limit, enough):
+    if _target(board.state, board.table, board.cells, move) < 0:
+        return ILLEGAL
     h = _linear_conflict_after(board, move)
     if h <= limit:
         return h
@@ -271,7 +282,9 @@ def _make_pattern(board, move, limit, enough, code):
     """
     state, table, cells = board.state, board.table, board.cells
     blank = state[cells]
-    target = table[at(cells, NEIGHBOR) + 4 * blank + move]
+    target = _target(state, table, cells, move)
+    if target < 0:
+        return ILLEGAL
     tile = state[target]
     group = table[at(cells, GROUP_OF) + tile]
     number = state[_ranks(board, RANK) + group] + _rank_change(state, table, cells, tile, target, blank, False)
@@ -349,7 +362,7 @@ def _undo_pdb_max(board, move):
 
 
 # Per heuristic code, the move that also updates that heuristic (the `make` of
-# `puzzles.kernels`) and its undo: each compiled on its own, so the search for
+# `puzzles.kernels`, ILLEGAL off the board) and its undo: each compiled on its own, so the search for
 # one heuristic carries no code of the others. Misplaced, Manhattan and the
 # databases are foreseen, so a move over the limit is never made; linear
 # conflict is made and taken back. (Each returns early rather than branching
@@ -362,5 +375,5 @@ UNDOS = (_undo_misplaced, _undo_manhattan, _undo_linear_conflict, _undo_pdb, _un
 
 
 kernels.register_in_place(
-    Spec, Board, place=place, branches=branches, makes=MAKES, undos=UNDOS, inverse=inverse, solved=solved
+    Spec, Board, place=place, degree=degree, makes=MAKES, undos=UNDOS, inverse=inverse, solved=solved
 )

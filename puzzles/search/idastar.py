@@ -16,7 +16,7 @@ import numpy as np
 from puzzles import limits
 from puzzles.jit import nb
 from puzzles.search import iddfs
-from puzzles.kernels import branches, has_in_place, inverse, make, place, solved, undo
+from puzzles.kernels import ILLEGAL, degree, has_in_place, inverse, make, place, solved, undo
 from puzzles.problem import Heuristic, Problem
 from puzzles.result import Limits, SearchReport
 
@@ -25,11 +25,12 @@ EXPANDED, GENERATED, MAX_FRONTIER, LEAVES = range(4)  # the counters a bounded s
 
 
 @nb.njit(cache=True, _nrt=False)
-def bounded(code, board, bound, path, moves, count, taken, counters, max_nodes, deadline, leaves):
+def bounded(code, board, bound, directions, path, counters, max_nodes, deadline, leaves):
     """Depth-first search from `board` through nodes whose f stays within `bound`, the board restored after.
 
-    `path[0]` is the move that led to the board (-1 for none): its inverse is
-    not tried first. `counters` holds expanded, generated, max frontier and
+    Each node tries the move codes 0 .. `directions` - 1 in turn (a move the
+    board does not allow is refused by `make`). `path[0]` is the move that led
+    to the board (-1 for none): its inverse is not tried first. `counters` holds expanded, generated, max frontier and
     leaves (updated in place). Returns (status, depth, next bound): SOLVED with
     the moves in `path[1:depth + 1]` (the board left at the goal), a limit,
     or FAILED with the least f seen beyond the bound. What it holds is the
@@ -50,26 +51,28 @@ def bounded(code, board, bound, path, moves, count, taken, counters, max_nodes, 
     status = limits.reached(expanded, max_nodes, deadline)  # once per iteration: the clock too
     if status:
         return status, 0, bound
-    count[0] = branches(board, moves[0])
-    taken[0] = 0
     expanded += 1
-    generated += count[0]
+    generated += degree(board)
+    move = 0  # the next move to try at this depth
     while True:
-        if taken[depth] == count[depth]:
+        if move == directions:
             if depth == 0:
                 status = limits.FAILED
                 break
-            undo(board, code, path[depth])
+            move = path[depth]
+            undo(board, code, move)
             depth -= 1
+            move += 1
             continue
-        move = moves[depth, taken[depth]]
-        taken[depth] += 1
-        if move == inverse(board, path[depth]):
-            continue  # the move undoes its parent's move
+        if move == inverse(board, path[depth]):  # the move undoes its parent's move
+            move += 1
+            continue
         limit = bound - depth - 1
         h = make(board, code, move, limit, next_bound - depth - 1)
         if h > limit:  # the move was not made
-            next_bound = min(next_bound, depth + 1 + h)
+            if h != ILLEGAL:
+                next_bound = min(next_bound, depth + 1 + h)
+            move += 1
             continue
         depth += 1
         path[depth] = move
@@ -87,15 +90,15 @@ def bounded(code, board, bound, path, moves, count, taken, counters, max_nodes, 
             counters[LEAVES] += 1
             undo(board, code, move)
             depth -= 1
+            move += 1
             continue
         if expanded >= max_nodes or expanded % limits.CHECK_EVERY == 0:
             status = limits.reached(expanded, max_nodes, deadline)
             if status:
                 break
-        count[depth] = branches(board, moves[depth])
-        taken[depth] = 0
         expanded += 1
-        generated += count[depth]
+        generated += degree(board)
+        move = 0
     counters[EXPANDED], counters[GENERATED], counters[MAX_FRONTIER] = expanded, generated, max_frontier
     return status, depth, next_bound
 
@@ -114,10 +117,9 @@ def _replay(code, board, moves, h):
 
 
 @nb.njit(cache=True)
-def _scratch(rows, max_branching):
-    """The arrays of one bounded search `rows` deep: the path (from row -1), the moves, their count, those tried."""
-    path = np.full(rows + 1, -1, dtype=np.int64)
-    return path, np.empty((rows, max_branching), dtype=np.int64), np.zeros(rows, dtype=np.int64), np.zeros(rows, dtype=np.int64)
+def _path(rows):
+    """The path of one bounded search `rows` deep, from row -1 (the move that led to its root, none yet)."""
+    return np.full(rows + 1, -1, dtype=np.int64)
 
 
 @nb.njit(cache=True)
@@ -132,8 +134,8 @@ def deepening_in_place(spec, code, start, max_branching, max_nodes, deadline):
     no_leaves = np.empty((0, 0), dtype=np.int64)
     while True:
         board, _ = place(spec, code, start, bound + 1)
-        path, moves, count, taken = _scratch(bound + 1, max_branching)
-        status, depth, next_bound = bounded(code, board, bound, path, moves, count, taken, counters, max_nodes, deadline,
+        path = _path(bound + 1)
+        status, depth, next_bound = bounded(code, board, bound, max_branching, path, counters, max_nodes, deadline,
                                             no_leaves)
         if status == limits.FAILED and next_bound == NO_BOUND:
             status = limits.UNSOLVABLE
@@ -156,14 +158,14 @@ def iteration(spec, code, start, prefix, bound, depth, capacity, max_branching, 
     h = _replay(code, board, prefix, h)
     counters = np.zeros(4, dtype=np.int64)
     rows = max(bound - len(prefix), 0) + 1
-    path, moves, count, taken = _scratch(rows, max_branching)
+    path = _path(rows)
     if len(prefix):
         path[0] = prefix[-1]
     leaves = np.empty((capacity, depth + 2) if depth else (0, 0), dtype=np.int64)
     if len(prefix) + h > bound:  # the root itself lies beyond the bound
         return limits.FAILED, prefix[:0].copy(), counters, len(prefix) + h, leaves
-    status, found, next_bound = bounded(code, board, bound - len(prefix), path, moves, count, taken, counters,
-                                        max_nodes, deadline, leaves)
+    status, found, next_bound = bounded(code, board, bound - len(prefix), max_branching, path, counters, max_nodes,
+                                        deadline, leaves)
     solution = np.concatenate((prefix, path[1 : found + 1])) if status == limits.SOLVED else prefix[:0].copy()
     next_bound = next_bound + len(prefix) if next_bound != NO_BOUND else NO_BOUND
     return status, solution, counters, next_bound, leaves
