@@ -18,9 +18,9 @@ from puzzles import kernels
 from puzzles.kernels import ILLEGAL
 from puzzles.jit import nb
 from puzzles.npuzzle.kernels import (
-    BOARD_ROWS, GROUP_OF, GROUPS, LINEAR_CONFLICT, MANHATTAN, MIRROR_CELL, MIRROR_TILE, MISPLACED, MULTIPLIER_OF,
-    NEIGHBOR, PDB, PDB_MAX, PLACE_OF, Spec, at, group_rank, line_removals, manhattan_sum, mirror_cells, misplaced_count,
-    unpack,
+    BOARD_ROWS, GROUP_OF, GROUPS, LINEAR_CONFLICT, MANHATTAN, MIRROR_CELL, MIRROR_PASSED, MIRROR_TILE, MISPLACED,
+    MULTIPLIER_OF, NEIGHBOR, PASSED, PDB, PDB_MAX, Spec, at, group_rank, line_removals, manhattan_sum, mirror_cells,
+    misplaced_count, unpack,
 )
 
 
@@ -239,36 +239,27 @@ def _recount_lines(board, move, blank, target):
 
 
 @nb.njit(inline="always", cache=True)
-def _tile_on(state, table, cells, cell, mirrored):
-    """The tile on `cell` of the board, or of its mirror image."""
-    if mirrored:
-        return table[at(cells, MIRROR_TILE) + state[table[at(cells, MIRROR_CELL) + cell]]]
-    return state[cell]
-
-
-@nb.njit(inline="always", cache=True)
 def _rank_change(state, table, cells, tile, source, destination, mirrored):
     """How the rank of `tile`'s group changes when the tile slides from `source` to the free `destination`.
 
     The tile's digit is its cell less the cells of the group's earlier tiles
     below it, so it gains the distance travelled, less one for each earlier
     tile on a cell in between; each later tile in between gains (or loses) one
-    below it. A sideways slide passes no cell; an upward or downward one,
-    width - 1 cells. The cells and tiles are the mirror image's if `mirrored`.
+    below it: the table's PASSED entries, added without a branch. A sideways
+    slide passes no cell; an upward or downward one, width - 1 cells. The
+    cells and tiles are the mirror image's if `mirrored`.
     """
-    group = table[at(cells, GROUP_OF) + tile]
-    place_ = table[at(cells, PLACE_OF) + tile]
-    weight = table[at(cells, MULTIPLIER_OF) + tile]
-    change = (destination - source) * weight
-    sign = 1 if destination > source else -1
-    for cell in range(min(source, destination) + 1, max(source, destination)):
-        other = _tile_on(state, table, cells, cell, mirrored)
-        if table[at(cells, GROUP_OF) + other] == group:
-            if table[at(cells, PLACE_OF) + other] < place_:
-                change -= sign * weight
-            else:
-                change += sign * table[at(cells, MULTIPLIER_OF) + other]
-    return change
+    change = (destination - source) * table[at(cells, MULTIPLIER_OF) + tile]
+    passed = 0
+    if mirrored:
+        row = at(cells, MIRROR_PASSED) + tile * cells
+        for cell in range(min(source, destination) + 1, max(source, destination)):
+            passed += table[row + state[table[at(cells, MIRROR_CELL) + cell]]]
+    else:
+        row = at(cells, PASSED) + tile * cells
+        for cell in range(min(source, destination) + 1, max(source, destination)):
+            passed += table[row + state[cell]]
+    return change + passed if destination > source else change - passed
 
 
 @nb.njit(inline="always", cache=True)

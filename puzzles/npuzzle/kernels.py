@@ -31,10 +31,15 @@ MISPLACED, MANHATTAN, LINEAR_CONFLICT, PDB, PDB_MAX = range(5)
 # The table, for a board of n cells: n x n Manhattan distances [tile * n + cell];
 # n x 4 blank moves [cell * 4 + move] (-1 off the board); then n entries each of
 # goal row, goal column, mirrored cell, mirrored tile, pattern group (-1 for
-# none), place in its group and rank multiplier there; then the groups: their
-# number, the widest's size K, and per group its size, K tiles and K rank
-# multipliers. Group g's database is `pdb_values[g]`.
-DISTANCE, NEIGHBOR, GOAL_ROW, GOAL_COL, MIRROR_CELL, MIRROR_TILE, GROUP_OF, PLACE_OF, MULTIPLIER_OF, GROUPS = range(10)
+# none), place in its group and rank multiplier there; then n x n entries
+# [tile * n + other] of what `tile` sliding to a higher cell past `other` adds to
+# its group's rank (0 if `other` is not in its group: see
+# `puzzles.npuzzle.inplace`), and n x n of the same past the tile whose mirror
+# image is `other`; then the groups: their number, the widest's size K, and per
+# group its size, K tiles and K rank multipliers. Group g's database is
+# `pdb_values[g]`.
+(DISTANCE, NEIGHBOR, GOAL_ROW, GOAL_COL, MIRROR_CELL, MIRROR_TILE, GROUP_OF, PLACE_OF, MULTIPLIER_OF, PASSED,
+ MIRROR_PASSED, GROUPS) = range(12)
 # The rows every board array begins with, each `cells` long: tiles, cells of tiles, mirrored cells, scratch.
 TILES, CELL_OF, MIRRORED, ORDER, BEST, BOARD_ROWS = range(6)
 
@@ -46,7 +51,9 @@ def at(cells, part):
         return 0
     if part == NEIGHBOR:
         return cells * cells
-    return cells * cells + 4 * cells + (part - GOAL_ROW) * cells
+    if part <= PASSED:
+        return cells * cells + 4 * cells + (part - GOAL_ROW) * cells
+    return cells * cells + 4 * cells + (PASSED - GOAL_ROW) * cells + (part - PASSED) * cells * cells
 
 
 class Spec(NamedTuple):

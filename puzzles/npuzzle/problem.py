@@ -154,9 +154,24 @@ def _board_table(width: int, height: int, target: tuple[int, ...]) -> np.ndarray
     ], axis=1)
     mirror_cell = col * width + row if width == height else np.arange(cells)
     mirror_tile = np.array([target[mirror_cell[home[tile]]] for tile in range(cells)])
-    none = np.full(cells, -1)
-    parts = [distance.ravel(), neighbor.ravel(), goal_row, goal_col, mirror_cell, mirror_tile, none, none, none]
+    none, nothing_passed = np.full(cells, -1), np.zeros(2 * cells * cells)
+    parts = [distance.ravel(), neighbor.ravel(), goal_row, goal_col, mirror_cell, mirror_tile, none, none, none,
+             nothing_passed]
     return np.concatenate(parts).astype(np.int64)
+
+
+def _passed(table: np.ndarray, cells: int) -> np.ndarray:
+    """[tile, other]: what `tile` sliding to a higher cell past `other` adds to their group's rank (0: not one group).
+
+    A tile's digit is its cell less its group's earlier tiles on lower cells,
+    so passing an earlier tile costs the tile's own multiplier, and passing a
+    later one adds one to that tile's digit: its multiplier.
+    """
+    group, place, weight = (table[nk.at(cells, part) : nk.at(cells, part) + cells]
+                            for part in (nk.GROUP_OF, nk.PLACE_OF, nk.MULTIPLIER_OF))
+    same = (group[:, None] == group[None, :]) & (group[:, None] >= 0)
+    earlier = place[None, :] < place[:, None]
+    return np.where(same, np.where(earlier, -weight[:, None], weight[None, :]), 0)
 
 
 def _with_databases(spec: nk.Spec, groups: tuple[tuple[int, ...], ...], values: tuple[np.ndarray, ...]) -> nk.Spec:
@@ -167,6 +182,10 @@ def _with_databases(spec: nk.Spec, groups: tuple[tuple[int, ...], ...], values: 
         table[nk.at(cells, nk.GROUP_OF) + np.array(group)] = index
         table[nk.at(cells, nk.PLACE_OF) + np.array(group)] = np.arange(len(group))
         table[nk.at(cells, nk.MULTIPLIER_OF) + np.array(group)] = multipliers(cells, len(group))
+    passed = _passed(table, cells)
+    mirror_tile = table[nk.at(cells, nk.MIRROR_TILE) : nk.at(cells, nk.MIRROR_TILE) + cells]
+    table[nk.at(cells, nk.PASSED) : nk.at(cells, nk.MIRROR_PASSED)] = passed.ravel()
+    table[nk.at(cells, nk.MIRROR_PASSED) : nk.at(cells, nk.GROUPS)] = passed[:, mirror_tile].ravel()
     rows = []
     for group in groups:
         padding = [0] * (widest - len(group))

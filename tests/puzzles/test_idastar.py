@@ -7,13 +7,15 @@ published optimal lengths of Korf's 100 instances (data/boards/npuzzle/korf100.c
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from puzzles import limits
 from puzzles.npuzzle import pdb
-from puzzles.search import iddfs
-from puzzles.kernels import has_in_place
+from puzzles.search import iddfs, idastar
+from puzzles.kernels import estimates, has_in_place
 from puzzles.npuzzle.board import GOALS, NPuzzleBoard, goal_tiles
 from puzzles.npuzzle.boardlist import read_board_list
 from puzzles.npuzzle.generate import solvable_board
@@ -96,6 +98,33 @@ def test_in_place_idastar_agrees_with_bfs_on_random_small_boards_with_every_heur
 @given(st.sampled_from([(3, 4), (4, 3)]), st.sampled_from(GOALS), st.integers(6, 22), st.integers(0, 2**32))
 def test_in_place_idastar_agrees_with_bfs_on_scrambled_3x4_boards_with_every_heuristic(size, goal, steps, seed):
     assert_every_heuristic_agrees_with_bfs(walked(*size, goal, steps, seed))
+
+
+def in_place_estimate(problem: NPuzzleProblem, heuristic, moves: list[int]) -> int:
+    """The heuristic's value the board kept in place holds after `moves` from the start, each updating it."""
+    prefix = np.array(moves, dtype=np.int64)
+    max_nodes, deadline = limits.budget(Limits())
+    # A bound below the prefix's length: the iteration plays the moves and returns at once with f = moves + h.
+    _, _, _, f, _ = idastar.entries(heuristic.code)[1](heuristic.spec, problem.start_key(), prefix, len(moves) - 1, 0,
+                                                       0, problem.kernels.max_branching, max_nodes, deadline)
+    return f - len(moves)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from([(3, "6-2"), (4, "6-6-3"), (5, "3-3-3-3-3-3-3-3")]), st.sampled_from(GOALS),
+       st.sampled_from(HEURISTICS), st.integers(1, 80), st.integers(0, 2**32))
+def test_the_estimate_kept_in_place_along_a_random_walk_is_the_one_computed_from_scratch(side_partition, goal,
+                                                                                          heuristic, steps, seed):
+    side, partition = side_partition
+    rng = random.Random(seed)
+    problem = NPuzzleProblem(solvable_board(side, side, rng.sample(range(side * side), side * side), goal))
+    estimate = problem.heuristic(heuristic, **({"pdb": partition} if heuristic.startswith("pdb") else {}))
+    key, moves = problem.start_key(), []
+    for _ in range(steps):
+        move, key = rng.choice([(m, k) for m, k in problem.successors(key) if not moves or m != moves[-1] ^ 1])
+        moves.append(move)
+    from_scratch = estimates(estimate.spec, estimate.code, estimate.args, key[None, :])[0]
+    assert in_place_estimate(problem, estimate, moves) == from_scratch
 
 
 @pytest.mark.parametrize("heuristic", HEURISTICS)
