@@ -52,10 +52,12 @@ make/undo entry points depth-first searches prefer (`register_in_place`):
   `enough` (the caller needs it no more exactly);
   ``undo(board, code, move)`` takes back `move`, the last one made, and
   ``inverse(board, move)`` is the move that leads back.
-  The domain gives one make and one undo per heuristic code (`makes`,
-  `undos`), and `code` must be a compile-time constant (``numba.literally``):
-  each heuristic's search is compiled with its own and nothing of the others';
-- ``solved(board) -> bool``.
+- ``solved(board, code) -> bool``: the goal test, from what heuristic `code`'s
+  makes keep up to date.
+  The domain gives one make, one undo and one goal test per heuristic code
+  (`makes`, `undos`, `solveds`), and `code` must be a compile-time constant
+  (``numba.literally``): each heuristic's search is compiled with its own and
+  nothing of the others'.
 
 The board carries what these need, so the hot loop passes one small object.
 """
@@ -78,10 +80,10 @@ def register(spec_class: type, *, workspace, expand, is_goal, heuristic, child_h
     _DOMAINS[spec_class] = (workspace, expand, is_goal, heuristic, child_heuristics)
 
 
-def register_in_place(spec_class: type, board_class: type, *, place, degree, makes, undos, inverse, solved) -> None:
+def register_in_place(spec_class: type, board_class: type, *, place, degree, makes, undos, solveds, inverse) -> None:
     """Make a domain's in-place entry points (see the module docstring) the ones called for its spec and board."""
     _IN_PLACE[spec_class] = (place,)
-    _IN_PLACE[board_class] = (degree, makes, inverse, solved, undos)
+    _IN_PLACE[board_class] = (degree, makes, inverse, solveds, undos)
 
 
 def has_in_place(spec) -> bool:
@@ -186,9 +188,9 @@ def inverse(board, move):
     return _IN_PLACE[type(board)][2](board, move)
 
 
-def solved(board):
-    """True if `board` is a goal state."""
-    return _IN_PLACE[type(board)][3](board)
+def solved(board, code):
+    """True if `board` is a goal state (tested from what heuristic `code` keeps)."""
+    return _IN_PLACE[type(board)][3][code](board)
 
 
 def successors(spec, max_branching: int, key: np.ndarray) -> list[tuple[int, np.ndarray]]:
@@ -233,17 +235,17 @@ def _degree(board):
 
 def _by_code(board, code, index: int):
     if not isinstance(code, types.IntegerLiteral):
-        raise TypingError("make and undo need the heuristic code as a constant: call numba.literally(code) first")
+        raise TypingError("make, undo and solved need the heuristic code as a constant: call numba.literally(code) first")
     return _in_place(board)[index][code.literal_value]
 
 
-@overload(make, prefer_literal=True, inline="always", jit_options={"_nrt": False})
+@overload(make, prefer_literal=True, inline="always", jit_options=_NO_REFCOUNTS)
 def _make(board, code, move, limit, enough):
     function = _by_code(board, code, 1)
     return lambda board, code, move, limit, enough: function(board, move, limit, enough)
 
 
-@overload(undo, prefer_literal=True, inline="always", jit_options={"_nrt": False})
+@overload(undo, prefer_literal=True, inline="always", jit_options=_NO_REFCOUNTS)
 def _undo(board, code, move):
     function = _by_code(board, code, 4)
     return lambda board, code, move: function(board, move)
@@ -255,7 +257,7 @@ def _inverse(board, move):
     return lambda board, move: function(board, move)
 
 
-@overload(solved)
-def _solved(board):
-    function = _in_place(board)[3]
-    return lambda board: function(board)
+@overload(solved, prefer_literal=True, jit_options=_NO_REFCOUNTS)
+def _solved(board, code):
+    function = _by_code(board, code, 3)
+    return lambda board, code: function(board)

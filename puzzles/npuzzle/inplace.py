@@ -30,7 +30,8 @@ class Board(NamedTuple):
     `state` holds the board rows (`BOARD_ROWS`: the tile on each cell, the
     cell of each tile, the cell of each tile on the mirrored board, the blank's
     cell being the cell of tile 0, and linear conflict's scratch), five counts
-    (MANHATTAN_SUM ... DEPTH), linear conflict's removals per line (rows, then
+    (MANHATTAN_SUM ... DEPTH, each kept up to date only by the makes of the
+    heuristics that read it), linear conflict's removals per line (rows, then
     columns), per group its placement's rank and database entry on the board,
     then on its mirror image (`RANK_ROWS`), and a stack of what each move made
     replaced there, four entries a move, for its undo.
@@ -129,18 +130,30 @@ def inverse(board, move):
     return move ^ 1
 
 
-@nb.njit(inline="always", cache=True)
-def solved(board):
-    """True when every tile is home."""
+@nb.njit(inline="always", cache=True, _nrt=False)
+def _solved_misplaced(board):
+    return board.state[_counts(board) + MISPLACED_COUNT] == 0
+
+
+@nb.njit(inline="always", cache=True, _nrt=False)
+def _solved_manhattan(board):
     return board.state[_counts(board) + MANHATTAN_SUM] == 0
 
 
+@nb.njit(inline="always", cache=True, _nrt=False)
+def _solved_pattern(board):
+    """Every tile home: a partition holds every tile, so the databases' sum is 0 there and nowhere else."""
+    return board.state[_counts(board) + PATTERN_SUM] == 0
+
+
 @nb.njit(inline="always", cache=True)
-def _slide(state, table, cells, move):
-    """Move the blank in place, keeping the Manhattan sum; returns (the tile that moved, its old cell, its new cell).
+def _slide(state, table, cells, move, manhattan):
+    """Move the blank in place, keeping the Manhattan sum if `manhattan`; returns (the tile that moved, its old cell, its new cell).
 
     It takes the board's arrays rather than the board: the callers read them
     once, outside their branches, which keeps the compiled move at a few ns.
+    `manhattan` is a constant at each call: only Manhattan and linear conflict
+    keep the sum.
     """
     counts = BOARD_ROWS * cells
     blank = state[cells]
@@ -150,7 +163,8 @@ def _slide(state, table, cells, move):
     state[target] = 0
     state[cells + tile] = blank
     state[cells] = target
-    state[counts + MANHATTAN_SUM] += table[tile * cells + blank] - table[tile * cells + target]
+    if manhattan:
+        state[counts + MANHATTAN_SUM] += table[tile * cells + blank] - table[tile * cells + target]
     return tile, target, blank
 
 
@@ -171,7 +185,7 @@ def _make_misplaced(board, move, limit, enough):
     h = state[BOARD_ROWS * cells + MISPLACED_COUNT] + (after != 0) - (before != 0)
     if h > limit:
         return h
-    _slide(state, table, cells, move)
+    _slide(state, table, cells, move, False)
     state[BOARD_ROWS * cells + MISPLACED_COUNT] = h
     return h
 
@@ -191,18 +205,18 @@ def _make_manhattan(board, move, limit, enough):
     h = state[BOARD_ROWS * cells + MANHATTAN_SUM] + after - before
     if h > limit:
         return h
-    _slide(state, table, cells, move)
+    _slide(state, table, cells, move, True)
     return h
 
 
 @nb.njit(inline="always", cache=True, _nrt=False)
 def _undo_manhattan(board, move):
-    _slide(board.state, board.table, board.cells, move ^ 1)
+    _slide(board.state, board.table, board.cells, move ^ 1, True)
 
 
 @nb.njit(inline="always", cache=True)
 def _linear_conflict_after(board, move):
-    tile, source, destination = _slide(board.state, board.table, board.cells, move)
+    tile, source, destination = _slide(board.state, board.table, board.cells, move, True)
     _recount_lines(board, move, destination, source)
     return _estimate(board, LINEAR_CONFLICT)
 
@@ -302,7 +316,7 @@ def _make_pattern(board, move, limit, enough, code):
         _swap(state, stack + 2, _ranks(board, MIRROR_RANK) + mirror_group, mirror_number)
         _swap(state, stack + 3, _ranks(board, MIRROR_VALUE) + mirror_group, mirror_value)
         state[counts + MIRROR_SUM] += mirror_value - state[stack + 3]
-    _slide(state, table, cells, move)
+    _slide(state, table, cells, move, False)
     return h
 
 
@@ -317,7 +331,7 @@ def _swap(state, saved, slot, value):
 def _undo_pattern(board, move, code):
     """Take back `move`, the last made, and the ranks and entries it replaced."""
     state, table, cells = board.state, board.table, board.cells
-    tile, _, _ = _slide(state, table, cells, move ^ 1)
+    tile, _, _ = _slide(state, table, cells, move ^ 1, False)
     counts = _counts(board)
     state[counts + DEPTH] -= 1
     stack = _ranks(board, RANK_ROWS) + 4 * state[counts + DEPTH]
@@ -353,7 +367,8 @@ def _undo_pdb_max(board, move):
 
 
 # Per heuristic code, the move that also updates that heuristic (the `make` of
-# `puzzles.kernels`, ILLEGAL off the board) and its undo: each compiled on its own, so the search for
+# `puzzles.kernels`, ILLEGAL off the board), its undo and the goal test from
+# what that heuristic keeps: each compiled on its own, so the search for
 # one heuristic carries no code of the others. Misplaced, Manhattan and the
 # databases are foreseen, so a move over the limit is never made; linear
 # conflict is made and taken back. (Each returns early rather than branching
@@ -363,8 +378,9 @@ def _undo_pdb_max(board, move):
 # and out of each call, ten atomic operations a move.
 MAKES = (_make_misplaced, _make_manhattan, _make_linear_conflict, _make_pdb, _make_pdb_max)
 UNDOS = (_undo_misplaced, _undo_manhattan, _undo_linear_conflict, _undo_pdb, _undo_pdb_max)
+SOLVEDS = (_solved_misplaced, _solved_manhattan, _solved_manhattan, _solved_pattern, _solved_pattern)
 
 
 kernels.register_in_place(
-    Spec, Board, place=place, degree=degree, makes=MAKES, undos=UNDOS, inverse=inverse, solved=solved
+    Spec, Board, place=place, degree=degree, makes=MAKES, undos=UNDOS, solveds=SOLVEDS, inverse=inverse
 )

@@ -46,7 +46,7 @@ def bounded(code, board, bound, directions, path, counters, max_nodes, deadline,
     cutoff = leaves.shape[1] - 2 if leaves.shape[1] else -1
     next_bound = NO_BOUND
     depth = 0
-    if solved(board):
+    if solved(board, code):
         return limits.SOLVED, 0, bound
     status = limits.reached(expanded, max_nodes, deadline)  # once per iteration: the clock too
     if status:
@@ -78,7 +78,7 @@ def bounded(code, board, bound, directions, path, counters, max_nodes, deadline,
         path[depth] = move
         if depth > max_frontier:
             max_frontier = depth
-        if solved(board):
+        if solved(board, code):
             status = limits.SOLVED
             break
         if depth == cutoff:
