@@ -111,14 +111,14 @@ def in_place_estimate(problem: NPuzzleProblem, heuristic, moves: list[int]) -> i
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.sampled_from([(3, "6-2"), (4, "6-6-3"), (5, "3-3-3-3-3-3-3-3")]), st.sampled_from(GOALS),
-       st.sampled_from(HEURISTICS), st.integers(1, 80), st.integers(0, 2**32))
-def test_the_estimate_kept_in_place_along_a_random_walk_is_the_one_computed_from_scratch(side_partition, goal,
-                                                                                          heuristic, steps, seed):
-    side, partition = side_partition
+@given(st.sampled_from(GOALS), st.sampled_from(["manhattan", "pdb", "pdb-max"]), st.integers(1, 80),
+       st.integers(0, 2**32))
+def test_the_estimate_kept_in_place_along_a_random_walk_is_the_one_computed_from_scratch(goal, heuristic, steps, seed):
+    """The databases' ranks are changed move by move (the `PASSED` tables), on the 15-puzzle with 6-6-3; linear
+    conflict and misplaced are checked against BFS above."""
     rng = random.Random(seed)
-    problem = NPuzzleProblem(solvable_board(side, side, rng.sample(range(side * side), side * side), goal))
-    estimate = problem.heuristic(heuristic, **({"pdb": partition} if heuristic.startswith("pdb") else {}))
+    problem = NPuzzleProblem(solvable_board(4, 4, rng.sample(range(16), 16), goal))
+    estimate = problem.heuristic(heuristic, **({"pdb": "6-6-3"} if heuristic.startswith("pdb") else {}))
     key, moves = problem.start_key(), []
     for _ in range(steps):
         move, key = rng.choice([(m, k) for m, k in problem.successors(key) if not moves or m != moves[-1] ^ 1])
