@@ -142,8 +142,14 @@ def _solved_manhattan(board):
 
 @nb.njit(inline="always", cache=True, _nrt=False)
 def _solved_pattern(board):
-    """Every tile home: a partition holds every tile, so the databases' sum is 0 there and nowhere else."""
-    return board.state[_counts(board) + PATTERN_SUM] == 0
+    """Every tile home. The databases' sum is 0 there, so only a board where it is 0 is checked tile by tile (the
+    sum alone would do with true databases, but a search must not stop on a wrong one)."""
+    if board.state[_counts(board) + PATTERN_SUM]:
+        return False
+    for cell in range(board.cells):
+        if board.table[board.state[cell] * board.cells + cell]:  # the tile's Manhattan distance
+            return False
+    return True
 
 
 @nb.njit(inline="always", cache=True)
