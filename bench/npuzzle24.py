@@ -76,7 +76,9 @@ def rates(skip_78: bool) -> list[dict]:
         row = {"puzzle": puzzle, "heuristic": heuristic, "pdb": partition, "instances": list(ids), "expanded": expanded,
                "generated": generated, "cpu_s": round(cpu, 2), "expanded_per_s": round(expanded / cpu),
                "generated_per_s": round(generated / cpu), "target": target, "load": load()}
-        verdict = "" if target is None else f", target {target // M} M: {'met' if expanded / cpu >= target else 'MISSED'}"
+        verdict = ""
+        if target:
+            verdict = f", target {target // M} M: " + ("met" if expanded / cpu >= target else "MISSED")
         print(f"{puzzle}-puzzle {heuristic} {partition or ''}: {expanded:,} expanded in {cpu:.2f} s CPU,"
               f" {expanded / cpu / M:.2f} M expanded/s, {generated / cpu / M:.2f} M generated/s{verdict}"
               f" (load {row['load']})", flush=True)

@@ -235,7 +235,8 @@ def _degree(board):
 
 def _by_code(board, code, index: int):
     if not isinstance(code, types.IntegerLiteral):
-        raise TypingError("make, undo and solved need the heuristic code as a constant: call numba.literally(code) first")
+        raise TypingError("make, undo and solved need the heuristic code as a constant: call numba.literally(code)"
+                          " first")
     return _in_place(board)[index][code.literal_value]
 
 

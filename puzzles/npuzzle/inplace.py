@@ -154,7 +154,7 @@ def _solved_pattern(board):
 
 @nb.njit(inline="always", cache=True)
 def _slide(state, table, cells, move, manhattan):
-    """Move the blank in place, keeping the Manhattan sum if `manhattan`; returns (the tile that moved, its old cell, its new cell).
+    """Move the blank in place (and keep the Manhattan sum if `manhattan`); returns (tile moved, old cell, new cell).
 
     It takes the board's arrays rather than the board: the callers read them
     once, outside their branches, which keeps the compiled move at a few ns.
@@ -176,7 +176,7 @@ def _slide(state, table, cells, move, manhattan):
 
 @nb.njit(inline="always", cache=True)
 def _distances(state, table, cells, target):
-    """The Manhattan distance of the tile on `target` before and after it slides to the blank, read without moving it."""
+    """The Manhattan distance of the tile on `target` before and after it slides to the blank (not moved here)."""
     tile = state[target]
     return table[tile * cells + target], table[tile * cells + state[cells]]
 
