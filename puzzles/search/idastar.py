@@ -30,8 +30,9 @@ def bounded(code, board, bound, directions, path, counters, max_nodes, deadline,
 
     Each node tries the move codes 0 .. `directions` - 1 in turn (a move the
     board does not allow is refused by `make`). `path[0]` is the move that led
-    to the board (-1 for none): its inverse is not tried first. `counters` holds expanded, generated, max frontier and
-    leaves (updated in place). Returns (status, depth, next bound): SOLVED with
+    to the board (-1 for none): its inverse is not tried first. `counters`
+    holds expanded, generated, max frontier and leaves (updated in place).
+    Returns (status, depth, next bound): SOLVED with
     the moves in `path[1:depth + 1]` (the board left at the goal), a limit,
     or FAILED with the least f seen beyond the bound. What it holds is the
     path, so the frontier reported is the longest path.
