@@ -10,7 +10,9 @@ the databases built if missing); the long parts are options:
 
 Rates are CPU-time rates (`time.process_time`) of one search in this process,
 after a warm-up; the machine's load average is printed with them, and issue
-17's targets beside them. Exits 1 if a rate misses its target, a solved length
+17's targets beside them, and the time a random byte load takes from tables the
+databases' sizes (`latencies`): the databases' rates follow the memory's, which
+differs between machines (and between days of a virtual one). Exits 1 if a rate misses its target, a solved length
 differs from the published one or a replay fails.
 """
 
@@ -28,6 +30,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import numpy as np  # noqa: E402
+
+from puzzles.jit import nb  # noqa: E402
 from puzzles.npuzzle import pdb  # noqa: E402
 from puzzles.npuzzle.boardlist import read_board_list  # noqa: E402
 from puzzles.npuzzle.problem import NPuzzleProblem  # noqa: E402
@@ -57,6 +62,39 @@ def rows(path: Path) -> dict[int, object]:
 def load() -> str:
     """The load averages, as `uptime` gives them."""
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+LATENCY_TABLES_MIB = (8, 64, 512)  # about 6-6-3's tables (11.5 MB), 7-8's 7-tile one (55 MB), 7-8 and 6-6-6-6 (495 MiB)
+LATENCY_LOADS = 10_000_000
+
+
+@nb.njit(cache=True)
+def _chased(table, loads):
+    """The sum of `loads` bytes of `table`, each read at an address drawn from the byte read before it."""
+    mask = np.uint64(table.shape[0] - 1)
+    address, total = np.uint64(0x9E3779B97F4A7C15), 0
+    for _ in range(loads):
+        value = table[address & mask]
+        total += value
+        address = (address ^ np.uint64(value)) * np.uint64(0xBF58476D1CE4E5B9)
+        address ^= address >> np.uint64(31)
+    return total
+
+
+def latencies() -> list[dict]:
+    """Nanoseconds per random byte load, each waiting for the one before (as IDA*'s lookups wait), per table size."""
+    found = []
+    for mib in LATENCY_TABLES_MIB:
+        table = np.random.default_rng(mib).integers(0, 40, size=mib << 20, dtype=np.uint8)
+        _chased(table, 1000)
+        started = time.perf_counter()
+        _chased(table, LATENCY_LOADS)
+        row = {"table_mib": mib, "ns_per_load": round((time.perf_counter() - started) / LATENCY_LOADS * 1e9, 1),
+               "load": load()}
+        print(f"memory: a random load from a {mib} MiB table waits {row['ns_per_load']} ns (load {row['load']})",
+              flush=True)
+        found.append(row)
+    return found
 
 
 def rates(skip_78: bool) -> list[dict]:
@@ -155,7 +193,8 @@ def main() -> int:
     parser.add_argument("--with-7-8", action="store_true", help="also the 15-puzzle's 7-8 rates (builds 7-8: 5 min, 3.6 GB)")
     parser.add_argument("--json", type=Path, help="write every figure to this file")
     options = parser.parse_args()
-    figures = {"builds": builds() if options.build else [],
+    figures = {"latencies": latencies(),
+               "builds": builds() if options.build else [],
                "rates": [] if options.no_rates else rates(skip_78=not options.with_7_8),
                "solved": solved([int(n) for n in options.solve.split(",")]) if options.solve else [],
                "split": split(options.split, options.depth, options.workers) if options.split else None}
