@@ -8,9 +8,9 @@ is a broker, else by the local pool. The next bound is the least f any job, or
 the frontier, saw beyond this one. A job's parameters (the prefix, the bound,
 the split's depth) say where it lies in the split search. A bound whose
 iteration should expand fewer than `split_above` nodes (foreseen from the
-growth of the bounds before it) is searched here, subtree by subtree, as one
-core would: its jobs would cost more to start than they save. A subtree that
-took more than MAX_SHARE of the last bound's nodes (searched here or split) is
+growth of the bounds before it) is searched here, whole, as one core would:
+its jobs would cost more to start than they save. From the second split bound
+on, a subtree that took more than MAX_SHARE of the last split bound's nodes is
 split further, in proportion (`deeper_splits`), so that no job is left running
 alone at a bound's end; unless it is foreseen to expand fewer than MAX_SHARE of
 `split_above` nodes.
@@ -62,7 +62,7 @@ class Round:
     """One bound of a split search: its sweep, subtrees and counts."""
 
     bound: int
-    sweep: str | None  # None when this process searched the bound: a small iteration, or the frontier alone
+    sweep: str | None  # None when this process settled the bound: a small iteration, or the frontier alone
     subtrees: int
     deeper: int  # subtrees of the split's depth split further
     expanded: int  # as one core counts them
@@ -116,26 +116,22 @@ def split_search(db: Database, instance, name: str, depth: int, params: dict[str
     result = SplitResult(instance.name, depth, params)
     bound = idastar.search(problem, Limits(max_nodes=0), heuristic).extra["bound"]
     split_above = SPLIT_ABOVE if split_above is None else split_above
-    sizes: dict[str, int] = {}  # nodes each subtree of the last bound expanded, by prefix
+    sizes: dict[str, int] = {}  # nodes each job of the last split bound expanded, by prefix
     with nullcontext() if settings().broker_url else job_processes(workers) as runners:
         while result.moves is None:
             started = time.perf_counter()
             foreseen = foreseen_nodes(result.rounds)
-            here = foreseen < split_above
-            level, deeper = _listing(problem, heuristic, bound, depth, {} if here else sizes, foreseen, split_above)
-            sweep = None if here else f"{name}-b{bound}"
+            level, deeper = _listing(problem, heuristic, bound, depth, sizes, foreseen, split_above)
             if level.solution is not None or not level.leaves:
                 found, next_bound, sweep = level.solution, level.next_bound, None
                 counted = (level.expanded, level.generated, 0)
             else:
+                sweep = f"{name}-b{bound}"
                 prefixes = _prefixes(problem, level)
-                if here:
-                    rows = _searched_here(problem, heuristic, level, prefixes)
-                else:
-                    rows = _run_bound(db, instance, sweep, prefixes, level, params, workers, chunk, runners)
+                rows = _run_bound(db, instance, sweep, prefixes, level, params, workers, chunk, runners)
                 found, counted, next_bound = _tally(problem, sweep, level, prefixes, rows)
                 sizes = {prefix: row["expanded"] or 0 for prefix, row in rows.items()}
-            round_ = Round(bound, sweep, len(level.leaves) if sweep else 0, deeper, counted[0], counted[1],
+            round_ = Round(bound, sweep, len(level.leaves), deeper, counted[0], counted[1],
                            level.expanded + counted[2], time.perf_counter() - started)
             result.rounds.append(round_)
             on_round(round_)
@@ -159,17 +155,20 @@ def foreseen_nodes(rounds: list[Round]) -> int:
 
 def _listing(problem: Problem, heuristic, bound: int, depth: int, sizes: dict[str, int], foreseen: int,
              split_above: int) -> tuple[subtree.Frontier, int]:
-    """The bound's frontier with its big subtrees (by `sizes`) split further, and how many were."""
+    """The bound's frontier with its big subtrees split further (and how many were), or the whole iteration when
+    it is foreseen to expand fewer than `split_above` nodes."""
+    if foreseen < split_above:
+        return subtree.whole(problem, heuristic, bound), 0
     level = subtree.frontier(problem, heuristic, bound, depth)
     deeper = deeper_splits(_prefixes(problem, level), sizes, foreseen, split_above)
     return subtree.refine(problem, heuristic, level, deeper), len(deeper)
 
 
 def deeper_splits(prefixes: list[str], sizes: dict[str, int], foreseen: int = 0, split_above: int = 0) -> dict[int, int]:
-    """For each prefix whose subtree took more than MAX_SHARE of the last bound's nodes, how many moves further
+    """For each prefix whose subtree took more than MAX_SHARE of the last split bound's nodes, how many moves further
     to split it: enough that its parts should take about MAX_SHARE / 2 each (the tree at least doubling per move).
 
-    `sizes` are that bound's subtrees' nodes by prefix (a prefix split further then counts its parts); {} before any.
+    `sizes` are that bound's jobs' nodes by prefix (a prefix split further then counts its parts); {} before any.
     A subtree foreseen (its share of the bound's `foreseen` nodes) to expand fewer than MAX_SHARE of
     `split_above` is not worth more jobs and stays whole.
     """
@@ -214,19 +213,6 @@ def _run_bound(db: Database, instance, sweep: str, prefixes: list[str], level: s
     return _rows_by_prefix(db, sweep)
 
 
-def _searched_here(problem: Problem, heuristic, level: subtree.Frontier, prefixes: list[str]) -> dict[str, dict]:
-    """The bound's subtrees searched in this process, in order up to the first holding a solution: rows by prefix,
-    as `_run_bound` reads them from its jobs."""
-    rows = {}
-    for prefix, leaf in zip(prefixes, level.leaves):
-        report = subtree.below(problem, Limits(), heuristic, leaf, level.bound, level.depth)
-        rows[prefix] = {"outcome": report.outcome, "expanded": report.expanded, "generated": report.generated,
-                        "solution": " ".join(problem.format_move(move) for move in report.path), "extra": report.extra}
-        if report.outcome == Outcome.SOLVED:
-            break
-    return rows
-
-
 def _tally(problem: Problem, sweep: str, level: subtree.Frontier, prefixes: list[str],
            rows: dict[str, dict]) -> tuple[list[int] | None, tuple[int, int, int], int | None]:
     """A bound's answer from its jobs (`prefixes`: the leaves' moves): (the solution, (expanded, generated) as one
@@ -246,7 +232,7 @@ def _tally(problem: Problem, sweep: str, level: subtree.Frontier, prefixes: list
             expanded, generated = before
             break
     work = sum(row["expanded"] or 0 for row in rows.values())
-    beyond = [row["extra"]["next_bound"] for row in rows.values() if row["extra"].get("next_bound") is not None]
+    beyond = [rows[p]["extra"]["next_bound"] for p in prefixes if rows[p]["extra"].get("next_bound") is not None]
     if level.next_bound is not None:
         beyond.append(level.next_bound)
     return found, (expanded + below[0], generated + below[1], work), min(beyond, default=None)

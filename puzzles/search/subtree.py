@@ -50,15 +50,8 @@ def search(problem: Problem, limits_: Limits, heuristic: Heuristic, prefix: str,
     bound (`next_bound`, None when nothing lies beyond). PuzzleError if the
     prefix is not a path of legal moves.
     """
-    return below(problem, limits_, heuristic, _legal_path(problem, prefix), bound, split_depth)
-
-
-def below(problem: Problem, limits_: Limits, heuristic: Heuristic, moves: list[int], bound: int,
-          split_depth: int | None = None) -> SearchReport:
-    """As `search`, below the end of `moves`, move codes known to be legal (a frontier's leaf)."""
-    prefix = "".join(problem.format_move(move) for move in moves)
-    status, solution, counters, next_bound, _ = _run(problem, limits_, heuristic, np.array(moves, dtype=np.int64),
-                                                     bound, 0)
+    moves = np.array(_legal_path(problem, prefix), dtype=np.int64)
+    status, solution, counters, next_bound, _ = _run(problem, limits_, heuristic, moves, bound, 0)
     outcome, reason = limits.outcome_of(status, limits_)
     if outcome == Outcome.FAILED:
         reason = f"no solution within the bound {bound} below {prefix or 'the start'}"
@@ -124,6 +117,13 @@ def _listed(problem: Problem, heuristic: Heuristic, prefix: list[int], bound: in
     rows = leaves[: counters[idastar.LEAVES]].tolist()
     return Frontier(bound, depth, [row[:depth] for row in rows], [(row[depth], row[depth + 1]) for row in rows],
                     int(counters[idastar.EXPANDED]), int(counters[idastar.GENERATED]), _bound_or_none(next_bound), found)
+
+
+def whole(problem: Problem, heuristic: Heuristic, bound: int) -> Frontier:
+    """The iteration with `bound` searched from the start, as a frontier with no leaves: its counts, its solution."""
+    status, solution, counters, next_bound, _ = _run(problem, Limits(), heuristic, np.empty(0, dtype=np.int64), bound, 0)
+    return Frontier(bound, 0, [], [], int(counters[idastar.EXPANDED]), int(counters[idastar.GENERATED]),
+                    _bound_or_none(next_bound), [int(m) for m in solution] if status == limits.SOLVED else None)
 
 
 def _run(problem: Problem, limits_: Limits, heuristic: Heuristic, prefix: np.ndarray, bound: int, depth: int,
