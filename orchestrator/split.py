@@ -203,7 +203,8 @@ def _run_bound(db: Database, instance, sweep: str, prefixes: list[str], level: s
     grid = {**{k: [v] for k, v in params.items()}, "prefix": prefixes, "bound": [level.bound], "split_depth": [level.depth]}
     plan = plan_sweep(sweep, [instance], [SPLIT_ALGORITHM], grid)
     stop = threading.Event()
-    watcher = threading.Thread(target=_skip_after_solution, args=(db, sweep, prefixes, stop), daemon=True)
+    settled = (lambda reason: [runner.stop(JobResult.limit(reason)) for runner in runners]) if runners else None
+    watcher = threading.Thread(target=_skip_after_solution, args=(db, sweep, prefixes, stop, settled), daemon=True)
     watcher.start()
     try:
         store_and_run(db, plan, rerun=False, workers=workers, chunk=chunk or 1, wait=True, runners=runners)
@@ -242,18 +243,33 @@ def _rows_by_prefix(db: Database, sweep: str) -> dict[str, dict]:
     return {json.loads(row["params"])["prefix"]: row for row in job_rows(db, find_sweep(db, sweep))}
 
 
-def _skip_after_solution(db: Database, sweep: str, prefixes: list[str], stop: threading.Event) -> None:
-    """Until `stop`: once a subtree holds a solution, skip the subtrees after it not yet begun.
+def _skip_after_solution(db: Database, sweep: str, prefixes: list[str], stop: threading.Event,
+                         settled: Callable[[str], object] | None = None) -> None:
+    """Until `stop`: once a subtree holds a solution, skip the subtrees after it not yet begun; once every subtree
+    before it is done too, call `settled` with the reason the jobs still running are no longer needed.
 
-    Every solution within the bound is optimal, so they cannot change the
-    answer nor one core's counts; the skipped jobs are stored with the outcome
-    limit and the reason.
+    Every solution within the bound is optimal, so the later subtrees cannot
+    change the answer nor one core's counts; the skipped jobs are stored with
+    the outcome limit and the reason. Once the subtrees before the solution's
+    are done, the bound's answer and counts are known: `settled` stops the
+    local job processes, whose jobs (all after the solution's) are stored with
+    the outcome limit too.
     """
     skipped_from = len(prefixes)
     while not stop.wait(WATCH_S):
         rows = _rows_by_prefix(db, sweep)
-        first = next((i for i, p in enumerate(prefixes) if rows[p]["outcome"] == Outcome.SOLVED), skipped_from)
-        if first < skipped_from:
-            later = [rows[p]["job_id"] for p in prefixes[first + 1 : skipped_from]]
-            skip(db, later, JobResult.limit(f"not searched: subtree {prefixes[first]} before it holds a solution"))
-            skipped_from = first
+        skipped_from = _skip_after(db, prefixes, rows, skipped_from)
+        if settled and skipped_from < len(prefixes) and all(
+                rows[p]["outcome"] in (Outcome.SOLVED, Outcome.FAILED) for p in prefixes[:skipped_from]):
+            settled(f"stopped: subtree {prefixes[skipped_from]} before it holds a solution")
+            settled = None
+
+
+def _skip_after(db: Database, prefixes: list[str], rows: dict[str, dict], skipped_from: int) -> int:
+    """Skip the jobs not yet begun after the first subtree holding a solution, up to `skipped_from` (those after it
+    are skipped already); where the skipped ones start now."""
+    first = next((i for i, p in enumerate(prefixes) if rows[p]["outcome"] == Outcome.SOLVED), skipped_from)
+    if first < skipped_from:
+        later = [rows[p]["job_id"] for p in prefixes[first + 1 : skipped_from]]
+        skip(db, later, JobResult.limit(f"not searched: subtree {prefixes[first]} before it holds a solution"))
+    return min(first, skipped_from)

@@ -5,15 +5,17 @@ Results are written at least every `FLUSH_SECONDS`, so a long batch shows its
 progress; every database call is retried while the server is unreachable, for
 up to the settings' `db_retry_seconds`. A job whose process died under it runs
 again, until it was lost `max_attempts` times; a runner stopped from outside
-(shutdown, Ctrl-C) hands its unfinished jobs back at once.
+(shutdown, Ctrl-C) hands its unfinished jobs back at once, or stores them with
+the runner's verdict when it was stopped with one (their answer no longer wanted).
 """
 
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from workers.heartbeat import heartbeat
-from workers.jobs import ran_by
+from workers.jobs import ran_by, stamped
 from workers.runner import JobRunner, Lost
 from workers.settings import settings
 from workers.store import Database
@@ -40,6 +42,10 @@ def execute(db: Database, job_ids: list[int], runner: JobRunner, host: str,
     with heartbeat(db, host).holding(spec.job_id for spec in specs):
         while specs and not runner.stopping:
             specs = _run_once(db, specs, runner, host, writer)
+        if runner.stopping and runner.verdict is not None:
+            for spec in specs:
+                writer.add(spec.job_id, ran_by(stamped(replace(runner.verdict), spec), host))
+            specs = []
         writer.flush()
         if runner.stopping and specs:
             state = JobState.QUEUED if requeue else JobState.PENDING

@@ -4,7 +4,9 @@ import threading
 import time
 
 from orchestrator.plan import load_boards, plan_sweep, store_plan
-from orchestrator.split import MAX_SHARE, SPLIT_ALGORITHM, _rows_by_prefix, _skip_after_solution, deeper_splits
+from orchestrator.split import (
+    MAX_SHARE, SPLIT_ALGORITHM, WATCH_S, _rows_by_prefix, _skip_after_solution, deeper_splits,
+)
 from puzzles.result import Outcome
 from workers.store import connect
 from workers.store.jobs import claim, record
@@ -46,6 +48,33 @@ def test_the_later_subtrees_are_skipped_at_once_and_again_when_an_earlier_one_so
         record(db, [solved(ids[0])])  # the running UL finds one too: UR, after it, is no longer needed
         wait_for(lambda: outcome("UR") is not None)
         assert _rows_by_prefix(db, "s-b20")["UR"]["reason"] == "not searched: subtree UL before it holds a solution"
+    finally:
+        stop.set()
+        watcher.join()
+
+
+def failed(job_id: int) -> tuple[int, JobResult]:
+    return job_id, JobResult(outcome=Outcome.FAILED, expanded=5, generated=9, elapsed_s=0.1)
+
+
+def test_the_bound_is_settled_once_every_subtree_before_the_solutions_is_done(db_url):
+    db = connect(db_url)
+    board = load_boards(["8 1 3/4 0 2/7 6 5"])
+    sweep_id, _ = store_plan(db, plan_sweep("s-b22", board, [SPLIT_ALGORITHM], {"prefix": PREFIXES, "bound": [22]}))
+    ids = unfinished_jobs(db, sweep_id)
+    claim(db, ids[:4], "w1", 60)  # UL, UR, LU and LD run
+    record(db, [solved(ids[2])])
+    settled, stop, reasons = threading.Event(), threading.Event(), []
+    watcher = threading.Thread(target=_skip_after_solution, daemon=True,
+                               args=(db, "s-b22", PREFIXES, stop, lambda reason: (reasons.append(reason), settled.set())))
+    watcher.start()
+    try:
+        wait_for(lambda: _rows_by_prefix(db, "s-b22")["DR"]["outcome"] is not None)
+        assert not settled.wait(3 * WATCH_S)  # UL and UR, before the solution's, still run: their nodes are one core's
+        record(db, [failed(ids[0]), failed(ids[1])])
+        wait_for(settled.is_set)
+        assert _rows_by_prefix(db, "s-b22")["LD"]["state"] == "running"  # after the solution's: no longer waited for
+        assert reasons == ["stopped: subtree LU before it holds a solution"]
     finally:
         stop.set()
         watcher.join()

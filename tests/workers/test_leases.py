@@ -205,6 +205,21 @@ def test_a_stopped_runner_hands_its_jobs_back_at_once(db, boards_dir):
     assert not results(db)
 
 
+def test_a_runner_stopped_with_a_verdict_stores_it_for_the_job_it_held_rather_than_handing_it_back(db, boards_dir):
+    (job_id,) = stored(db, load_boards([str(boards_dir / "Rushhour9x9_6.csv")]))  # bfs: about 40 s
+    runner = JobRunner()
+    handed: list[list[int]] = []
+    threading.Timer(1.5, runner.stop, args=(JobResult.limit("stopped: no longer needed"),)).start()
+    started = time.monotonic()
+    try:
+        assert execute(db, [job_id], runner, "w1", handed.append) == ["limit"]
+    finally:
+        runner.close()
+    assert time.monotonic() - started < 10
+    assert handed == [] and rows(db)[job_id].status == "done"
+    assert (results(db)[job_id].outcome, results(db)[job_id].reason) == ("limit", "stopped: no longer needed")
+
+
 def test_status_watch_gives_back_the_jobs_of_a_lost_worker_and_resume_runs_them(tmp_path, boards, monkeypatch):
     from tests.orchestrator.clirun import local_environment, ok, orchestrate
 
