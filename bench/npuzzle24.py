@@ -9,11 +9,12 @@ the databases built if missing); the long parts are options:
     .venv/bin/python bench/npuzzle24.py --split 1 --depth 10 # #1 split into subtree jobs run by two local workers
 
 Rates are CPU-time rates (`time.process_time`) of one search in this process,
-after a warm-up; the machine's load average is printed with them, and issue
-17's targets beside them, and the time a random byte load takes from tables the
-databases' sizes (`latencies`): the databases' rates follow the memory's, which
-differs between machines (and between days of a virtual one). Exits 1 if a rate misses its target, a solved length
-differs from the published one or a replay fails.
+after a warm-up; the machine's load average is printed with them, issue 17's
+targets beside them, and first the time a random byte load takes from tables
+the databases' sizes (`latencies`): the databases' rates follow the memory's,
+which differs between machines (and between days of a virtual one). Exits 1 if
+a rate misses its target, a solved length differs from the published one or a
+replay fails.
 """
 
 import argparse

@@ -20,7 +20,9 @@ depth-first order, every subtree before the first that holds a solution and
 that subtree's own count up to it. Once a subtree holds a solution, the
 subtrees after it not yet begun are skipped (stored with the outcome limit):
 every solution of the bound is optimal, so none of them can change the answer
-nor one core's counts. Those already running finish, and their nodes are
+nor one core's counts. Once every subtree before it is done too, the local job
+processes are stopped and the jobs they held stored as limit as well (Celery
+workers finish theirs); the nodes of the later subtrees that finished are
 reported apart, as work. Without a broker the job processes are started before
 the first bound and kept across bounds, so that they start while the small
 bounds are searched here.
