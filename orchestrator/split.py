@@ -201,7 +201,7 @@ def _heuristic(problem: Problem, params: dict[str, str], depth: int):
 
 def _run_bound(db: Database, instance, sweep: str, prefixes: list[str], level: subtree.Frontier,
                params: dict[str, str], workers: int, chunk: int | None, runners: list[JobRunner] | None) -> dict[str, dict]:
-    """Run one job per leaf, in `runners` if given; the sweep's job rows by prefix."""
+    """Run one job per leaf, in `runners` if given (stopped once the bound's answer is known); the job rows by prefix."""
     grid = {**{k: [v] for k, v in params.items()}, "prefix": prefixes, "bound": [level.bound], "split_depth": [level.depth]}
     plan = plan_sweep(sweep, [instance], [SPLIT_ALGORITHM], grid)
     stop = threading.Event()
