@@ -205,8 +205,13 @@ def _run_bound(db: Database, instance, sweep: str, prefixes: list[str], level: s
     grid = {**{k: [v] for k, v in params.items()}, "prefix": prefixes, "bound": [level.bound], "split_depth": [level.depth]}
     plan = plan_sweep(sweep, [instance], [SPLIT_ALGORITHM], grid)
     stop = threading.Event()
-    settled = (lambda reason: [runner.stop(JobResult.limit(reason)) for runner in runners]) if runners else None
-    watcher = threading.Thread(target=_skip_after_solution, args=(db, sweep, prefixes, stop, settled), daemon=True)
+
+    def settled(reason: str) -> None:
+        for runner in runners:
+            runner.stop(JobResult.limit(reason))
+
+    watcher = threading.Thread(target=_skip_after_solution, args=(db, sweep, prefixes, stop, settled if runners else None),
+                               daemon=True)
     watcher.start()
     try:
         store_and_run(db, plan, rerun=False, workers=workers, chunk=chunk or 1, wait=True, runners=runners)

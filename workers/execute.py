@@ -33,7 +33,8 @@ def execute(db: Database, job_ids: list[int], runner: JobRunner, host: str,
     """Claim, run and store a batch of jobs; the outcomes of the results written, in order.
 
     Jobs left without a result by a stopped runner are handed back: queued and
-    passed to `requeue` (which sends them to the broker) if given, else pending.
+    passed to `requeue` (which sends them to the broker) if given, else pending;
+    or, if it was stopped with a verdict, stored with that result.
     `take_over` claims jobs that other workers hold too (`resume --force`).
     """
     patience = settings().db_retry_seconds

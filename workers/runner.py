@@ -49,7 +49,7 @@ class JobRunner:
         self._conn: Connection | None = None
         self._warm: set[tuple[str, str]] = set()
         self._stopping = False
-        self.verdict: JobResult | None = None  # set by `stop`: what the jobs it held end with, if not handed back
+        self._verdict: JobResult | None = None
 
     def run(self, specs: list[JobSpec]) -> Iterator[tuple[JobSpec, JobResult | Lost]]:
         """Each job with its result (or `Lost`, its process having died under it), in order, as soon as it is done."""
@@ -82,13 +82,18 @@ class JobRunner:
         """True once `stop` was called."""
         return self._stopping
 
+    @property
+    def verdict(self) -> JobResult | None:
+        """The result `stop` was given for the jobs the runner held (None: they are handed back)."""
+        return self._verdict
+
     def stop(self, verdict: JobResult | None = None) -> None:
         """Kill the child from another thread (Ctrl-C); `run` ends without a result for the job it held.
 
         `verdict`: the result the jobs it held are to be stored with (their
         answer is no longer wanted), rather than handed back to run again.
         """
-        self.verdict = verdict
+        self._verdict = verdict
         self._stopping = True
         process = self._process
         if process is not None:

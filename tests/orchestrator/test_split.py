@@ -20,6 +20,13 @@ def solved(job_id: int) -> tuple[int, JobResult]:
     return job_id, JobResult(outcome=Outcome.SOLVED, moves=20, expanded=5, generated=9, elapsed_s=0.1, solution="U L")
 
 
+def bound_jobs(db, sweep: str, bound: int) -> list[int]:
+    """A bound's sweep of subtree jobs, one per prefix of PREFIXES, stored pending; their ids in that order."""
+    board = load_boards(["8 1 3/4 0 2/7 6 5"])
+    sweep_id, _ = store_plan(db, plan_sweep(sweep, board, [SPLIT_ALGORITHM], {"prefix": PREFIXES, "bound": [bound]}))
+    return unfinished_jobs(db, sweep_id)
+
+
 def wait_for(condition, seconds: float = 10.0) -> None:
     deadline = time.monotonic() + seconds
     while not condition():
@@ -29,9 +36,7 @@ def wait_for(condition, seconds: float = 10.0) -> None:
 
 def test_the_later_subtrees_are_skipped_at_once_and_again_when_an_earlier_one_solves(db_url):
     db = connect(db_url)
-    board = load_boards(["8 1 3/4 0 2/7 6 5"])
-    sweep_id, _ = store_plan(db, plan_sweep("s-b20", board, [SPLIT_ALGORITHM], {"prefix": PREFIXES, "bound": [20]}))
-    ids = unfinished_jobs(db, sweep_id)
+    ids = bound_jobs(db, "s-b20", 20)
     claim(db, ids[:1], "w1", 60)  # UL runs; UR waits
     record(db, [solved(ids[2])])  # LU holds a solution while the subtrees before it are not done
     stop = threading.Event()
@@ -59,9 +64,7 @@ def failed(job_id: int) -> tuple[int, JobResult]:
 
 def test_the_bound_is_settled_once_every_subtree_before_the_solutions_is_done(db_url):
     db = connect(db_url)
-    board = load_boards(["8 1 3/4 0 2/7 6 5"])
-    sweep_id, _ = store_plan(db, plan_sweep("s-b22", board, [SPLIT_ALGORITHM], {"prefix": PREFIXES, "bound": [22]}))
-    ids = unfinished_jobs(db, sweep_id)
+    ids = bound_jobs(db, "s-b22", 22)
     claim(db, ids[:4], "w1", 60)  # UL, UR, LU and LD run
     record(db, [solved(ids[2])])
     settled, stop, reasons = threading.Event(), threading.Event(), []
