@@ -1,10 +1,12 @@
 """A compiled store of search nodes: state keys with parent links, found by hash.
 
 Nodes live in append-only arrays (key, parent, move, cost) and are found
-through an open-addressing table of node ids with linear probing, kept at most
-half full. A node costs `8 * key_words + 12` bytes plus 8 to 16 bytes of table.
-Adding may grow the arrays, so `add` returns the store to use from then on.
-Keys are passed as a 2-D array and a row number.
+through an open-addressing table of node ids with linear probing, two slots per
+node of capacity (so at most half full). A store made without moves keeps none
+(its user recovers them from the keys). The arrays grow by a quarter at a time,
+so a node costs `8 * key_words + 16` bytes (12 without moves) times at most
+5/4 of capacity over use. Adding may grow the arrays, so `add` returns the store
+to use from then on. Keys are passed as a 2-D array and a row number.
 """
 
 from typing import NamedTuple
@@ -17,6 +19,7 @@ from puzzles.jit import nb
 NO_PARENT = -1
 HASH_SEED = np.uint64(0x9E3779B97F4A7C15)
 _EMPTY = -1
+_GROWTH = 1.25
 
 
 class Store(NamedTuple):
@@ -77,13 +80,13 @@ def resized(array, capacity):
 
 
 @nb.njit(cache=True)
-def new_store(key_words, capacity):
-    """An empty store with room for `capacity` nodes before it grows."""
+def new_store(key_words, capacity, with_moves=True):
+    """An empty store with room for `capacity` nodes before it grows; `with_moves=False` keeps no moves."""
     capacity = max(capacity, 16)
     return Store(
         _key_rows(capacity, key_words),
         np.empty(capacity, dtype=np.int32),
-        np.empty(capacity, dtype=np.int32),
+        np.empty(capacity if with_moves else 0, dtype=np.int32),
         np.empty(capacity, dtype=np.int32),
         _empty_table(2 * capacity),
         np.zeros(1, dtype=np.int64),
@@ -126,13 +129,24 @@ def lookup(table, node_keys, keys, row, h):
     For hot loops that hold those arrays: passing the whole store to a call
     costs reference-count updates on each of its arrays.
     """
-    mask = table.shape[0] - 1
-    slot = np.int64(h & np.uint64(mask))
+    slot = home_slot(table, h)
     while True:
         node = table[slot]
         if node == _EMPTY or same_rows(node_keys, node, keys, row):
             return node
-        slot = (slot + 1) & mask
+        slot = _next_slot(table, slot)
+
+
+@nb.njit(inline="always", cache=True)
+def home_slot(table, h):
+    """The slot where the search for hash `h` starts: its high 32 bits scaled to the table's size."""
+    return np.int64(((h >> np.uint64(32)) * np.uint64(table.shape[0])) >> np.uint64(32))
+
+
+@nb.njit(inline="always", cache=True)
+def _next_slot(table, slot):
+    slot += 1
+    return 0 if slot == table.shape[0] else slot
 
 
 @nb.njit(cache=True)
@@ -163,7 +177,8 @@ def append(node_keys, parents, moves, costs, table, count, keys, row, parent, mo
     node = count[0]
     copy_row(node_keys, node, keys, row)
     parents[node] = parent
-    moves[node] = move
+    if moves.shape[0]:
+        moves[node] = move
     costs[node] = cost
     count[0] = node + 1
     _index(table, node_keys, node)
@@ -179,12 +194,12 @@ def nbytes(store):
 @nb.njit(cache=True, _nrt=False)
 def prefetch_slot(store, h):
     """Start loading the table slot of hash `h` into the cache, ahead of a `find`."""
-    prefetch(store.table, np.int64(h & np.uint64(store.table.shape[0] - 1)))
+    prefetch(store.table, home_slot(store.table, h))
 
 
 @nb.njit(cache=True)
 def moves_to(store, node):
-    """The moves from the root to `node`."""
+    """The moves from the root to `node`, in a store that keeps moves."""
     depth = 0
     walk = node
     while store.parent[walk] != NO_PARENT:
@@ -200,17 +215,16 @@ def moves_to(store, node):
 
 @nb.njit(cache=True, _nrt=False)
 def _index(table, keys, node):
-    mask = table.shape[0] - 1
-    slot = np.int64(hash_row(keys, node) & np.uint64(mask))
+    slot = home_slot(table, hash_row(keys, node))
     while table[slot] != _EMPTY:
-        slot = (slot + 1) & mask
+        slot = _next_slot(table, slot)
     table[slot] = node
 
 
 @nb.njit(cache=True)
 def _grown(store):
     count = store.count[0]
-    capacity = 2 * store.keys.shape[0]
+    capacity = (int(store.keys.shape[0] * _GROWTH) + 15) // 16 * 16
     keys = _key_rows(capacity, store.keys.shape[1])
     keys[:count] = store.keys[:count]
     table = _empty_table(2 * capacity)
@@ -219,7 +233,7 @@ def _grown(store):
     return Store(
         keys,
         resized(store.parent, capacity),
-        resized(store.move, capacity),
+        resized(store.move, capacity if store.move.shape[0] else 0),
         resized(store.cost, capacity),
         table,
         store.count,

@@ -25,27 +25,27 @@ def _priority(f, g):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _settle(node_keys, parents, moves, costs, table, count, out_keys, out_moves, hashes, n, parent, g, rows, children):
+def _settle(node_keys, parents, no_moves, costs, table, count, out_keys, hashes, n, parent, g, rows, children):
     """Add the successors not stored yet and give cheaper paths to the others; those that are (re)opened go into
-    `rows` (their row) and `children` (their node), in order; returns how many. The store must have room for n more."""
-    mask = np.uint64(table.shape[0] - 1)
+    `rows` (their row) and `children` (their node), in order; returns how many. The store must have room for n more.
+
+    The store keeps no moves (`no_moves` is its empty array): `_path` finds them again from the keys.
+    """
     for j in range(n):
         hashes[j] = nodestore.hash_row(out_keys, j)
-        prefetch(table, np.int64(hashes[j] & mask))
+        prefetch(table, nodestore.home_slot(table, hashes[j]))
     for j in range(n):  # the home slots are on their way: ask for the keys they name too
-        node = table[np.int64(hashes[j] & mask)]
+        node = table[nodestore.home_slot(table, hashes[j])]
         if node >= 0:
             prefetch(node_keys, np.int64(node))
     opened = 0
     for j in range(n):
         child = nodestore.lookup(table, node_keys, out_keys, j, hashes[j])
         if child < 0:
-            child = nodestore.append(node_keys, parents, moves, costs, table, count, out_keys, j, parent, out_moves[j],
-                                     g)
+            child = nodestore.append(node_keys, parents, no_moves, costs, table, count, out_keys, j, parent, 0, g)
         elif g < costs[child]:
             costs[child] = g
             parents[child] = parent
-            moves[child] = out_moves[j]
         else:
             continue
         rows[opened] = j
@@ -83,8 +83,8 @@ def _best_first(spec, work, code, args, store, heap, max_branching, max_nodes, d
         counters[EXPANDED] += 1
         count = expand(spec, work, store.keys[node], out_keys, out_moves)
         counters[GENERATED] += count
-        opened = _settle(store.keys, store.parent, store.move, store.cost, store.table, store.count, out_keys,
-                         out_moves, hashes, count, node, g + 1, rows, children)
+        opened = _settle(store.keys, store.parent, store.move, store.cost, store.table, store.count, out_keys, hashes,
+                         count, node, g + 1, rows, children)
         child_heuristics(spec, work, code, args, store.keys[node], out_keys, out_moves, rows, opened, count, child_h)
         for t in range(opened):
             frontier.push(heap, _priority(g + 1 + child_h[rows[t]], g + 1), children[t])
@@ -93,11 +93,35 @@ def _best_first(spec, work, code, args, store, heap, max_branching, max_nodes, d
 
 
 @nb.njit(cache=True)
+def _path(spec, work, store, node, out_keys, out_moves):
+    """The moves from the root to `node`: each step's move is the one whose successor of the parent is the child."""
+    nodes = [node]
+    while store.parent[nodes[-1]] != nodestore.NO_PARENT:
+        nodes.append(store.parent[nodes[-1]])
+    moves = np.empty(len(nodes) - 1, dtype=np.int64)
+    for i in range(len(nodes) - 1):
+        parent, child = nodes[-1 - i], nodes[-2 - i]
+        count = expand(spec, work, store.keys[parent], out_keys, out_moves)
+        moves[i] = _move_to(store.keys, child, out_keys, out_moves, count)
+    return moves
+
+
+@nb.njit(cache=True)
+def _move_to(node_keys, child, out_keys, out_moves, count):
+    """The move of the successor (of `count` in `out_keys`) whose key is node `child`'s."""
+    for j in range(count):
+        if nodestore.same_rows(node_keys, child, out_keys, j):
+            return out_moves[j]
+    raise AssertionError("a stored parent does not generate its child")
+
+
+@nb.njit(cache=True)
 def astar(spec, start, code, args, max_branching, max_nodes, deadline):
     """Compiled A* from `start`; returns (status, moves, expanded, generated, max frontier, stored, store bytes)."""
     key_words = start.shape[0]
     work = workspace(spec)
-    store, root = nodestore.add(nodestore.new_store(key_words, 1 << 12), start.reshape(1, -1), 0, nodestore.NO_PARENT, 0, 0)
+    store, root = nodestore.add(nodestore.new_store(key_words, 1 << 12, False), start.reshape(1, -1), 0,
+                                nodestore.NO_PARENT, 0, 0)
     heap = frontier.new_heap(1 << 12)
     frontier.push(heap, _priority(heuristic(spec, work, code, args, start, 0), 0), root)
     out_keys = np.empty((max_branching, key_words), dtype=np.uint64)
@@ -113,7 +137,9 @@ def astar(spec, start, code, args, max_branching, max_nodes, deadline):
             break
         store = nodestore.room_for(store, max_branching)
         heap = frontier.room_for(heap, max_branching)
-    moves = nodestore.moves_to(store, counters[GOAL]) if status == limits.SOLVED else np.empty(0, np.int64)
+    moves = np.empty(0, np.int64)
+    if status == limits.SOLVED:
+        moves = _path(spec, work, store, counters[GOAL], out_keys, out_moves)
     return (status, moves, counters[EXPANDED], counters[GENERATED], counters[MAX_FRONTIER], store.count[0],
             nodestore.nbytes(store))
 
