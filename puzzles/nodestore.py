@@ -4,8 +4,8 @@ Nodes live in append-only arrays (key, parent, move, cost) and are found
 through an open-addressing table of node ids with linear probing, two slots per
 node of capacity (so at most half full). A store made without moves keeps none
 (its user recovers them from the keys). The arrays grow by a quarter at a time,
-so a node costs `8 * key_words + 16` bytes (12 without moves) times at most
-5/4 of capacity over use. Adding may grow the arrays, so `add` returns the store
+so a node of capacity costs `8 * key_words + 20` bytes (16 without moves), and
+capacity is at most 5/4 of the nodes stored. Adding may grow the arrays, so `add` returns the store
 to use from then on. Keys are passed as a 2-D array and a row number.
 """
 
@@ -198,19 +198,24 @@ def prefetch_slot(store, h):
 
 
 @nb.njit(cache=True)
-def moves_to(store, node):
-    """The moves from the root to `node`, in a store that keeps moves."""
+def path_to(store, node):
+    """The nodes from the root to `node`, both included."""
     depth = 0
     walk = node
     while store.parent[walk] != NO_PARENT:
         depth += 1
         walk = store.parent[walk]
-    moves = np.empty(depth, dtype=np.int64)
-    walk = node
-    for i in range(depth - 1, -1, -1):
-        moves[i] = store.move[walk]
-        walk = store.parent[walk]
-    return moves
+    nodes = np.empty(depth + 1, dtype=np.int64)
+    for i in range(depth, -1, -1):
+        nodes[i] = node
+        node = store.parent[node]
+    return nodes
+
+
+@nb.njit(cache=True)
+def moves_to(store, node):
+    """The moves from the root to `node`, in a store that keeps moves."""
+    return store.move[path_to(store, node)[1:]].astype(np.int64)
 
 
 @nb.njit(cache=True, _nrt=False)

@@ -95,14 +95,11 @@ def _best_first(spec, work, code, args, store, heap, max_branching, max_nodes, d
 @nb.njit(cache=True)
 def _path(spec, work, store, node, out_keys, out_moves):
     """The moves from the root to `node`: each step's move is the one whose successor of the parent is the child."""
-    nodes = [node]
-    while store.parent[nodes[-1]] != nodestore.NO_PARENT:
-        nodes.append(store.parent[nodes[-1]])
-    moves = np.empty(len(nodes) - 1, dtype=np.int64)
-    for i in range(len(nodes) - 1):
-        parent, child = nodes[-1 - i], nodes[-2 - i]
-        count = expand(spec, work, store.keys[parent], out_keys, out_moves)
-        moves[i] = _move_to(store.keys, child, out_keys, out_moves, count)
+    nodes = nodestore.path_to(store, node)
+    moves = np.empty(nodes.shape[0] - 1, dtype=np.int64)
+    for i in range(moves.shape[0]):
+        count = expand(spec, work, store.keys[nodes[i]], out_keys, out_moves)
+        moves[i] = _move_to(store.keys, nodes[i + 1], out_keys, out_moves, count)
     return moves
 
 
