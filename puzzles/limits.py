@@ -79,5 +79,5 @@ def outcome_of(code: int, limits: Limits) -> tuple[Outcome, str | None]:
     if code == TIME_LIMIT:
         return Outcome.LIMIT, f"time limit of {limits.time_limit} s reached"
     if code == MEMORY_LIMIT:
-        return Outcome.LIMIT, "out of memory: the table of states could not grow"
+        return Outcome.LIMIT, "out of memory: the stored states could not grow"
     return {SOLVED: Outcome.SOLVED, UNSOLVABLE: Outcome.UNSOLVABLE, FAILED: Outcome.FAILED}[code], None

@@ -2,8 +2,8 @@
 
 The spec describes the board once: for vehicle i its orientation, the fixed
 line it moves along (row if horizontal, column if vertical), its length, its
-body as a bit mask, and where its position lives in the key (`word[i]`,
-`shift[i]`, `width` bits). Moves are found on occupancy bit masks, one per row
+body as a bit mask, and where its position lives in the key: the vehicles of
+a lane are ranked together (`puzzles.rushhour.keys` lays the key out). Moves are found on occupancy bit masks, one per row
 and one per column, with the walls and a sentinel bit at index N already set;
 the heuristics paint a grid of vehicle numbers instead. Those masks, the
 grid, the decoded positions and the heuristics' marks are written into a
@@ -33,9 +33,18 @@ class Spec(NamedTuple):
     line: np.ndarray
     length: np.ndarray
     body: np.ndarray
-    word: np.ndarray
-    shift: np.ndarray
     width: int
+    group: np.ndarray
+    slot_shift: np.ndarray
+    weight: np.ndarray
+    members: np.ndarray
+    member_start: np.ndarray
+    field_word: np.ndarray
+    field_next: np.ndarray
+    field_shift: np.ndarray
+    field_mask: np.ndarray
+    table_start: np.ndarray
+    tables: np.ndarray
     red: int
     single_step: bool
     walls: np.ndarray
@@ -83,9 +92,29 @@ def _pack_move(vehicle, delta):
 
 
 @nb.njit(inline="always", cache=True)
+def _rank(spec, key, g):
+    """The rank of group g's arrangement: its field, which may straddle two words."""
+    shift = np.uint64(spec.field_shift[g])
+    low = key[spec.field_word[g]] >> shift
+    high = (key[spec.field_next[g]] << np.uint64(1)) << (np.uint64(63) - shift)  # 0 past the field if it does not straddle
+    return (low | high) & spec.field_mask[g]
+
+
+@nb.njit(inline="always", cache=True)
+def _set_rank(spec, keys, row, g, rank):
+    """Write group g's rank into row `row` of `keys`."""
+    word, following, shift = spec.field_word[g], spec.field_next[g], np.uint64(spec.field_shift[g])
+    mask = spec.field_mask[g]
+    keys[row, word] = (keys[row, word] & ~(mask << shift)) | (rank << shift)
+    high_mask = (mask >> np.uint64(1)) >> (np.uint64(63) - shift)  # the field's bits in the next word, if any
+    keys[row, following] = (keys[row, following] & ~high_mask) | ((rank >> np.uint64(1)) >> (np.uint64(63) - shift))
+
+
+@nb.njit(inline="always", cache=True)
 def _position(spec, key, i):
-    mask = (np.uint64(1) << np.uint64(spec.width)) - np.uint64(1)
-    return np.int64((key[spec.word[i]] >> np.uint64(spec.shift[i])) & mask)
+    g = spec.group[i]
+    entry = spec.tables[spec.table_start[g] + _rank(spec, key, g)]
+    return np.int64((entry >> np.uint64(spec.slot_shift[i])) & ((np.uint64(1) << np.uint64(spec.width)) - np.uint64(1)))
 
 
 @nb.njit(inline="always", cache=True)
@@ -97,28 +126,39 @@ def _cell(spec, i, position, offset):
 
 
 @nb.njit(inline="always", cache=True)
+def _decode(spec, key, positions):
+    """Decode the key into `positions`, a group's table entry at a time."""
+    mask = (np.uint64(1) << np.uint64(spec.width)) - np.uint64(1)
+    for g in range(spec.table_start.shape[0]):
+        entry = spec.tables[spec.table_start[g] + _rank(spec, key, g)]
+        for t in range(spec.member_start[g], spec.member_start[g + 1]):
+            positions[spec.members[t]] = np.int64(entry & mask)
+            entry >>= np.uint64(spec.width)
+
+
+@nb.njit(inline="always", cache=True)
 def fill_grid(spec, work, key):
     """Decode the key into `work.positions` and paint `work.grid` (0 empty, i+1 vehicle, WALL)."""
     grid = work.grid
     for c in range(grid.shape[0]):
         grid[c] = spec.walls[c]
+    _decode(spec, key, work.positions)
     for i in range(spec.count):
-        p = _position(spec, key, i)
-        work.positions[i] = p
+        p = work.positions[i]
         for j in range(spec.length[i]):
             grid[_cell(spec, i, p, j)] = i + 1
     return grid
 
 
 @nb.njit(inline="always", cache=True)
-def _emit(spec, key, i, new_position, delta, out_keys, out_moves, count):
+def _emit(spec, key, i, old, new, out_keys, out_moves, count):
+    """Write the key with vehicle i moved from `old` to `new` into row `count`, and the move."""
     for w in range(key.shape[0]):
         out_keys[count, w] = key[w]
-    shift = np.uint64(spec.shift[i])
-    mask = ((np.uint64(1) << np.uint64(spec.width)) - np.uint64(1)) << shift
-    word = spec.word[i]
-    out_keys[count, word] = (key[word] & ~mask) | (np.uint64(new_position) << shift)
-    out_moves[count] = _pack_move(i, delta)
+    g = spec.group[i]
+    rank = np.int64(_rank(spec, key, g)) + spec.weight[i, new] - spec.weight[i, old]
+    _set_rank(spec, out_keys, count, g, np.uint64(rank))
+    out_moves[count] = _pack_move(i, new - old)
 
 
 @nb.njit(inline="always", cache=True)
@@ -130,9 +170,9 @@ def _occupy(spec, work, key):
         rows[n] = spec.row_walls[n]
         columns[n] = spec.column_walls[n]
     one = np.uint64(1)
+    _decode(spec, key, work.positions)
     for i in range(spec.count):
-        p = _position(spec, key, i)
-        work.positions[i] = p
+        p = work.positions[i]
         line = spec.line[i]
         if spec.horizontal[i]:
             rows[line] |= spec.body[i] << np.uint64(p)
@@ -167,7 +207,7 @@ def expand(spec, work, key, out_keys, out_moves):
         lo, hi = _free_range(spec, work, i)
         for q in range(lo, hi + 1):
             if q != p:
-                _emit(spec, key, i, q, q - p, out_keys, out_moves, count)
+                _emit(spec, key, i, p, q, out_keys, out_moves, count)
                 count += 1
     return count
 
@@ -207,13 +247,6 @@ def _count_blockers(spec, positions):
     for i in range(spec.count):
         count += i != red and _blocks(spec, i, positions[i], exit_side)
     return count
-
-
-@nb.njit(inline="always", cache=True)
-def _decode(spec, key, positions):
-    """Decode the key into `positions`."""
-    for i in range(spec.count):
-        positions[i] = _position(spec, key, i)
 
 
 @nb.njit(inline="always", cache=True)

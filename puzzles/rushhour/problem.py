@@ -1,7 +1,8 @@
 """Rush Hour as a search problem: a board's compact encoding, its compiled spec, and the `Problem`.
 
-A state stores only each vehicle's position along its line (its leftmost
-column or topmost row), packed in a fixed number of bits into 64-bit words.
+A state stores only where the vehicles stand along their lines (their
+leftmost columns or topmost rows), each lane's vehicles ranked together and
+the ranks packed into 64-bit words (`puzzles.rushhour.keys`).
 """
 
 from typing import Any
@@ -10,7 +11,8 @@ import numpy as np
 
 from puzzles.errors import PuzzleError
 from puzzles.kernels import successors
-from puzzles.problem import RESERVED_BITS, Heuristic, Kernels
+from puzzles.problem import Heuristic, Kernels
+from puzzles.rushhour import keys
 from puzzles.rushhour import kernels as rk
 from puzzles.rushhour.board import RushHourBoard
 
@@ -30,25 +32,20 @@ class RushHourProblem:
             raise PuzzleError(f"unknown move model {move_model!r} (choose from {', '.join(MOVE_MODELS)})")
         self.board = board
         self.move_model = move_model
-        self.kernels = _compile_spec(board, move_model)
+        self.key_layout = keys.layout(board)
+        self.kernels = _compile_spec(board, move_model, self.key_layout)
 
     def start_key(self) -> np.ndarray:
         """The start board as a key."""
         return self.encode([v.position for v in self.board.vehicles])
 
     def encode(self, positions: list[int]) -> np.ndarray:
-        """The key of the vehicles at these positions."""
-        spec = self.kernels.spec
-        key = np.zeros(self.kernels.key_words, dtype=np.uint64)
-        for i, position in enumerate(positions):
-            key[spec.word[i]] |= np.uint64(position) << np.uint64(spec.shift[i])
-        return key
+        """The key of the vehicles at these positions (PuzzleError if two in one lane overlap or swap places)."""
+        return keys.encode(self.key_layout, [v.length for v in self.board.vehicles], positions)
 
     def decode(self, key: np.ndarray) -> list[int]:
         """The position of each vehicle in the key."""
-        spec = self.kernels.spec
-        mask = (1 << spec.width) - 1
-        return [(int(key[w]) >> int(s)) & mask for w, s in zip(spec.word, spec.shift)]
+        return keys.decode(self.key_layout, key)
 
     def board_at(self, key: np.ndarray) -> RushHourBoard:
         """The board a key stands for."""
@@ -134,15 +131,10 @@ class RushHourProblem:
         return Heuristic(name, rk.HEURISTICS.index(name), np.array(weights, dtype=np.float64), admissible, self.kernels.spec)
 
 
-def _compile_spec(board: RushHourBoard, move_model: str) -> Kernels:
-    """Lay the board out for the kernels: bit fields, fixed lines, walls."""
+def _compile_spec(board: RushHourBoard, move_model: str, key_layout: keys.KeyLayout) -> Kernels:
+    """Lay the board out for the kernels: the key's layout, fixed lines, walls."""
     n = board.size
     vehicles = board.vehicles
-    width = max(max(n - v.length for v in vehicles), 1).bit_length()
-    per_word = 64 // width
-    key_words = len(vehicles) // per_word + 1
-    if (len(vehicles) % per_word) * width > 64 - RESERVED_BITS:
-        key_words += 1
     walls = np.zeros(n * n, dtype=np.int16)
     sentinel = np.uint64(1) << np.uint64(n)
     row_walls = np.full(n, sentinel, dtype=np.uint64)
@@ -158,9 +150,18 @@ def _compile_spec(board: RushHourBoard, move_model: str) -> Kernels:
         line=np.array([v.row if v.horizontal else v.col for v in vehicles], dtype=np.int64),
         length=np.array([v.length for v in vehicles], dtype=np.int64),
         body=np.array([(1 << v.length) - 1 for v in vehicles], dtype=np.uint64),
-        word=np.array([i // per_word for i in range(len(vehicles))], dtype=np.int64),
-        shift=np.array([(i % per_word) * width for i in range(len(vehicles))], dtype=np.int64),
-        width=width,
+        width=key_layout.width,
+        group=key_layout.group,
+        slot_shift=key_layout.slot_shift,
+        weight=key_layout.weight,
+        members=key_layout.members,
+        member_start=key_layout.member_start,
+        field_word=key_layout.field_word,
+        field_next=key_layout.field_next,
+        field_shift=key_layout.field_shift,
+        field_mask=key_layout.field_mask,
+        table_start=key_layout.table_start,
+        tables=key_layout.tables,
         red=next(i for i, v in enumerate(vehicles) if v.name == board.red),
         single_step=move_model == "step",
         walls=walls,
@@ -168,4 +169,4 @@ def _compile_spec(board: RushHourBoard, move_model: str) -> Kernels:
         column_walls=column_walls,
     )
     max_branching = sum(n - v.length for v in vehicles) if move_model == "slide" else 2 * len(vehicles)
-    return Kernels(spec, key_words, max(max_branching, 1))
+    return Kernels(spec, key_layout.key_words, max(max_branching, 1))

@@ -46,6 +46,15 @@ def _trace_back(spec, work, table, goal, goal_depth, out_keys, out_moves):
 
 
 @nb.njit(cache=True)
+def _keys_array(rows, key_words):
+    """(an empty array of `rows` keys, True), or (an empty one, False) if the allocation fails (a memory cap)."""
+    try:
+        return np.empty((rows, key_words), dtype=np.uint64), True
+    except Exception:
+        return np.empty((0, key_words), dtype=np.uint64), False
+
+
+@nb.njit(cache=True)
 def bfs(spec, start, max_branching, exhaustive, max_nodes, deadline):
     """Compiled BFS; returns (status, moves, expanded, generated, max frontier, stored, depth counts, table bytes)."""
     key_words = start.shape[0]
@@ -65,7 +74,9 @@ def bfs(spec, start, max_branching, exhaustive, max_nodes, deadline):
     while layer.shape[0] > 0 and (exhaustive or goal_depth < 0):
         max_frontier = max(max_frontier, layer.shape[0])
         next_depth = len(depth_counts)
-        following = np.empty((max(16, 2 * layer.shape[0]), key_words), dtype=np.uint64)
+        following, room = _keys_array(max(16, 2 * layer.shape[0]), key_words)
+        if not room:
+            return limits.MEMORY_LIMIT, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts, table.nbytes
         found = 0
         for first in range(0, layer.shape[0], stateset.BATCH):
             stop = limits.reached(expanded, max_nodes, deadline)
@@ -92,7 +103,11 @@ def bfs(spec, start, max_branching, exhaustive, max_nodes, deadline):
                 stateset.put(table, slot, batch_keys, b, next_depth + 1)
                 stored += 1
                 if found == following.shape[0]:
-                    following = np.concatenate((following, np.empty_like(following)))
+                    larger, room = _keys_array(2 * found, key_words)
+                    if not room:
+                        return limits.MEMORY_LIMIT, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts, table.nbytes
+                    larger[:found] = following
+                    following = larger
                 copy_row(following, found, batch_keys, b)
                 found += 1
                 if goal_depth < 0 and is_goal_row(spec, batch_keys, b):

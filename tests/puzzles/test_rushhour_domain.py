@@ -233,6 +233,17 @@ def test_course_boards_successors_match_the_oracle_along_a_breadth_first_sample(
 # --- encode / decode ------------------------------------------------------------------------
 
 
+def random_arrangement(problem: RushHourProblem, rng: np.random.Generator) -> list[int]:
+    """Positions of a random arrangement of every lane (vehicles may overlap across lanes): a random rank per group."""
+    layout = problem.key_layout
+    big = 0
+    for g in range(layout.table_start.shape[0]):
+        count = (len(layout.tables) if g + 1 == layout.table_start.shape[0] else layout.table_start[g + 1]) - layout.table_start[g]
+        big |= int(rng.integers(count)) << (64 * int(layout.field_word[g]) + int(layout.field_shift[g]))
+    key = np.array([(big >> (64 * w)) & (2**64 - 1) for w in range(layout.key_words)], dtype=np.uint64)
+    return problem.decode(key)
+
+
 @pytest.mark.parametrize("name", COURSE)
 def test_encode_decode_round_trip_on_course_boards(name):
     problem = course(name)
@@ -243,20 +254,47 @@ def test_encode_decode_round_trip_on_course_boards(name):
     assert problem.decode(key) == positions
     assert problem.board_at(key) == board
     assert np.array_equal(problem.encode(problem.decode(key)), key)
-    # every position each vehicle can take on its line survives the round trip
+    # any arrangement of every lane survives the round trip, each vehicle on the board
     rng = np.random.default_rng(7)
-    for _ in range(50):
-        random_positions = [int(rng.integers(0, board.size - v.length + 1)) for v in board.vehicles]
-        assert problem.decode(problem.encode(random_positions)) == random_positions
-    extremes = [board.size - v.length for v in board.vehicles]
-    assert problem.decode(problem.encode(extremes)) == extremes
+    for _ in range(200):
+        arrangement = random_arrangement(problem, rng)
+        assert problem.decode(problem.encode(arrangement)) == arrangement
+        for i, v in enumerate(board.vehicles):
+            assert 0 <= arrangement[i] <= board.size - v.length
     for child in (k for _, k in problem.successors(key)):
         assert np.array_equal(problem.encode(problem.decode(child)), child)
 
 
+@pytest.mark.parametrize("name", COURSE)
+def test_each_lane_rank_numbers_its_arrangements_without_gaps(name):
+    layout = course(name).key_layout
+    lengths = [v.length for v in course(name).board.vehicles]
+    ends = list(layout.table_start[1:]) + [len(layout.tables)]
+    for g, (start, end) in enumerate(zip(layout.table_start, ends)):
+        members = layout.members[layout.member_start[g]:layout.member_start[g + 1]]
+        entries = layout.tables[start:end]
+        assert len(set(entries.tolist())) == end - start  # every rank a different arrangement
+        assert end - start <= int(layout.field_mask[g]) + 1 <= 2 * (end - start)  # the field has no bit to spare
+        for rank, entry in enumerate(entries):
+            at = [(int(entry) >> int(layout.slot_shift[i])) & ((1 << layout.width) - 1) for i in members]
+            assert all(p + lengths[i] <= q for p, q, i in zip(at, at[1:], members))  # apart and in lane order
+            assert sum(int(layout.weight[i, p]) for i, p in zip(members, at)) == rank
+
+
+def test_encode_rejects_vehicles_of_one_lane_that_overlap_or_swap():
+    problem = course("6x6_1")
+    lane = next(g for g in range(len(problem.key_layout.member_start) - 1)
+                if problem.key_layout.member_start[g + 1] - problem.key_layout.member_start[g] >= 2)
+    first, second = problem.key_layout.members[problem.key_layout.member_start[lane]:][:2]
+    positions = [v.position for v in problem.board.vehicles]
+    positions[first], positions[second] = positions[second], positions[first]
+    with pytest.raises(PuzzleError, match="overlap or have swapped"):
+        problem.encode(positions)
+
+
 def test_key_words_grow_with_the_board():
-    assert course("6x6_1").kernels.key_words == 1
-    assert course("12x12_7").kernels.key_words == 3  # 44 vehicles of 4 bits: 16 per word
+    # a lane's vehicles ranked together: 12x12_7's 44 vehicles take 112 bits (a field each took 176: three words)
+    assert [course(name).kernels.key_words for name in COURSE] == [1, 1, 1, 1, 2, 2, 2]
 
 
 @pytest.mark.parametrize("size", [5, 6, 8])
@@ -275,7 +313,9 @@ def test_length_four_truck_round_trips_and_moves(size):
     assert problem.board_at(key) == problem.board
     children = check_successors(problem, key)
     assert {m for m in children if m.startswith("T")} == {f"T+{d}" for d in range(1, size - 3)}
-    for positions in ([0, 0, 0], [size - 2, size - 4, size - 4], [1, size - 4, 0]):
+    names = [v.name for v in problem.board.vehicles]
+    for placed in ({"A": 0, "T": 0, "V": 0}, {"A": size - 2, "T": size - 4, "V": size - 4}, {"A": 1, "T": 1, "V": 0}):
+        positions = [placed[name] for name in names]
         assert problem.decode(problem.encode(positions)) == positions
 
 
@@ -349,7 +389,9 @@ def test_keys_leave_the_reserved_bits_zero(name):
     problem = course(name)
     reserved = ~np.uint64(0) << np.uint64(64 - RESERVED_BITS)
     keys = [problem.start_key()] + [key for _, key in problem.successors(problem.start_key())]
-    every_position_at_most = problem.encode([problem.board.size - v.length for v in problem.board.vehicles])
-    for key in keys + [every_position_at_most]:
+    layout = problem.key_layout
+    every_field_full = sum(int(mask) << (64 * int(w) + int(s))
+                           for mask, w, s in zip(layout.field_mask, layout.field_word, layout.field_shift))
+    assert every_field_full < 1 << (64 * layout.key_words - RESERVED_BITS)
+    for key in keys:
         assert key[-1] & reserved == 0
-    assert {"6x6": 1, "9x9": 2, "12x": 3}[name[:3]] == problem.kernels.key_words
