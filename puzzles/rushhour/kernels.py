@@ -17,6 +17,7 @@ import numpy as np
 from puzzles import kernels
 from puzzles.intrinsics import leading_zeros, trailing_zeros
 from puzzles.jit import nb
+from puzzles.rushhour.keys import MASK, NEXT_WORD, SHIFT, TABLE_START, WORD
 
 WALL = -1
 _DELTA_BIAS = 128
@@ -33,18 +34,9 @@ class Spec(NamedTuple):
     line: np.ndarray
     length: np.ndarray
     body: np.ndarray
-    width: int
-    group: np.ndarray
-    slot_shift: np.ndarray
+    place: np.ndarray
     weight: np.ndarray
-    members: np.ndarray
-    member_start: np.ndarray
-    field_word: np.ndarray
-    field_next: np.ndarray
-    field_shift: np.ndarray
-    field_mask: np.ndarray
-    table_start: np.ndarray
-    tables: np.ndarray
+    table: np.ndarray
     red: int
     single_step: bool
     walls: np.ndarray
@@ -92,29 +84,12 @@ def _pack_move(vehicle, delta):
 
 
 @nb.njit(inline="always", cache=True)
-def _rank(spec, key, g):
-    """The rank of group g's arrangement: its field, which may straddle two words."""
-    shift = np.uint64(spec.field_shift[g])
-    low = key[spec.field_word[g]] >> shift
-    high = (key[spec.field_next[g]] << np.uint64(1)) << (np.uint64(63) - shift)  # 0 past the field if it does not straddle
-    return (low | high) & spec.field_mask[g]
-
-
-@nb.njit(inline="always", cache=True)
-def _set_rank(spec, keys, row, g, rank):
-    """Write group g's rank into row `row` of `keys`."""
-    word, following, shift = spec.field_word[g], spec.field_next[g], np.uint64(spec.field_shift[g])
-    mask = spec.field_mask[g]
-    keys[row, word] = (keys[row, word] & ~(mask << shift)) | (rank << shift)
-    high_mask = (mask >> np.uint64(1)) >> (np.uint64(63) - shift)  # the field's bits in the next word, if any
-    keys[row, following] = (keys[row, following] & ~high_mask) | ((rank >> np.uint64(1)) >> (np.uint64(63) - shift))
-
-
-@nb.njit(inline="always", cache=True)
 def _position(spec, key, i):
-    g = spec.group[i]
-    entry = spec.tables[spec.table_start[g] + _rank(spec, key, g)]
-    return np.int64((entry >> np.uint64(spec.slot_shift[i])) & ((np.uint64(1) << np.uint64(spec.width)) - np.uint64(1)))
+    """Vehicle i's position: its group's rank (a field that may straddle two words) looked up in its table."""
+    shift = np.uint64(spec.place[i, SHIFT])
+    low = key[spec.place[i, WORD]] >> shift
+    high = (key[spec.place[i, NEXT_WORD]] << np.uint64(1)) << (np.uint64(63) - shift)  # 0 past the field if it does not straddle
+    return np.int64(spec.table[spec.place[i, TABLE_START] + np.int64((low | high) & np.uint64(spec.place[i, MASK]))])
 
 
 @nb.njit(inline="always", cache=True)
@@ -127,13 +102,9 @@ def _cell(spec, i, position, offset):
 
 @nb.njit(inline="always", cache=True)
 def _decode(spec, key, positions):
-    """Decode the key into `positions`, a group's table entry at a time."""
-    mask = (np.uint64(1) << np.uint64(spec.width)) - np.uint64(1)
-    for g in range(spec.table_start.shape[0]):
-        entry = spec.tables[spec.table_start[g] + _rank(spec, key, g)]
-        for t in range(spec.member_start[g], spec.member_start[g + 1]):
-            positions[spec.members[t]] = np.int64(entry & mask)
-            entry >>= np.uint64(spec.width)
+    """Decode the key into `positions`."""
+    for i in range(spec.count):
+        positions[i] = _position(spec, key, i)
 
 
 @nb.njit(inline="always", cache=True)
@@ -155,9 +126,15 @@ def _emit(spec, key, i, old, new, out_keys, out_moves, count):
     """Write the key with vehicle i moved from `old` to `new` into row `count`, and the move."""
     for w in range(key.shape[0]):
         out_keys[count, w] = key[w]
-    g = spec.group[i]
-    rank = np.int64(_rank(spec, key, g)) + spec.weight[i, new] - spec.weight[i, old]
-    _set_rank(spec, out_keys, count, g, np.uint64(rank))
+    # the group's rank changes by `change`: add change * 2**shift to the key's words, as one two's-complement integer
+    change = spec.weight[i, new] - spec.weight[i, old]
+    shift = spec.place[i, SHIFT]
+    word, following = spec.place[i, WORD], spec.place[i, NEXT_WORD]
+    low = np.uint64(change) << np.uint64(shift)
+    high = np.uint64((change >> 1) >> (63 - shift))  # what passes into the next word (0 or -1 when nothing does)
+    out_keys[count, word] = key[word] + low
+    carry = np.uint64(out_keys[count, word] < key[word])
+    out_keys[count, following] += high + carry  # adds 0 when the field ends in `word`, even if `following` is `word`
     out_moves[count] = _pack_move(i, new - old)
 
 

@@ -14,8 +14,8 @@ several). Its rank takes ceil(log2(arrangements)) bits, and the fields lie end
 to end from bit 0 of word 0, so a field may straddle two words; the last
 word's top RESERVED_BITS stay zero. Moving vehicle i from p to q adds
 weight[i, q] - weight[i, p] to its group's rank (weight[i, p] is its term
-C(d_j, j + 1)); a table per group gives its members' positions from its
-rank, `width` bits apart.
+C(d_j, j + 1)); a table per vehicle gives its position from its group's
+rank.
 """
 
 import math
@@ -28,61 +28,57 @@ from puzzles.problem import RESERVED_BITS
 from puzzles.rushhour.board import RushHourBoard
 
 MAX_ARRANGEMENTS = 1 << 10
+WORD, NEXT_WORD, SHIFT, MASK, TABLE_START = range(5)  # the columns of KeyLayout.place
 
 
 @dataclass(frozen=True)
 class KeyLayout:
-    """Where each vehicle's position lives in a key: the arrays the compiled spec carries, and the word count."""
+    """Where each vehicle's position lives in a key, and the number of words.
+
+    Row i of `place` is vehicle i's: its group's rank is the field at bit
+    SHIFT of word WORD, MASK wide, running on into word NEXT_WORD if it
+    straddles (else NEXT_WORD is WORD or the word after it); its position in
+    the arrangement of rank r is `table[TABLE_START + r]`.
+    """
 
     key_words: int
-    width: int  # bits per position in a group's table entry
-    group: np.ndarray  # of each vehicle
-    slot_shift: np.ndarray  # of each vehicle: where its position sits in its group's table entries
+    place: np.ndarray
     weight: np.ndarray  # weight[i, p]: vehicle i's term of its group's rank at position p
-    members: np.ndarray  # the vehicles of group g are members[member_start[g]:member_start[g + 1]], in lane order
-    member_start: np.ndarray
-    field_word: np.ndarray  # of each group: the word its field starts in, the next one (or the same, if last),
-    field_next: np.ndarray
-    field_shift: np.ndarray  # the bit it starts at in that word,
-    field_mask: np.ndarray  # and its width as a mask
-    table_start: np.ndarray  # where the group's table starts in `tables`
-    tables: np.ndarray  # rank -> the members' positions, `width` bits apart
+    table: np.ndarray
+    groups: tuple[tuple[int, ...], ...]  # the vehicles ranked together, each group in lane order
+
+    def field(self, i: int) -> tuple[int, int]:
+        """(the bit where vehicle i's group's field starts, counting from bit 0 of word 0; the field's mask)."""
+        return 64 * int(self.place[i, WORD]) + int(self.place[i, SHIFT]), int(self.place[i, MASK])
 
 
 def layout(board: RushHourBoard) -> KeyLayout:
-    """The key layout of a board: its lanes' vehicles in groups, each group's field, weights and table."""
-    width = max(max(board.size - v.length for v in board.vehicles), 1).bit_length()
-    groups = _groups(board, width)
+    """The key layout of a board: its lanes' vehicles in groups, each group's field, weights and tables."""
+    groups = _groups(board)
     count = len(board.vehicles)
-    group, slot_shift = np.zeros(count, np.int64), np.zeros(count, np.int64)
     weight = np.zeros((count, board.size), np.int64)
-    tables: list[int] = []
-    table_start, bits = [], []
+    bits, field_of = [], np.zeros(count, np.int64)
+    table_start, table = np.zeros(count, np.int64), []
     for g, members in enumerate(groups):
         lengths = [board.vehicles[i].length for i in members]
+        arrangements = _arrangements(board.size, lengths)
+        bits.append(max((len(arrangements) - 1).bit_length(), 1))
         for j, i in enumerate(members):
-            group[i], slot_shift[i] = g, j * width
+            field_of[i] = g
             before = sum(lengths[:j])
             for p in range(before, board.size):
                 weight[i, p] = math.comb(p - before + j, j + 1)
-        table_start.append(len(tables))
-        tables += _arrangements(board.size, lengths, width)
-        bits.append(max((len(tables) - table_start[-1] - 1).bit_length(), 1))
-    offsets = np.cumsum([0] + bits)
-    key_words = -(-(int(offsets[-1]) + RESERVED_BITS) // 64)
-    word = offsets[:-1] // 64
-    return KeyLayout(
-        key_words=key_words, width=width, group=group, slot_shift=slot_shift, weight=weight,
-        members=np.array([i for members in groups for i in members], np.int64),
-        member_start=np.cumsum([0] + [len(members) for members in groups]).astype(np.int64),
-        field_word=word.astype(np.int64), field_next=np.minimum(word + 1, key_words - 1).astype(np.int64),
-        field_shift=(offsets[:-1] % 64).astype(np.int64),
-        field_mask=np.array([(1 << b) - 1 for b in bits], np.uint64),
-        table_start=np.array(table_start, np.int64), tables=np.array(tables, np.uint64),
-    )
+            table_start[i] = len(table)
+            table += [positions[j] for positions in arrangements]
+    offsets = np.cumsum([0] + bits)[field_of]
+    key_words = -(-(sum(bits) + RESERVED_BITS) // 64)
+    masks = [(1 << bits[g]) - 1 for g in field_of]
+    place = np.stack([offsets // 64, np.minimum(offsets // 64 + 1, key_words - 1), offsets % 64, masks, table_start], axis=1)
+    return KeyLayout(key_words=key_words, place=place.astype(np.int64), weight=weight, table=np.array(table, np.uint8),
+                     groups=tuple(tuple(members) for members in groups))
 
 
-def _groups(board: RushHourBoard, width: int) -> list[list[int]]:
+def _groups(board: RushHourBoard) -> list[list[int]]:
     """The vehicles' indices by lane, in lane order, each lane cut into runs of at most MAX_ARRANGEMENTS."""
     lanes: dict[tuple[bool, int], list[int]] = {}
     for i, v in enumerate(board.vehicles):
@@ -93,7 +89,7 @@ def _groups(board: RushHourBoard, width: int) -> list[list[int]]:
         run: list[int] = []
         for i in lane:
             lengths = [board.vehicles[v].length for v in run + [i]]
-            if run and (len(lengths) * width > 64 or _count(board.size, lengths) > MAX_ARRANGEMENTS):
+            if run and _count(board.size, lengths) > MAX_ARRANGEMENTS:
                 groups.append(run)
                 run = []
             run.append(i)
@@ -106,15 +102,11 @@ def _count(size: int, lengths: list[int]) -> int:
     return math.comb(size - sum(lengths) + len(lengths), len(lengths))
 
 
-def _arrangements(size: int, lengths: list[int], width: int) -> list[int]:
-    """Every arrangement of the vehicles in a lane, in rank order, as their positions packed `width` bits apart."""
+def _arrangements(size: int, lengths: list[int]) -> list[list[int]]:
+    """Every arrangement of vehicles of these lengths in a lane, in rank order, as their positions."""
     table = []
     for chosen in _colex_combinations(size - sum(lengths) + len(lengths), len(lengths)):
-        packed, before = 0, 0
-        for j, d in enumerate(chosen):
-            packed |= (d - j + before) << (j * width)
-            before += lengths[j]
-        table.append(packed)
+        table.append([d - j + sum(lengths[:j]) for j, d in enumerate(chosen)])
     return table
 
 
@@ -128,22 +120,19 @@ def _colex_combinations(n: int, m: int) -> list[tuple[int, ...]]:
 def encode(key_layout: KeyLayout, lengths: list[int], positions: list[int]) -> np.ndarray:
     """The key of the vehicles at these positions; PuzzleError if two of one lane overlap or change order."""
     big = 0
-    for g in range(key_layout.member_start.shape[0] - 1):
-        members = key_layout.members[key_layout.member_start[g]:key_layout.member_start[g + 1]]
+    for members in key_layout.groups:
         for a, b in zip(members, members[1:]):
             if positions[a] + lengths[a] > positions[b]:
                 raise PuzzleError(f"vehicles {a} and {b} overlap or have swapped places in their lane")
-        rank = sum(int(key_layout.weight[i, positions[i]]) for i in members)
-        big |= rank << (64 * int(key_layout.field_word[g]) + int(key_layout.field_shift[g]))
+        big |= sum(int(key_layout.weight[i, positions[i]]) for i in members) << key_layout.field(members[0])[0]
     return np.array([(big >> (64 * w)) & ((1 << 64) - 1) for w in range(key_layout.key_words)], dtype=np.uint64)
 
 
 def decode(key_layout: KeyLayout, key: np.ndarray) -> list[int]:
     """The position of each vehicle in the key."""
     big = sum(int(word) << (64 * w) for w, word in enumerate(key))
-    positions = [0] * key_layout.group.shape[0]
-    for i, g in enumerate(key_layout.group):
-        rank = (big >> (64 * int(key_layout.field_word[g]) + int(key_layout.field_shift[g]))) & int(key_layout.field_mask[g])
-        entry = int(key_layout.tables[key_layout.table_start[g] + rank])
-        positions[i] = (entry >> int(key_layout.slot_shift[i])) & ((1 << key_layout.width) - 1)
+    positions = []
+    for i in range(key_layout.place.shape[0]):
+        at, mask = key_layout.field(i)
+        positions.append(int(key_layout.table[key_layout.place[i, TABLE_START] + ((big >> at) & mask)]))
     return positions

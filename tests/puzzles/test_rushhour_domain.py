@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from puzzles.errors import PuzzleError
 from puzzles.problem import RESERVED_BITS
 from puzzles.rushhour.board import RushHourBoard, Vehicle
+from puzzles.rushhour.keys import TABLE_START
 from puzzles.rushhour.problem import RushHourProblem
 from puzzles.rushhour.formats import load_board, parse_board
 
@@ -233,13 +234,19 @@ def test_course_boards_successors_match_the_oracle_along_a_breadth_first_sample(
 # --- encode / decode ------------------------------------------------------------------------
 
 
+def group_sizes(problem: RushHourProblem) -> list[int]:
+    """How many arrangements each group of vehicles ranked together has (the entries of a member's table)."""
+    starts = problem.key_layout.place[:, TABLE_START]
+    ends = sorted(starts.tolist()) + [len(problem.key_layout.table)]
+    return [ends[ends.index(starts[members[0]]) + 1] - int(starts[members[0]]) for members in problem.key_layout.groups]
+
+
 def random_arrangement(problem: RushHourProblem, rng: np.random.Generator) -> list[int]:
     """Positions of a random arrangement of every lane (vehicles may overlap across lanes): a random rank per group."""
     layout = problem.key_layout
     big = 0
-    for g in range(layout.table_start.shape[0]):
-        count = (len(layout.tables) if g + 1 == layout.table_start.shape[0] else layout.table_start[g + 1]) - layout.table_start[g]
-        big |= int(rng.integers(count)) << (64 * int(layout.field_word[g]) + int(layout.field_shift[g]))
+    for members, size in zip(layout.groups, group_sizes(problem)):
+        big |= int(rng.integers(size)) << layout.field(members[0])[0]
     key = np.array([(big >> (64 * w)) & (2**64 - 1) for w in range(layout.key_words)], dtype=np.uint64)
     return problem.decode(key)
 
@@ -267,25 +274,26 @@ def test_encode_decode_round_trip_on_course_boards(name):
 
 @pytest.mark.parametrize("name", COURSE)
 def test_each_lane_rank_numbers_its_arrangements_without_gaps(name):
-    layout = course(name).key_layout
-    lengths = [v.length for v in course(name).board.vehicles]
-    ends = list(layout.table_start[1:]) + [len(layout.tables)]
-    for g, (start, end) in enumerate(zip(layout.table_start, ends)):
-        members = layout.members[layout.member_start[g]:layout.member_start[g + 1]]
-        entries = layout.tables[start:end]
-        assert len(set(entries.tolist())) == end - start  # every rank a different arrangement
-        assert end - start <= int(layout.field_mask[g]) + 1 <= 2 * (end - start)  # the field has no bit to spare
-        for rank, entry in enumerate(entries):
-            at = [(int(entry) >> int(layout.slot_shift[i])) & ((1 << layout.width) - 1) for i in members]
+    check_ranks(course(name))
+
+
+def check_ranks(problem: RushHourProblem) -> None:
+    """Each group's ranks number its arrangements 0..count-1, one each, in a field with no bit to spare."""
+    layout = problem.key_layout
+    lengths = [v.length for v in problem.board.vehicles]
+    assert sorted(i for members in layout.groups for i in members) == list(range(len(lengths)))
+    for members, size in zip(layout.groups, group_sizes(problem)):
+        assert size <= layout.field(members[0])[1] + 1 <= 2 * size  # the field has no bit to spare
+        arrangements = [[int(layout.table[layout.place[i, TABLE_START] + rank]) for i in members] for rank in range(size)]
+        assert len(set(map(tuple, arrangements))) == size  # every rank a different arrangement
+        for rank, at in enumerate(arrangements):
             assert all(p + lengths[i] <= q for p, q, i in zip(at, at[1:], members))  # apart and in lane order
             assert sum(int(layout.weight[i, p]) for i, p in zip(members, at)) == rank
 
 
 def test_encode_rejects_vehicles_of_one_lane_that_overlap_or_swap():
     problem = course("6x6_1")
-    lane = next(g for g in range(len(problem.key_layout.member_start) - 1)
-                if problem.key_layout.member_start[g + 1] - problem.key_layout.member_start[g] >= 2)
-    first, second = problem.key_layout.members[problem.key_layout.member_start[lane]:][:2]
+    first, second = next(members for members in problem.key_layout.groups if len(members) >= 2)[:2]
     positions = [v.position for v in problem.board.vehicles]
     positions[first], positions[second] = positions[second], positions[first]
     with pytest.raises(PuzzleError, match="overlap or have swapped"):
@@ -383,6 +391,12 @@ def test_random_boards_successors_are_single_undoable_moves(board, seed):
                 assert model.is_goal(child) == model.board_at(child).is_solved()
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_boards())
+def test_random_boards_lanes_are_ranked_without_gaps(board):
+    check_ranks(RushHourProblem(board))
+
+
 @pytest.mark.parametrize("name", COURSE)
 def test_keys_leave_the_reserved_bits_zero(name):
     # BFS keeps a state's depth in the top RESERVED_BITS of a key's last word
@@ -390,8 +404,23 @@ def test_keys_leave_the_reserved_bits_zero(name):
     reserved = ~np.uint64(0) << np.uint64(64 - RESERVED_BITS)
     keys = [problem.start_key()] + [key for _, key in problem.successors(problem.start_key())]
     layout = problem.key_layout
-    every_field_full = sum(int(mask) << (64 * int(w) + int(s))
-                           for mask, w, s in zip(layout.field_mask, layout.field_word, layout.field_shift))
+    every_field_full = sum(layout.field(members[0])[1] << layout.field(members[0])[0] for members in layout.groups)
     assert every_field_full < 1 << (64 * layout.key_words - RESERVED_BITS)
     for key in keys:
         assert key[-1] & reserved == 0
+
+
+def test_a_long_lane_of_a_big_board_is_ranked_in_several_groups():
+    # eight cars on one row of 30 cells have C(22, 8) = 319,770 arrangements: more than one group's table holds
+    cars = tuple(Vehicle(chr(ord("A") + j), True, 5, 3 * j, 2) for j in range(8))
+    board = RushHourBoard(size=30, vehicles=(Vehicle("X", True, 0, 0, 2),) + cars, red="X")
+    problem = RushHourProblem(board)
+    row = [members for members in problem.key_layout.groups if set(members) & set(range(1, 9))]
+    assert len(row) >= 2 and sorted(i for members in row for i in members) == list(range(1, 9))
+    check_ranks(problem)
+    key = problem.start_key()
+    for _ in range(30):
+        children = check_successors(problem, key)
+        for child in children.values():
+            assert np.array_equal(problem.encode(problem.decode(child)), child)
+        key = children[sorted(children)[len(children) // 2]]
