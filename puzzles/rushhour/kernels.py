@@ -1,28 +1,27 @@
-"""Compiled Rush Hour kernels: move generation, goal test and heuristics.
+"""Compiled Rush Hour kernels: keys decoded, moves generated, the goal tested.
 
 The spec describes the board once: for vehicle i its orientation, the fixed
 line it moves along (row if horizontal, column if vertical), its length, its
-body as a bit mask, and where its position lives in the key: the vehicles of
-a lane are ranked together (`puzzles.rushhour.keys` lays the key out). Moves are found on occupancy bit masks, one per row
-and one per column, with the walls and a sentinel bit at index N already set;
-the heuristics paint a grid of vehicle numbers instead. Those masks, the
-grid, the decoded positions and the heuristics' marks are written into a
-`Work` the search makes once (`workspace`), never into the spec.
+body as a bit mask, and where its position lives in the key (the vehicles of
+a lane are ranked together: `puzzles.rushhour.keys`). Moves are found on
+occupancy bit masks, one per row and one per column, with the walls and a
+sentinel bit at index N already set;
+the heuristics (`puzzles.rushhour.heuristics`) paint a grid of vehicle
+numbers instead. Those masks, the grid, the decoded positions and the
+heuristics' marks are written into a `Work` the search makes once
+(`workspace`), never into the spec.
 """
 
 from typing import NamedTuple
 
 import numpy as np
 
-from puzzles import kernels
 from puzzles.intrinsics import leading_zeros, trailing_zeros
 from puzzles.jit import nb
 from puzzles.rushhour.keys import MASK, NEXT_WORD, SHIFT, TABLE_START, WORD
 
 WALL = -1
-_DELTA_BIAS = 128
-HEURISTICS = ("blockers", "blockers-lb", "moves-freed", "blocking-tree")  # codes 0, 1, 2, 3
-BLOCKERS, BLOCKERS_LB, MOVES_FREED, BLOCKING_TREE = range(4)
+DELTA_BIAS = 128
 
 
 class Spec(NamedTuple):
@@ -70,17 +69,13 @@ def workspace(spec):
 
 def unpack_move(move: int) -> tuple[int, int]:
     """A move code as (vehicle index, signed cells)."""
-    return move >> 8, (move & 0xFF) - _DELTA_BIAS
-
-
-def pack_move(vehicle: int, delta: int) -> int:
-    """The move code of sliding `vehicle` by `delta` cells (`unpack_move`'s inverse)."""
-    return vehicle * 256 + delta + _DELTA_BIAS
+    return move >> 8, (move & 0xFF) - DELTA_BIAS
 
 
 @nb.njit(inline="always", cache=True)
-def _pack_move(vehicle, delta):
-    return vehicle * 256 + delta + _DELTA_BIAS
+def pack_move(vehicle, delta):
+    """The move code of sliding `vehicle` by `delta` cells (`unpack_move`'s inverse)."""
+    return vehicle * 256 + delta + DELTA_BIAS
 
 
 @nb.njit(inline="always", cache=True)
@@ -93,7 +88,7 @@ def _position(spec, key, i):
 
 
 @nb.njit(inline="always", cache=True)
-def _cell(spec, i, position, offset):
+def cell_index(spec, i, position, offset):
     """The grid index of cell `offset` of vehicle i placed at `position`."""
     if spec.horizontal[i]:
         return spec.line[i] * spec.size + position + offset
@@ -101,7 +96,7 @@ def _cell(spec, i, position, offset):
 
 
 @nb.njit(inline="always", cache=True)
-def _decode(spec, key, positions):
+def decode_positions(spec, key, positions):
     """Decode the key into `positions`."""
     for i in range(spec.count):
         positions[i] = _position(spec, key, i)
@@ -113,11 +108,11 @@ def fill_grid(spec, work, key):
     grid = work.grid
     for c in range(grid.shape[0]):
         grid[c] = spec.walls[c]
-    _decode(spec, key, work.positions)
+    decode_positions(spec, key, work.positions)
     for i in range(spec.count):
         p = work.positions[i]
         for j in range(spec.length[i]):
-            grid[_cell(spec, i, p, j)] = i + 1
+            grid[cell_index(spec, i, p, j)] = i + 1
     return grid
 
 
@@ -135,7 +130,7 @@ def _emit(spec, key, i, old, new, out_keys, out_moves, count):
     out_keys[count, word] = key[word] + low
     carry = np.uint64(out_keys[count, word] < key[word])
     out_keys[count, following] += high + carry  # adds 0 when the field ends in `word`, even if `following` is `word`
-    out_moves[count] = _pack_move(i, new - old)
+    out_moves[count] = pack_move(i, new - old)
 
 
 @nb.njit(inline="always", cache=True)
@@ -147,7 +142,7 @@ def _occupy(spec, work, key):
         rows[n] = spec.row_walls[n]
         columns[n] = spec.column_walls[n]
     one = np.uint64(1)
-    _decode(spec, key, work.positions)
+    decode_positions(spec, key, work.positions)
     for i in range(spec.count):
         p = work.positions[i]
         line = spec.line[i]
@@ -204,304 +199,3 @@ def count_moves(spec, work, key):
 def is_goal(spec, key):
     """True when the red car touches the right edge."""
     return _position(spec, key, spec.red) + spec.length[spec.red] == spec.size
-
-
-@nb.njit(inline="always", cache=True)
-def _blocks(spec, i, p, exit_side):
-    """True if vehicle i (not the red car) at position `p` stands between the red car's end `exit_side` and the exit."""
-    row = spec.line[spec.red]
-    if spec.horizontal[i]:
-        return spec.line[i] == row and p >= exit_side
-    return spec.line[i] >= exit_side and p <= row < p + spec.length[i]
-
-
-@nb.njit(inline="always", cache=True)
-def _count_blockers(spec, positions):
-    """The vehicles between the red car and the exit, from the decoded `positions`."""
-    red = spec.red
-    exit_side = positions[red] + spec.length[red]
-    count = 0
-    for i in range(spec.count):
-        count += i != red and _blocks(spec, i, positions[i], exit_side)
-    return count
-
-
-@nb.njit(inline="always", cache=True)
-def _side_blockers(spec, grid, i, first, last, seen, mark):
-    """Count vehicles not in `seen` on cells first..last of vehicle i's column; -1 if a wall is there.
-
-    Every vehicle found gets `mark` in `seen` (so it is counted only once overall).
-    """
-    count = 0
-    column = spec.line[i]
-    for row in range(first, last + 1):
-        occupant = grid[row * spec.size + column]
-        if occupant == WALL:
-            return -1
-        if occupant > 0 and seen[occupant] == 0:
-            seen[occupant] = mark
-            count += 1
-    return count
-
-
-@nb.njit(inline="always", cache=True)
-def _lower_bound(spec, work):
-    """blockers-lb on the decoded board in `work` (see `blockers_lower_bound`)."""
-    grid = work.grid
-    positions = work.positions
-    red = spec.red
-    row = spec.line[red]
-    seen = work.seen
-    seen[:] = 0
-    primary = 0
-    secondary = 0
-    for col in range(positions[red] + spec.length[red], spec.size):
-        b = grid[row * spec.size + col]
-        if b <= 0 or seen[b] != 0:
-            continue
-        seen[b] = 1
-        primary += 1
-        i = b - 1
-        if spec.horizontal[i]:
-            continue
-        top = positions[i]
-        length = spec.length[i]
-        best = -1
-        if row - length >= 0:
-            up = _side_blockers(spec, grid, i, row - length, top - 1, seen, 2)
-            best = up
-        if row + length < spec.size:
-            down = _side_blockers(spec, grid, i, top + length, row + length, seen, 2)
-            if down >= 0 and (best < 0 or down < best):
-                best = down
-        if best > 0:
-            secondary += best
-        for v in range(seen.shape[0]):
-            if seen[v] == 2:
-                seen[v] = 1
-    return primary + secondary
-
-
-@nb.njit(inline="always", cache=True)
-def _sweep_open(spec, grid, i, low, high):
-    """True if cells low..high of vehicle i's line are on the board and hold no wall."""
-    if low < 0 or high >= spec.size:
-        return False
-    for x in range(low, high + 1):
-        if grid[_cell(spec, i, x, 0)] == WALL:
-            return False
-    return True
-
-
-@nb.njit(inline="always", cache=True)
-def _sweep_count(spec, grid, seen, i, low, high):
-    """The vehicles on cells low..high of vehicle i's line not yet marked in `seen`."""
-    count = 0
-    for x in range(low, high + 1):
-        occupant = grid[_cell(spec, i, x, 0)]
-        if occupant > 0 and seen[occupant] == 0:
-            seen[occupant] = 2
-            count += 1
-    for x in range(low, high + 1):
-        occupant = grid[_cell(spec, i, x, 0)]
-        if occupant > 0 and seen[occupant] == 2:
-            seen[occupant] = 0
-    return count
-
-
-@nb.njit(inline="always", cache=True)
-def _claim(spec, work, i, low, high, tail):
-    """Mark and queue (behind `tail`) the unmarked vehicles on cells low..high of vehicle i's line; the new tail."""
-    for x in range(low, high + 1):
-        cell = _cell(spec, i, x, 0)
-        occupant = work.grid[cell]
-        if occupant > 0 and work.seen[occupant] == 0:
-            work.seen[occupant] = 1
-            work.queue[tail, 0] = occupant - 1  # and the cell it must leave, along its own line:
-            work.queue[tail, 1] = cell % spec.size if spec.horizontal[occupant - 1] else cell // spec.size
-            tail += 1
-    return tail
-
-
-@nb.njit(inline="always", cache=True)
-def _sides(spec, work, i, x):
-    """The cells (low0, low1, high0, high1) vehicle i sweeps to leave cell x by each side; (1, 0) for a closed side."""
-    p = work.positions[i]
-    length = spec.length[i]
-    low0, low1 = x - length, p - 1
-    if not _sweep_open(spec, work.grid, i, low0, low1):
-        low0, low1 = 1, 0
-    high0, high1 = p + length, x + length
-    if not _sweep_open(spec, work.grid, i, high0, high1):
-        high0, high1 = 1, 0
-    return low0, low1, high0, high1
-
-
-@nb.njit(inline="always", cache=True)
-def _blocking_tree(spec, work):
-    """The vehicles other than the red car that must move, by the red car's blocking tree (see `blocking_tree`)."""
-    seen = work.seen
-    seen[:] = 0
-    red = spec.red
-    seen[red + 1] = 1
-    tail = _claim(spec, work, red, work.positions[red] + spec.length[red], spec.size - 1, 0)
-    deferred = work.queue.shape[0]  # vehicles with both sides open wait at the far end of the queue
-    head = 0
-    while head < tail:
-        i, x = work.queue[head, 0], work.queue[head, 1]
-        head += 1
-        low0, low1, high0, high1 = _sides(spec, work, i, x)
-        if low0 > low1 and high0 <= high1:
-            tail = _claim(spec, work, i, high0, high1, tail)
-        elif high0 > high1 and low0 <= low1:
-            tail = _claim(spec, work, i, low0, low1, tail)
-        elif low0 <= low1:
-            deferred -= 1
-            work.queue[deferred, 0], work.queue[deferred, 1] = i, x
-    forced = tail
-    either = 0
-    for d in range(deferred, work.queue.shape[0]):
-        i, x = work.queue[d, 0], work.queue[d, 1]
-        low0, low1, high0, high1 = _sides(spec, work, i, x)
-        low, high = _sweep_count(spec, work.grid, seen, i, low0, low1), _sweep_count(spec, work.grid, seen, i, high0, high1)
-        either += min(low, high)
-        tail = _claim(spec, work, i, low0, low1, tail)
-        tail = _claim(spec, work, i, high0, high1, tail)
-    return forced + either
-
-
-@nb.njit(inline="always", cache=True)
-def _estimate(spec, work, code, hargs):
-    """Heuristic `code` (not moves-freed) on the board decoded in `work` (positions, and the grid but for blockers)."""
-    if code == BLOCKERS:
-        return np.int64(_count_blockers(spec, work.positions))
-    if code == BLOCKERS_LB:
-        return np.int64(_lower_bound(spec, work))
-    red = spec.red
-    if work.positions[red] + spec.length[red] == spec.size:
-        return np.int64(0)
-    return np.int64(1 + max(_blocking_tree(spec, work), _lower_bound(spec, work)))
-
-
-@nb.njit(inline="always", cache=True)
-def blockers(spec, work, hargs, key, parent_branching):
-    """Seed heuristic 1: the number of vehicles between the red car and the exit. Admissible."""
-    _decode(spec, key, work.positions)
-    return _estimate(spec, work, BLOCKERS, hargs)
-
-
-@nb.njit(inline="always", cache=True)
-def blockers_lower_bound(spec, work, hargs, key, parent_branching):
-    """Seed heuristic 2, from the geometry of any board size. Admissible.
-
-    Each vehicle between the red car and the exit must leave the red row, up or
-    down; either way, every vehicle on the cells it must pass through has to move
-    at least once. Per blocker this adds the fewer of those vehicles over the
-    directions it fits in, counting each vehicle once over all blockers.
-    """
-    fill_grid(spec, work, key)
-    return _estimate(spec, work, BLOCKERS_LB, hargs)
-
-
-@nb.njit(inline="always", cache=True)
-def blocking_tree(spec, work, hargs, key, parent_branching):
-    """The red car's blocking tree: 1 for the red car, plus the vehicles that must move. Admissible.
-
-    A vehicle that covers, at the start, a cell that must be empty at some time
-    must move at least once. The red car's path must be empty: its blockers
-    must move, each to leave one cell of it. A vehicle that must leave cell x
-    sweeps, on the side it leaves by, the cells between it and its new place; if
-    only one side is open (the other off the board or walled), every vehicle on
-    that side's cells must move too, to leave that cell: the tree grows, each
-    vehicle counted once. A vehicle with both sides open adds the fewer new
-    vehicles of its two sides (all of both then counted as seen). The result is
-    at least blockers-lb + 1 (the larger of the two counts is taken), and 0 on
-    a solved board.
-    """
-    fill_grid(spec, work, key)
-    return _estimate(spec, work, BLOCKING_TREE, hargs)
-
-
-@nb.njit(inline="always", cache=True)
-def moves_freed(spec, work, hargs, key, parent_branching):
-    """Seed heuristic 3: w_exit*distance + w_blockers*blockers + w_freed*(moves gained). Not admissible."""
-    gained = count_moves(spec, work, key) - parent_branching  # also decodes the key into work.positions
-    red = spec.red
-    distance = spec.size - spec.length[red] - work.positions[red]
-    value = hargs[0] * distance + hargs[1] * _count_blockers(spec, work.positions) + hargs[2] * gained
-    return np.int64(np.round(value))
-
-
-@nb.njit(cache=True)
-def heuristic(spec, work, code, hargs, key, parent_branching):
-    """Heuristic number `code` of HEURISTICS."""
-    if code == BLOCKERS:
-        return blockers(spec, work, hargs, key, parent_branching)
-    if code == BLOCKERS_LB:
-        return blockers_lower_bound(spec, work, hargs, key, parent_branching)
-    if code == BLOCKING_TREE:
-        return blocking_tree(spec, work, hargs, key, parent_branching)
-    return moves_freed(spec, work, hargs, key, parent_branching)
-
-
-@nb.njit(inline="always", cache=True)
-def _repaint(spec, grid, i, old, new):
-    """Move vehicle i's cells on the grid from position `old` to `new`."""
-    for j in range(spec.length[i]):
-        grid[_cell(spec, i, old, j)] = 0
-    for j in range(spec.length[i]):
-        grid[_cell(spec, i, new, j)] = i + 1
-
-
-@nb.njit(cache=True, _nrt=False)
-def child_heuristics(spec, work, code, hargs, key, out_keys, out_moves, rows, n, parent_branching, out_h):
-    """Heuristic `code` of the successors `out_keys[rows[:n]]` of `key`, from the parent's board and each move.
-
-    The parent is decoded and painted once; each successor's vehicle is moved
-    on that board, the estimate taken, and the vehicle moved back. Moves-freed
-    counts the successor's own moves, so it decodes each successor instead.
-    """
-    if code == MOVES_FREED:
-        for t in range(n):
-            out_h[rows[t]] = moves_freed(spec, work, hargs, out_keys[rows[t]], parent_branching)
-        return
-    if code == BLOCKERS:
-        _blockers_of_children(spec, work, key, out_moves, rows, n, out_h)
-        return
-    fill_grid(spec, work, key)
-    for t in range(n):
-        row = rows[t]
-        i = out_moves[row] >> 8
-        old = work.positions[i]
-        new = old + (out_moves[row] & 0xFF) - _DELTA_BIAS
-        work.positions[i] = new
-        _repaint(spec, work.grid, i, old, new)
-        out_h[row] = _estimate(spec, work, code, hargs)
-        _repaint(spec, work.grid, i, new, old)
-        work.positions[i] = old
-
-
-@nb.njit(inline="always", cache=True)
-def _blockers_of_children(spec, work, key, out_moves, rows, n, out_h):
-    """The blockers of each successor: the parent's, less the moved vehicle where it was, plus it where it goes."""
-    positions = work.positions
-    _decode(spec, key, positions)
-    red = spec.red
-    exit_side = positions[red] + spec.length[red]
-    parent = _count_blockers(spec, positions)
-    for t in range(n):
-        row = rows[t]
-        i = out_moves[row] >> 8
-        old = positions[i]
-        new = old + (out_moves[row] & 0xFF) - _DELTA_BIAS
-        if i == red:
-            positions[red] = new
-            out_h[row] = _count_blockers(spec, positions)
-            positions[red] = old
-        else:
-            out_h[row] = parent - _blocks(spec, i, old, exit_side) + _blocks(spec, i, new, exit_side)
-
-
-kernels.register(
-    Spec, workspace=workspace, expand=expand, is_goal=is_goal, heuristic=heuristic, child_heuristics=child_heuristics
-)

@@ -12,7 +12,7 @@ import numpy as np
 from puzzles.errors import PuzzleError
 from puzzles.kernels import successors
 from puzzles.problem import Heuristic, Kernels
-from puzzles.rushhour import keys
+from puzzles.rushhour import heuristics, keys
 from puzzles.rushhour import kernels as rk
 from puzzles.rushhour.board import RushHourBoard
 
@@ -23,7 +23,7 @@ MOVES_FREED_WEIGHTS = {"w_exit": 3.0, "w_blockers": 3.0, "w_freed": -14.0}  # th
 class RushHourProblem:
     """A Rush Hour board as a search problem under a move model (`slide` or `step`)."""
 
-    heuristic_names = rk.HEURISTICS
+    heuristic_names = heuristics.HEURISTICS
     admissible_heuristics = ("blockers", "blockers-lb", "blocking-tree")
     default_heuristic = "blockers-lb"
 
@@ -117,8 +117,8 @@ class RushHourProblem:
 
     def check_heuristic(self, name: str, **params: float) -> None:
         """PuzzleError unless `name` is a Rush Hour heuristic and `params` are moves-freed's weights."""
-        if name not in rk.HEURISTICS:
-            raise PuzzleError(f"unknown heuristic {name!r} for Rush Hour (choose from {', '.join(rk.HEURISTICS)})")
+        if name not in heuristics.HEURISTICS:
+            raise PuzzleError(f"unknown heuristic {name!r} for Rush Hour (choose from {', '.join(heuristics.HEURISTICS)})")
         foreign = sorted(set(params) - set(MOVES_FREED_WEIGHTS))
         if foreign:
             raise PuzzleError(f"Rush Hour's heuristics take no {', '.join(foreign)} (an N-puzzle option)")
@@ -128,7 +128,7 @@ class RushHourProblem:
         self.check_heuristic(name, **params)
         weights = [params.get(weight, default) for weight, default in MOVES_FREED_WEIGHTS.items()]
         admissible = name in self.admissible_heuristics
-        return Heuristic(name, rk.HEURISTICS.index(name), np.array(weights, dtype=np.float64), admissible, self.kernels.spec)
+        return Heuristic(name, heuristics.HEURISTICS.index(name), np.array(weights, dtype=np.float64), admissible, self.kernels.spec)
 
 
 def _compile_spec(board: RushHourBoard, move_model: str, key_layout: keys.KeyLayout) -> Kernels:

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from puzzles import kernels
 from puzzles.result import Limits
+from puzzles.rushhour import heuristics as rh
 from puzzles.rushhour import kernels as rk
 from puzzles.rushhour.formats import load_board
 from puzzles.rushhour.problem import RushHourProblem
@@ -92,13 +93,13 @@ def test_successors_scored_in_a_batch_equal_each_scored_alone(name, model, seed)
     out_keys = np.empty((branching, problem.kernels.key_words), dtype=np.uint64)
     out_moves = np.empty(branching, dtype=np.int64)
     for key in walk(problem, 30, seed):
-        for name_ in rk.HEURISTICS:
+        for name_ in rh.HEURISTICS:
             h = problem.heuristic(name_)
             count = kernels.expand(spec, work, key, out_keys, out_moves)
             rows = np.arange(count)[::-1].copy()  # any subset, any order
             batch = np.full(branching, -99, dtype=np.int64)
             kernels.child_heuristics(spec, work, h.code, h.args, key, out_keys, out_moves, rows, count, count, batch)
-            alone = [rk.heuristic(spec, rk.workspace(spec), h.code, h.args, out_keys[j], count) for j in range(count)]
+            alone = [rh.heuristic(spec, rk.workspace(spec), h.code, h.args, out_keys[j], count) for j in range(count)]
             assert list(batch[:count]) == alone, name_
 
 
