@@ -328,18 +328,19 @@ def test_ctrl_c_in_the_local_pool_waits_for_the_threads_to_store_what_they_hold(
         signal.signal(signal.SIGINT, previous)
 
 
-def _running_long_jobs(db: str) -> int:
-    """Jobs on 9x9_5 and 9x9_6 held by a job process, once some job has its result (0 while the schema is new)."""
+def _long_jobs(db: str) -> dict[str, int]:
+    """The jobs on 9x9_5 and 9x9_6 by status, once some job has its result (none while the schema is new)."""
     try:
         with Session(engine_for(db)) as session:
             if not session.scalar(select(func.count()).select_from(Result)):
-                return 0
-            return session.scalar(
-                select(func.count()).select_from(Job).join(Board, Job.board_id == Board.id)
-                .where(Job.status == "running", Board.size == 9, Board.name != "Rushhour9x9_4")
+                return {}
+            rows = session.execute(
+                select(Job.status, func.count()).join(Board, Job.board_id == Board.id)
+                .where(Board.size == 9, Board.name != "Rushhour9x9_4").group_by(Job.status)
             )
+            return dict(rows.all())
     except OperationalError:
-        return 0
+        return {}
 
 
 @pytest.mark.slow
@@ -350,18 +351,20 @@ def test_ctrl_c_stops_a_local_sweep_and_resume_finishes_it(db, boards_dir, tmp_p
     names = SIX + ["Rushhour9x9_4.csv", "Rushhour9x9_5.csv", "Rushhour9x9_6.csv"]
     for name in names:
         shutil.copy(boards_dir / name, folder / name)
-    # 8 short jobs, then 4 bfs runs on 9x9_5 and 9x9_6 that stop at their node limit (seconds; 9x9_4 needs 0.35 M)
+    # 8 short jobs, then 4 bfs runs on 9x9_5 and 9x9_6 that stop at their node limit (seconds each; 9x9_4 needs 0.35 M,
+    # 9x9_5 10.8 M), two at a time: Ctrl-C while the first two run leaves two that have not started
     command = [sys.executable, "-c", "from orchestrator.cli import app; app()", "sweep", "--algo", "bfs",
-               "--repeat", "2", "--max-nodes", "3000000", "--boards", str(folder), "--name", "ctrl-c", "--workers", "2",
+               "--repeat", "2", "--max-nodes", "5000000", "--boards", str(folder), "--name", "ctrl-c", "--workers", "2",
                "--db", db]
     env = {k: v for k, v in os.environ.items() if k not in ("SLIDELAB_DATABASE_URL", "SLIDELAB_BROKER_URL")}
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
-        while _running_long_jobs(db) < 2:  # both job processes on a long job, every short job finished
+        while (jobs := _long_jobs(db)).get("running", 0) < 2:  # both job processes on a long job
             assert process.poll() is None, process.communicate()
             assert time.monotonic() < deadline, "no long job started within 60 s"
             time.sleep(0.1)
+        assert "done" not in jobs, f"a long job ended before the test saw two run: {jobs}"  # so two are left after Ctrl-C
         time.sleep(0.3)
         process.send_signal(signal.SIGINT)
         stdout, stderr = process.communicate(timeout=30)
