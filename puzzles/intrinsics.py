@@ -1,4 +1,4 @@
-"""Machine instructions numba does not offer: bit scans, bit counts and a memory prefetch."""
+"""Machine instructions numba does not offer: bit scans, bit counts, a memory prefetch and a byte read by address."""
 
 from llvmlite import ir
 from numba.core import cgutils, types
@@ -90,3 +90,15 @@ def advise_huge_pages(typingctx, array):
         return builder.call(madvise, [builder.inttoptr(first, byte_pointer), length, ir.Constant(ir.IntType(32), _MADV_HUGEPAGE)])
 
     return types.int32(array), codegen
+
+
+@intrinsic
+def load_byte(typingctx, address):
+    """The byte at memory `address` (an int64 from an array's `ctypes.data` plus an offset into it)."""
+    if address != types.int64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.load(builder.inttoptr(args[0], ir.IntType(8).as_pointer()))
+
+    return types.uint8(types.int64), codegen

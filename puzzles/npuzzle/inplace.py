@@ -15,11 +15,12 @@ from typing import NamedTuple
 import numpy as np
 
 from puzzles import kernels
+from puzzles.intrinsics import load_byte
 from puzzles.kernels import ILLEGAL
 from puzzles.jit import nb
 from puzzles.npuzzle.kernels import (
-    BOARD_ROWS, GROUP_OF, GROUPS, LINEAR_CONFLICT, MANHATTAN, MIRROR_CELL, MIRROR_PASSED, MIRROR_TILE, MISPLACED,
-    MULTIPLIER_OF, NEIGHBOR, PASSED, PDB, PDB_MAX, Spec, at, group_rank, line_removals, manhattan_sum, mirror_cells,
+    BOARD_ROWS, GROUP_OF, GROUPS, LINEAR_CONFLICT, MANHATTAN, MAX_GROUPS, MIRROR_CELL, MIRROR_PASSED, MIRROR_TILE,
+    MISPLACED, MULTIPLIER_OF, NEIGHBOR, PASSED, PDB, PDB_MAX, Spec, at, group_rank, line_removals, manhattan_sum, mirror_cells,
     misplaced_count, unpack,
 )
 
@@ -34,7 +35,11 @@ class Board(NamedTuple):
     heuristics that read it), linear conflict's removals per line (rows, then
     columns), per group its placement's rank and database entry on the board,
     then on its mirror image (`RANK_ROWS`), and a stack of what each move made
-    replaced there, four entries a move, for its undo.
+    replaced there, four entries a move, for its undo. `addresses` holds where
+    each group's database starts in memory: a lookup reads its byte there
+    rather than indexing the spec's tuple of databases with a group number
+    known only at run time (a branch per group, 20 % of the databases' rate).
+    The board holds the databases too, so they live as long as it.
     """
 
     width: int
@@ -43,6 +48,7 @@ class Board(NamedTuple):
     state: np.ndarray
     table: np.ndarray
     pdb_values: tuple
+    addresses: np.ndarray
 
 
 MANHATTAN_SUM, MISPLACED_COUNT, PATTERN_SUM, MIRROR_SUM, DEPTH, COUNTS = range(6)
@@ -72,7 +78,10 @@ def place(spec, code, key, capacity):
     groups = table[at(cells, GROUPS)]
     rows = BOARD_ROWS * cells + COUNTS + spec.width + spec.height
     state = np.zeros(rows + RANK_ROWS * groups + 4 * capacity, dtype=np.int64)
-    board = Board(spec.width, spec.height, cells, state, table, spec.pdb_values)
+    addresses = np.zeros(MAX_GROUPS, dtype=np.int64)
+    for group in range(groups if code >= PDB else 0):
+        addresses[group] = spec.pdb_values[group].ctypes.data
+    board = Board(spec.width, spec.height, cells, state, table, spec.pdb_values, addresses)
     counts = _counts(board)
     unpack(spec, key, state)
     mirror_cells(table, cells, state)
@@ -85,10 +94,16 @@ def place(spec, code, key, capacity):
             for row, start in ((RANK, cells), (MIRROR_RANK, 2 * cells)):
                 number = group_rank(table, cells, state, start, group)
                 state[_ranks(board, row) + group] = number
-                state[_ranks(board, row + 1) + group] = spec.pdb_values[group][number]
+                state[_ranks(board, row + 1) + group] = _entry(board, group, number)
         state[counts + PATTERN_SUM] = state[_ranks(board, VALUE) : _ranks(board, VALUE) + groups].sum()
         state[counts + MIRROR_SUM] = state[_ranks(board, MIRROR_VALUE) : _ranks(board, MIRROR_VALUE) + groups].sum()
     return board, _estimate(board, code)
+
+
+@nb.njit(inline="always", cache=True)
+def _entry(board, group, number):
+    """Group `group`'s database entry for placement number `number`."""
+    return np.int64(load_byte(board.addresses[group] + number))
 
 
 @nb.njit(inline="always", cache=True)
@@ -220,7 +235,7 @@ def _undo_manhattan(board, move):
     _slide(board.state, board.table, board.cells, move ^ 1, True)
 
 
-@nb.njit(inline="always", cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _linear_conflict_after(board, move):
     tile, source, destination = _slide(board.state, board.table, board.cells, move, True)
     _recount_lines(board, move, destination, source)
@@ -299,7 +314,7 @@ def _make_pattern(board, move, limit, enough, code):
     tile = state[target]
     group = table[at(cells, GROUP_OF) + tile]
     number = state[_ranks(board, RANK) + group] + _rank_change(state, table, cells, tile, target, blank, False)
-    value = np.int64(board.pdb_values[group][number])
+    value = _entry(board, group, number)
     counts = _counts(board)
     h = state[counts + PATTERN_SUM] + value - state[_ranks(board, VALUE) + group]
     mirrored = mirror_group = mirror_number = mirror_value = 0
@@ -309,7 +324,7 @@ def _make_pattern(board, move, limit, enough, code):
         source, destination = table[at(cells, MIRROR_CELL) + target], table[at(cells, MIRROR_CELL) + blank]
         change = _rank_change(state, table, cells, mirrored, source, destination, True)
         mirror_number = state[_ranks(board, MIRROR_RANK) + mirror_group] + change
-        mirror_value = np.int64(board.pdb_values[mirror_group][mirror_number])
+        mirror_value = _entry(board, mirror_group, mirror_number)
         h = max(h, state[counts + MIRROR_SUM] + mirror_value - state[_ranks(board, MIRROR_VALUE) + mirror_group])
     if h > limit:
         return h

@@ -23,7 +23,7 @@ import numpy as np
 
 from puzzles import kernels
 from puzzles.jit import nb
-from puzzles.npuzzle.pdb import rank
+from puzzles.npuzzle.pdb import MAX_GROUPS, rank
 
 HEURISTICS = ("misplaced", "manhattan", "linear-conflict", "pdb", "pdb-max")  # codes 0..4
 MISPLACED, MANHATTAN, LINEAR_CONFLICT, PDB, PDB_MAX = range(5)
@@ -37,7 +37,9 @@ MISPLACED, MANHATTAN, LINEAR_CONFLICT, PDB, PDB_MAX = range(5)
 # `puzzles.npuzzle.inplace`), and n x n of the same past the tile whose mirror
 # image is `other`; then the groups: their number, the widest's size K, and per
 # group its size, K tiles and K rank multipliers. Group g's database is
-# `pdb_values[g]`.
+# `pdb_values[g]`: always MAX_GROUPS read-only arrays (`databases`), the unused
+# ones empty, so that every spec has one numba type and each kernel compiles once
+# for every board size and partition (a tuple's length is part of its type).
 (DISTANCE, NEIGHBOR, GOAL_ROW, GOAL_COL, MIRROR_CELL, MIRROR_TILE, GROUP_OF, PLACE_OF, MULTIPLIER_OF, PASSED,
  MIRROR_PASSED, GROUPS) = range(12)
 # The rows every board array begins with, each `cells` long: tiles, cells of tiles, mirrored cells, scratch.
@@ -66,7 +68,13 @@ class Spec(NamedTuple):
     per_word: int
     goal: np.ndarray  # the goal's key
     table: np.ndarray  # see the layout above
-    pdb_values: tuple  # the groups' databases, a byte per placement each (one empty array when there are none)
+    pdb_values: tuple  # the groups' databases, a byte per placement each (`databases`)
+
+
+def databases(values: tuple[np.ndarray, ...] = ()) -> tuple[np.ndarray, ...]:
+    """The groups' databases (read-only byte arrays, at most MAX_GROUPS) as a spec holds them: padded with empty ones."""
+    empty = np.frombuffer(b"", dtype=np.uint8)
+    return (*values, *[empty] * (MAX_GROUPS - len(values)))
 
 
 @nb.njit(cache=True)

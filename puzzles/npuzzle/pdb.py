@@ -44,6 +44,7 @@ from puzzles.npuzzle.board import goal_tiles
 
 MAX_ENTRIES = 2**31 - 1  # placements per group: 7 tiles on 4x4 is 57.7 M, 8 tiles 519 M
 GROUP_SIZE = 6  # the default partition's groups: 6-6-3 on 4x4, 6-6-6-6 on 5x5
+MAX_GROUPS = 8  # groups in a partition: a spec holds this many databases (`puzzles.npuzzle.kernels.databases`)
 MAGIC = b"slidelab-pdb 2\n"
 PAGE = 4096  # the payload starts at a multiple of it, as a mapping must
 UNREACHED = 255
@@ -84,7 +85,8 @@ def parse_partition(text: str, width: int, height: int) -> tuple[tuple[int, ...]
 
     Sizes that name a published partition (`PUBLISHED`: 6-6-6-6 on 5x5) give
     its groups. PuzzleError unless every tile 1..W*H-1 is in exactly one
-    group and each group's database has at most MAX_ENTRIES entries.
+    group, there are at most MAX_GROUPS groups and each group's database has at
+    most MAX_ENTRIES entries.
     """
     tiles = width * height - 1
     if (width, height, text.strip()) in PUBLISHED:
@@ -99,6 +101,8 @@ def parse_partition(text: str, width: int, height: int) -> tuple[tuple[int, ...]
         groups = [_group(part, text) for part in text.split("/")]
         if sorted(tile for group in groups for tile in group) != list(range(1, tiles + 1)):
             raise PuzzleError(f"pdb {text!r}: the groups must hold each tile 1..{tiles} exactly once")
+    if len(groups) > MAX_GROUPS:
+        raise PuzzleError(f"pdb {text!r}: {len(groups)} groups (at most {MAX_GROUPS})")
     for group in groups:
         if entries(width * height, len(group)) > MAX_ENTRIES:
             raise PuzzleError(

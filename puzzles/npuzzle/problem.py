@@ -131,7 +131,7 @@ def _compile_spec(board: NPuzzleBoard, goal: str) -> Kernels:
         per_word=per_word,
         goal=np.zeros(key_words, dtype=np.uint64),
         table=np.concatenate([_board_table(width, height, target), [0, 1]]),  # no pattern groups
-        pdb_values=(np.zeros(0, dtype=np.uint8),),
+        pdb_values=nk.databases(),
     )
     for cell, tile in enumerate(target):
         spec.goal[cell // per_word] |= np.uint64(tile) << np.uint64((cell % per_word) * bits)
@@ -190,4 +190,4 @@ def _with_databases(spec: nk.Spec, groups: tuple[tuple[int, ...], ...], values: 
     for group in groups:
         padding = [0] * (widest - len(group))
         rows += [len(group), *group, *padding, *multipliers(cells, len(group)), *padding]
-    return spec._replace(table=np.concatenate([table, [len(groups), widest], rows]).astype(np.int64), pdb_values=values)
+    return spec._replace(table=np.concatenate([table, [len(groups), widest], rows]).astype(np.int64), pdb_values=nk.databases(values))

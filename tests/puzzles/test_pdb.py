@@ -23,6 +23,8 @@ from puzzles.errors import PuzzleError
 from puzzles.npuzzle.board import GOALS, NPuzzleBoard, goal_tiles
 from puzzles.npuzzle.analysis import distances
 from puzzles.npuzzle.problem import NPuzzleProblem
+from puzzles.jit import nb
+from puzzles.solver import solve
 
 
 # --- ground truth and an independent lookup --------------------------------------------------
@@ -238,6 +240,7 @@ def test_a_group_of_eight_tiles_on_4x4_is_allowed_and_nothing_is_built_to_check_
         ("4--4", 3, 3, "write group sizes (6-6-3)"),
         ("1-2 3/4 5 6 7 8", 3, 3, "write group sizes (6-6-3)"),
         ("9-6", 4, 4, "a group of 9 tiles on 4x4 needs 4,151,347,200 entries (at most 2,147,483,647)"),
+        ("-".join(["1"] * 15), 4, 4, "15 groups (at most 8)"),
     ],
 )
 def test_a_bad_partition_is_a_puzzle_error_saying_why(text, width, height, message):
@@ -431,3 +434,19 @@ def test_a_file_whose_json_line_is_not_an_object_reads_as_none(tmp_path, line):
     path = tmp_path / "odd.pdb"
     path.write_bytes(pdb.MAGIC + line + bytes(3024))
     assert pdb.read(path, 3, 3, "blank-last", (1, 2, 3, 4)) is None
+
+
+def test_every_spec_has_one_numba_type_whatever_its_size_and_partition():
+    """So each kernel compiles once for all of them (a tuple of databases of another length would be another type)."""
+    eight, six = NPuzzleProblem(NPuzzleBoard(3, 3, goal_tiles(3, 3, "blank-last"))), NPuzzleProblem(NPuzzleBoard(2, 3, goal_tiles(2, 3, "blank-last")))
+    specs = [eight.kernels.spec, six.kernels.spec, eight.heuristic("pdb", pdb="4-4").spec,
+             eight.heuristic("pdb-max", pdb="6-2").spec, six.heuristic("pdb").spec, eight.heuristic("pdb", pdb="1-1-1-1-1-1-1-1").spec]
+    assert len({nb.typeof(spec) for spec in specs}) == 1
+
+
+@pytest.mark.parametrize("tiles", ["867254301", "647850321", "123456780"])
+def test_eight_single_tile_databases_are_manhattan_and_idastar_expands_the_same_nodes(tiles):
+    problem = NPuzzleProblem(NPuzzleBoard(3, 3, tuple(int(t) for t in tiles)), "blank-first")
+    singles = solve(problem, "idastar", {"heuristic": "pdb", "pdb": "-".join(["1"] * 8)})
+    manhattan = solve(problem, "idastar", {"heuristic": "manhattan"})
+    assert (singles.moves, singles.expanded, singles.generated) == (manhattan.moves, manhattan.expanded, manhattan.generated)
