@@ -343,6 +343,19 @@ def _long_jobs(db: str) -> dict[str, int]:
         return {}
 
 
+def _as_from_a_terminal() -> None:
+    """SIGINT neither ignored nor blocked, as a shell starts a command, whatever this test process inherited: in
+    full parallel runs the sweep twice ignored Ctrl-C (ran to its end, or on past 30 s) though it never does alone."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _ignores_sigint(pid: int) -> bool:
+    """True if process `pid` ignores or blocks SIGINT (its SigIgn and SigBlk masks in /proc)."""
+    masks = dict(line.split(":\t") for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":\t" in line)
+    return any(int(masks[name], 16) >> (signal.SIGINT - 1) & 1 for name in ("SigIgn", "SigBlk"))
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_ctrl_c_stops_a_local_sweep_and_resume_finishes_it(db, boards_dir, tmp_path):
@@ -357,7 +370,8 @@ def test_ctrl_c_stops_a_local_sweep_and_resume_finishes_it(db, boards_dir, tmp_p
                "--repeat", "2", "--max-nodes", "5000000", "--boards", str(folder), "--name", "ctrl-c", "--workers", "2",
                "--db", db]
     env = {k: v for k, v in os.environ.items() if k not in ("SLIDELAB_DATABASE_URL", "SLIDELAB_BROKER_URL")}
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=_as_from_a_terminal)  # noqa: PLW1509
     try:
         deadline = time.monotonic() + 60
         while (jobs := _long_jobs(db)).get("running", 0) < 2:  # both job processes on a long job
@@ -365,6 +379,7 @@ def test_ctrl_c_stops_a_local_sweep_and_resume_finishes_it(db, boards_dir, tmp_p
             assert time.monotonic() < deadline, "no long job started within 60 s"
             time.sleep(0.1)
         assert "done" not in jobs, f"a long job ended before the test saw two run: {jobs}"  # so two are left after Ctrl-C
+        assert not _ignores_sigint(process.pid), "the sweep ignores Ctrl-C"
         time.sleep(0.3)
         process.send_signal(signal.SIGINT)
         stdout, stderr = process.communicate(timeout=30)
