@@ -20,8 +20,8 @@ from puzzles.kernels import ILLEGAL
 from puzzles.jit import nb
 from puzzles.npuzzle.kernels import (
     BOARD_ROWS, GROUP_OF, GROUPS, LINEAR_CONFLICT, MANHATTAN, MAX_GROUPS, MIRROR_CELL, MIRROR_PASSED, MIRROR_TILE,
-    MISPLACED, MULTIPLIER_OF, NEIGHBOR, PASSED, PDB, PDB_MAX, Spec, at, group_rank, line_removals, manhattan_sum, mirror_cells,
-    misplaced_count, unpack,
+    MISPLACED, MULTIPLIER_OF, NEIGHBOR, PASSED, PDB, PDB_MAX, Spec, at, group_rank, line_removals, manhattan_sum,
+    mirror_cells, misplaced_count, unpack,
 )
 
 

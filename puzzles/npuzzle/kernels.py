@@ -72,7 +72,7 @@ class Spec(NamedTuple):
 
 
 def databases(values: tuple[np.ndarray, ...] = ()) -> tuple[np.ndarray, ...]:
-    """The groups' databases (read-only byte arrays, at most MAX_GROUPS) as a spec holds them: padded with empty ones."""
+    """The groups' databases (read-only byte arrays, at most MAX_GROUPS) as a spec holds them: padded, empty ones."""
     empty = np.frombuffer(b"", dtype=np.uint8)
     return (*values, *[empty] * (MAX_GROUPS - len(values)))
 
