@@ -1,4 +1,4 @@
-"""Shared fixtures, and the order modules run in."""
+"""Shared fixtures."""
 
 from pathlib import Path
 
@@ -65,10 +65,3 @@ def truncate_tables(url: str) -> None:
     """Empty the results tables of a PostgreSQL database, ids restarting at 1."""
     with engine_for(url).begin() as connection:
         connection.execute(text(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY CASCADE"))
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Modules holding a slow test first (each keeping its order): the parallel workers, handed whole modules in
-    order (`--dist loadscope`), then end together rather than one running the minutes-long modules alone."""
-    slow_modules = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in slow_modules)
