@@ -190,4 +190,5 @@ def _with_databases(spec: nk.Spec, groups: tuple[tuple[int, ...], ...], values: 
     for group in groups:
         padding = [0] * (widest - len(group))
         rows += [len(group), *group, *padding, *multipliers(cells, len(group)), *padding]
-    return spec._replace(table=np.concatenate([table, [len(groups), widest], rows]).astype(np.int64), pdb_values=nk.databases(values))
+    table = np.concatenate([table, [len(groups), widest], rows]).astype(np.int64)
+    return spec._replace(table=table, pdb_values=nk.databases(values))

@@ -12,7 +12,6 @@ import numpy as np
 from puzzles import kernels
 from puzzles.jit import nb
 from puzzles.rushhour.kernels import (
-    DELTA_BIAS,
     WALL,
     Spec,
     cell_index,
@@ -21,6 +20,7 @@ from puzzles.rushhour.kernels import (
     expand,
     fill_grid,
     is_goal,
+    unpack_move,
     workspace,
 )
 
@@ -293,9 +293,9 @@ def child_heuristics(spec, work, code, hargs, key, out_keys, out_moves, rows, n,
     fill_grid(spec, work, key)
     for t in range(n):
         row = rows[t]
-        i = out_moves[row] >> 8
+        i, delta = unpack_move(out_moves[row])
         old = work.positions[i]
-        new = old + (out_moves[row] & 0xFF) - DELTA_BIAS
+        new = old + delta
         work.positions[i] = new
         _repaint(spec, work.grid, i, old, new)
         out_h[row] = _estimate(spec, work, code, hargs)
@@ -313,9 +313,9 @@ def _blockers_of_children(spec, work, key, out_moves, rows, n, out_h):
     parent = _count_blockers(spec, positions)
     for t in range(n):
         row = rows[t]
-        i = out_moves[row] >> 8
+        i, delta = unpack_move(out_moves[row])
         old = positions[i]
-        new = old + (out_moves[row] & 0xFF) - DELTA_BIAS
+        new = old + delta
         if i == red:
             positions[red] = new
             out_h[row] = _count_blockers(spec, positions)

@@ -5,9 +5,8 @@ line it moves along (row if horizontal, column if vertical), its length, its
 body as a bit mask, and where its position lives in the key (the vehicles of
 a lane are ranked together: `puzzles.rushhour.keys`). Moves are found on
 occupancy bit masks, one per row and one per column, with the walls and a
-sentinel bit at index N already set;
-the heuristics (`puzzles.rushhour.heuristics`) paint a grid of vehicle
-numbers instead. Those masks, the grid, the decoded positions and the
+sentinel bit at index N already set; the heuristics
+(`puzzles.rushhour.heuristics`) paint a grid of vehicle numbers instead. Those masks, the grid, the decoded positions and the
 heuristics' marks are written into a `Work` the search makes once
 (`workspace`), never into the spec.
 """
@@ -21,7 +20,7 @@ from puzzles.jit import nb
 from puzzles.rushhour.keys import MASK, NEXT_WORD, SHIFT, TABLE_START, WORD
 
 WALL = -1
-DELTA_BIAS = 128
+_DELTA_BIAS = 128
 
 
 class Spec(NamedTuple):
@@ -67,15 +66,16 @@ def workspace(spec):
     )
 
 
-def unpack_move(move: int) -> tuple[int, int]:
+@nb.njit(inline="always", cache=True)
+def unpack_move(move):
     """A move code as (vehicle index, signed cells)."""
-    return move >> 8, (move & 0xFF) - DELTA_BIAS
+    return move >> 8, (move & 0xFF) - _DELTA_BIAS
 
 
 @nb.njit(inline="always", cache=True)
 def pack_move(vehicle, delta):
     """The move code of sliding `vehicle` by `delta` cells (`unpack_move`'s inverse)."""
-    return vehicle * 256 + delta + DELTA_BIAS
+    return vehicle * 256 + delta + _DELTA_BIAS
 
 
 @nb.njit(inline="always", cache=True)

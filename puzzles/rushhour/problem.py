@@ -118,7 +118,8 @@ class RushHourProblem:
     def check_heuristic(self, name: str, **params: float) -> None:
         """PuzzleError unless `name` is a Rush Hour heuristic and `params` are moves-freed's weights."""
         if name not in heuristics.HEURISTICS:
-            raise PuzzleError(f"unknown heuristic {name!r} for Rush Hour (choose from {', '.join(heuristics.HEURISTICS)})")
+            choices = ", ".join(heuristics.HEURISTICS)
+            raise PuzzleError(f"unknown heuristic {name!r} for Rush Hour (choose from {choices})")
         foreign = sorted(set(params) - set(MOVES_FREED_WEIGHTS))
         if foreign:
             raise PuzzleError(f"Rush Hour's heuristics take no {', '.join(foreign)} (an N-puzzle option)")
@@ -128,7 +129,8 @@ class RushHourProblem:
         self.check_heuristic(name, **params)
         weights = [params.get(weight, default) for weight, default in MOVES_FREED_WEIGHTS.items()]
         admissible = name in self.admissible_heuristics
-        return Heuristic(name, heuristics.HEURISTICS.index(name), np.array(weights, dtype=np.float64), admissible, self.kernels.spec)
+        code = heuristics.HEURISTICS.index(name)
+        return Heuristic(name, code, np.array(weights, dtype=np.float64), admissible, self.kernels.spec)
 
 
 def _compile_spec(board: RushHourBoard, move_model: str, key_layout: keys.KeyLayout) -> Kernels:
