@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numba
 
-from puzzles.npuzzle import pdb
+from puzzles.npuzzle import pdb, pdb_folder
 from puzzles.npuzzle.boardlist import read_board_list
 from puzzles.npuzzle.problem import NPuzzleProblem
 from puzzles.result import Outcome
@@ -158,7 +158,7 @@ def _rate(count: int, seconds: float) -> str:
 
 def _build_child(tiles: tuple[int, ...], cache_dir: Path, queue) -> None:
     """In a fresh process: warm up the kernels, build one group's database (timed), save it; the figures to `queue`."""
-    pdb.use_directory(cache_dir)
+    pdb_folder.use_directory(cache_dir)
     pdb.build(SIDE, SIDE, GOAL, (tiles[0],))  # compile or load the builder's kernels
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     started = time.perf_counter()
@@ -215,7 +215,7 @@ def _mib(size: int) -> str:
 
 def korf(rows: list, partition: str, cache_dir: Path) -> tuple[dict, list[str]]:
     """Solve the instances with IDA* and pdb-max over `partition`, the databases loaded first (untimed)."""
-    pdb.use_directory(cache_dir)
+    pdb_folder.use_directory(cache_dir)
     started = time.perf_counter()
     pdb.tables(SIDE, SIDE, GOAL, pdb.parse_partition(partition, SIDE, SIDE))
     loaded = time.perf_counter() - started

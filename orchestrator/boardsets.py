@@ -20,7 +20,6 @@ from puzzles.errors import PuzzleError
 from puzzles.npuzzle.boardlist import ListedBoard, read_board_list, split_board_list
 from puzzles.npuzzle.formats import canonical_text
 from puzzles.npuzzle.generate import random_boards
-from puzzles.rushhour.generate import TooFewBoards, hardest_boards
 from puzzles.textio import text_id
 from workers.store import Database
 from workers.store import boards as board_store
@@ -298,6 +297,8 @@ def generated(
     """
     prefix = generated_name(domain, size, seed, min_moves=min_moves, moves=moves, walk=walk, height=height, goal=goal)
     if domain == "rushhour":
+        from puzzles.rushhour.generate import TooFewBoards, hardest_boards  # compiled: loaded only to generate
+
         if walk is not None or height is not None:
             raise PuzzleError("--walk and --height are N-puzzle options")
         try:

@@ -15,10 +15,9 @@ import warnings
 from functools import partial
 
 import pandas as pd
-from scipy import stats
 
 from orchestrator.report import parameter_columns
-from orchestrator.summary import summarize
+from orchestrator.summary import scipy_stats, summarize
 from puzzles.errors import PuzzleError
 
 COMPARED = {"solved_share": "solved", "moves_mean": "moves", "expanded_mean": "expanded", "elapsed_mean": "elapsed_s"}
@@ -76,8 +75,8 @@ def _p_value(first: pd.DataFrame, second: pd.DataFrame, groups: list[str], key: 
     if "board" not in groups:
         means = [sample.groupby("board")[column].mean() for sample in samples]
         paired = pd.concat(means, axis=1, join="inner").dropna()
-        return _quietly(stats.ttest_rel, paired.iloc[:, 0], paired.iloc[:, 1])
-    return _quietly(partial(stats.ttest_ind, equal_var=False), *(sample[column].dropna() for sample in samples))
+        return _quietly(scipy_stats().ttest_rel, paired.iloc[:, 0], paired.iloc[:, 1])
+    return _quietly(partial(scipy_stats().ttest_ind, equal_var=False), *(sample[column].dropna() for sample in samples))
 
 
 def _quietly(test, first: pd.Series, second: pd.Series) -> float:

@@ -11,7 +11,7 @@ import sys
 import textwrap
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.console import Console
@@ -21,7 +21,9 @@ from rich.text import Text
 from orchestrator.units import duration_text
 from puzzles.result import SolveResult
 from puzzles.rushhour.board import RushHourBoard
-from puzzles.rushhour.problem import RushHourProblem
+
+if TYPE_CHECKING:  # the problem's compiled kernels are not needed to list boards
+    from puzzles.rushhour.problem import RushHourProblem
 
 MIB = 1 << 20
 WIDTH = 88
@@ -164,7 +166,7 @@ def coloured_grid(board: RushHourBoard, styles: dict[str, str]) -> Text:
     return text
 
 
-def frames(problem: RushHourProblem, result: SolveResult) -> Iterable[tuple[str, RushHourBoard]]:
+def frames(problem: "RushHourProblem", result: SolveResult) -> Iterable[tuple[str, RushHourBoard]]:
     """(caption, board) for the start and after each move of the solution."""
     keys = problem.play(result.move_codes)
     total = len(result.move_codes)
@@ -173,7 +175,7 @@ def frames(problem: RushHourProblem, result: SolveResult) -> Iterable[tuple[str,
         yield f"move {i}/{total}: {label}", problem.board_at(key)
 
 
-def print_frames(problem: RushHourProblem, result: SolveResult, console: Console) -> None:
+def print_frames(problem: "RushHourProblem", result: SolveResult, console: Console) -> None:
     """Print the solution as one board per move; plain grids unless the console is a terminal."""
     styles = vehicle_styles(problem.board) if console.is_terminal else {}
     for caption, board in frames(problem, result):

@@ -22,7 +22,6 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from orchestrator.report import group_columns, parameter_columns
 from puzzles.errors import PuzzleError
@@ -48,6 +47,14 @@ CONFIDENCE = 0.95
 RESAMPLES = 2_000
 BATCH = 256  # samples resampled together by `mean_intervals`
 MIB = 1 << 20
+
+
+def scipy_stats():
+    """scipy.stats, imported when first needed: it takes half a second, which commands that only list, export or
+    refuse should not pay."""
+    from scipy import stats
+
+    return stats
 
 
 def summarize(rows: pd.DataFrame, by: list[str] | None = None, *, baseline: str | None = None) -> pd.DataFrame:
@@ -113,7 +120,7 @@ def mean_interval(values: pd.Series) -> tuple[float, float]:
         return math.nan, math.nan
     if np.all(present == present[0]):
         return float(present[0]), float(present[0])
-    found = stats.bootstrap((present,), np.mean, confidence_level=CONFIDENCE, n_resamples=RESAMPLES, method="percentile",
+    found = scipy_stats().bootstrap((present,), np.mean, confidence_level=CONFIDENCE, n_resamples=RESAMPLES, method="percentile",
                             random_state=0, vectorized=True)
     return float(found.confidence_interval.low), float(found.confidence_interval.high)
 
@@ -135,7 +142,7 @@ def mean_intervals(samples: list[np.ndarray]) -> list[tuple[float, float]]:
     for indices in by_size.values():
         for start in range(0, len(indices), BATCH):
             chunk = indices[start : start + BATCH]
-            found = stats.bootstrap((np.vstack([samples[i] for i in chunk]),), np.mean, confidence_level=CONFIDENCE,
+            found = scipy_stats().bootstrap((np.vstack([samples[i] for i in chunk]),), np.mean, confidence_level=CONFIDENCE,
                                     n_resamples=RESAMPLES, method="percentile", random_state=0, vectorized=True, axis=-1)
             for i, low, high in zip(chunk, found.confidence_interval.low, found.confidence_interval.high):
                 bounds[i] = (float(low), float(high))
@@ -146,7 +153,7 @@ def share_interval(solved: int, total: int) -> tuple[float, float]:
     """The 95% Wilson score interval of the share `solved` of `total` (it stays within 0..1); (NaN, NaN) for none."""
     if total <= 0:
         return math.nan, math.nan
-    z = float(stats.norm.ppf(0.5 + CONFIDENCE / 2))
+    z = float(scipy_stats().norm.ppf(0.5 + CONFIDENCE / 2))
     share, spread = solved / total, z * z / total
     centre = (share + spread / 2) / (1 + spread)
     half = z * math.sqrt(share * (1 - share) / total + spread / (4 * total)) / (1 + spread)

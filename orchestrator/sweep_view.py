@@ -1,11 +1,11 @@
 """Printing sweeps: the live progress bar, status lines, and the tables of sweeps and jobs."""
 
 import json
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 
-import pandas as pd
 from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
@@ -150,7 +150,8 @@ def plain_table() -> Table:
 
 def cell(value) -> str:
     """A value for a table cell: missing as –, floats to four significant digits."""
-    if value is None or value is pd.NA or value != value:
+    pandas = sys.modules.get("pandas")  # only a table pandas made holds its NA: not imported for this
+    if value is None or (pandas is not None and value is pandas.NA) or value != value:
         return "–"
     return f"{value:.4g}" if isinstance(value, float) else str(value)
 

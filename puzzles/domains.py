@@ -15,11 +15,9 @@ from puzzles.npuzzle import formats as npuzzle_formats
 from puzzles.npuzzle.board import NPuzzleBoard
 from puzzles.npuzzle.boardlist import load_npuzzle, load_npuzzles, split_board_list
 from puzzles.npuzzle.formats import looks_like_npuzzle, parse_npuzzle
-from puzzles.npuzzle.problem import NPuzzleProblem
 from puzzles.problem import Problem
 from puzzles.rushhour import formats as rushhour_formats
 from puzzles.rushhour.board import RushHourBoard
-from puzzles.rushhour.problem import RushHourProblem
 from puzzles.textio import read_text, text_id
 
 
@@ -61,7 +59,19 @@ def _load_rushhour(source: str) -> Instance:
 
 
 def _rushhour_problem(text: str, move_model: str | None) -> Problem:
-    return RushHourProblem(rushhour_formats.parse_board(text, fmt="json"), move_model=move_model or "slide")
+    return _rushhour(rushhour_formats.parse_board(text, fmt="json"), move_model or "slide")
+
+
+def _rushhour(board: RushHourBoard, move_model: str) -> Problem:
+    from puzzles.rushhour.problem import RushHourProblem  # the compiled kernels load only once a search needs them
+
+    return RushHourProblem(board, move_model=move_model)
+
+
+def _npuzzle(board: NPuzzleBoard) -> Problem:
+    from puzzles.npuzzle.problem import NPuzzleProblem  # as _rushhour
+
+    return NPuzzleProblem(board)
 
 
 def _load_npuzzle(source: str) -> Instance:
@@ -79,7 +89,7 @@ def _literal_name(text: str) -> str:
 
 def _npuzzle_problem(text: str, move_model: str | None) -> Problem:
     _check_npuzzle_move_model(move_model)
-    return NPuzzleProblem(parse_npuzzle(text, fmt="json"))
+    return _npuzzle(parse_npuzzle(text, fmt="json"))
 
 
 def _check_npuzzle_move_model(move_model: str | None) -> None:
@@ -132,8 +142,8 @@ def load_problem(source: str, *, size: int | None = None, move_model: str = "sli
     """
     if detect_domain(source) == "npuzzle":
         _check_npuzzle_move_model(move_model)
-        return NPuzzleProblem(load_npuzzle(source, goal=goal))
-    return RushHourProblem(rushhour_formats.load_board(source, size=size), move_model=move_model)
+        return _npuzzle(load_npuzzle(source, goal=goal))
+    return _rushhour(rushhour_formats.load_board(source, size=size), move_model)
 
 
 def problem_for(domain: str, text: str, move_model: str | None = None) -> Problem:

@@ -19,8 +19,6 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import numba
-import numpy
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("puzzles", "workers")  # the code that produces a result (the orchestrator only plans and reports)
@@ -43,8 +41,8 @@ def environment() -> dict[str, Any]:
         "dirty": dirty,
         "source": source_hash(),
         "python": platform.python_version(),
-        "numba": numba.__version__,
-        "numpy": numpy.__version__,
+        "numba": metadata.version("numba"),
+        "numpy": metadata.version("numpy"),
         "platform": platform.platform(),
         "cpu": _cpu_model(),
     }

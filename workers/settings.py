@@ -80,7 +80,7 @@ def configure(base: Settings | None = None, **overrides: Any) -> Settings:
 
     The solver core's pattern databases then live in the `pdb` folder of the settings' cache directory.
     """
-    from puzzles.npuzzle import pdb  # the solver core is loaded only by processes that configure it
+    from puzzles.npuzzle import pdb_folder  # no compiled code: a command that only reads results loads none
 
     try:
         current = (base or Settings()).model_copy(update={k: v for k, v in overrides.items() if v is not None})
@@ -92,5 +92,5 @@ def configure(base: Settings | None = None, **overrides: Any) -> Settings:
     if current.broker_url is not None:
         check_broker_url(current.broker_url)
     _current[:] = [current]
-    pdb.use_directory(current.cache_dir / "pdb")
+    pdb_folder.use_directory(current.cache_dir / "pdb")
     return current

@@ -41,6 +41,7 @@ from puzzles.errors import PuzzleError
 from puzzles.intrinsics import popcount
 from puzzles.jit import nb
 from puzzles.npuzzle.board import goal_tiles
+from puzzles.npuzzle.pdb_folder import directory
 
 MAX_ENTRIES = 2**31 - 1  # placements per group: 7 tiles on 4x4 is 57.7 M, 8 tiles 519 M
 GROUP_SIZE = 6  # the default partition's groups: 6-6-3 on 4x4, 6-6-6-6 on 5x5
@@ -58,19 +59,7 @@ PUBLISHED = {
 
 Progress = Callable[[int, int], None]  # (placements reached, placements in all)
 
-_directory: Path | None = None
 _loaded: dict[tuple, tuple[np.ndarray, ...]] = {}
-
-
-def use_directory(path: Path) -> None:
-    """Keep database files under `path` (the runner passes its cache directory's `pdb` folder)."""
-    global _directory
-    _directory = Path(path)
-
-
-def directory() -> Path:
-    """Where database files are kept: the folder given to `use_directory`, else ~/.cache/slidelab/pdb."""
-    return _directory or Path.home() / ".cache" / "slidelab" / "pdb"
 
 
 def default_partition(width: int, height: int) -> str:

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from tests.orchestrator.clirun import assert_usage_error, ok
 from tests.orchestrator.clirun import orchestrate as run
-from puzzles.npuzzle import pdb
+from puzzles.npuzzle import pdb, pdb_folder
 from puzzles.npuzzle.boardlist import load_npuzzle, read_board_list
 from puzzles.npuzzle.problem import NPuzzleProblem
 from puzzles.solver import solve
@@ -32,7 +32,7 @@ def local_settings(monkeypatch, pattern_database_dir):
         monkeypatch.delenv(name, raising=False)
     configure()
     yield
-    pdb.use_directory(pattern_database_dir)
+    pdb_folder.use_directory(pattern_database_dir)
 
 
 @pytest.fixture
@@ -209,7 +209,7 @@ def test_sweep_jobs_read_the_databases_in_the_cache_dir_of_slidelab_cache_dir(fr
                  np.zeros(pdb.entries(9, 4), dtype=np.uint8))
     problem = NPuzzleProblem(load_npuzzle("412763580"))
     true_expanded = solve(problem, "idastar", {"heuristic": "pdb", "pdb": "4-4"}).expanded
-    pdb.use_directory(fresh_cache)
+    pdb_folder.use_directory(fresh_cache)
     pdb.forget()
     try:
         zero_expanded = solve(NPuzzleProblem(load_npuzzle("412763580")), "idastar", {"heuristic": "pdb", "pdb": "4-4"}).expanded

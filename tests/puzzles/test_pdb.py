@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puzzles.kernels import estimates
-from puzzles.npuzzle import pdb
+from puzzles.npuzzle import pdb, pdb_folder
 from puzzles.errors import PuzzleError
 from puzzles.npuzzle.board import GOALS, NPuzzleBoard, goal_tiles
 from puzzles.npuzzle.analysis import distances
@@ -82,9 +82,9 @@ def kernel_values(width: int, height: int, goal: str, name: str, partition: str,
 @pytest.fixture
 def own_directory(tmp_path, pattern_database_dir):
     """Database files in a directory of this test's own; the session's directory restored after."""
-    pdb.use_directory(tmp_path / "pdb")
+    pdb_folder.use_directory(tmp_path / "pdb")
     yield tmp_path / "pdb"
-    pdb.use_directory(pattern_database_dir)
+    pdb_folder.use_directory(pattern_database_dir)
 
 
 # --- the rank -------------------------------------------------------------------------------
