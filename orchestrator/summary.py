@@ -120,7 +120,8 @@ def mean_interval(values: pd.Series) -> tuple[float, float]:
         return math.nan, math.nan
     if np.all(present == present[0]):
         return float(present[0]), float(present[0])
-    found = scipy_stats().bootstrap((present,), np.mean, confidence_level=CONFIDENCE, n_resamples=RESAMPLES, method="percentile",
+    stats = scipy_stats()
+    found = stats.bootstrap((present,), np.mean, confidence_level=CONFIDENCE, n_resamples=RESAMPLES, method="percentile",
                             random_state=0, vectorized=True)
     return float(found.confidence_interval.low), float(found.confidence_interval.high)
 
@@ -139,10 +140,11 @@ def mean_intervals(samples: list[np.ndarray]) -> list[tuple[float, float]]:
             bounds[index] = (float(values[0]), float(values[0]))
         elif len(values) >= 2:
             by_size.setdefault(len(values), []).append(index)
+    stats = scipy_stats()
     for indices in by_size.values():
         for start in range(0, len(indices), BATCH):
             chunk = indices[start : start + BATCH]
-            found = scipy_stats().bootstrap((np.vstack([samples[i] for i in chunk]),), np.mean, confidence_level=CONFIDENCE,
+            found = stats.bootstrap((np.vstack([samples[i] for i in chunk]),), np.mean, confidence_level=CONFIDENCE,
                                     n_resamples=RESAMPLES, method="percentile", random_state=0, vectorized=True, axis=-1)
             for i, low, high in zip(chunk, found.confidence_interval.low, found.confidence_interval.high):
                 bounds[i] = (float(low), float(high))
