@@ -50,8 +50,10 @@ MIB = 1 << 20
 
 
 def scipy_stats():
-    """scipy.stats, imported when first needed: it takes half a second, which commands that only list, export or
-    refuse should not pay."""
+    """scipy.stats, imported on first use.
+
+    It takes half a second to import, which commands that only list, export or refuse should not pay.
+    """
     from scipy import stats
 
     return stats

@@ -19,7 +19,6 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("puzzles", "workers")  # the code that produces a result (the orchestrator only plans and reports)
 CALIBRATION_STEPS = 200_000
