@@ -33,7 +33,7 @@ class Store(NamedTuple):
     count: np.ndarray
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(inline="always", cache=True)
 def hash_row(keys, row):
     """A 64-bit hash of row `row` of a 2-D array of keys (splitmix64's finaliser over its words).
 
@@ -55,7 +55,7 @@ def mix_word(h, word):
     return h ^ (h >> np.uint64(29))
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(inline="always", cache=True)
 def same_rows(a, i, b, j):
     """True if row i of `a` equals row j of `b`."""
     for w in range(a.shape[1]):
@@ -64,7 +64,7 @@ def same_rows(a, i, b, j):
     return True
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(inline="always", cache=True)
 def copy_row(target, i, source, j):
     """Copy row j of `source` into row i of `target`."""
     for w in range(source.shape[1]):

@@ -4,15 +4,16 @@ A domain describes itself twice: readably, through the methods of `Problem`,
 and fast, through `Kernels`: a spec (a NamedTuple of arrays registered with
 `puzzles.kernels`) over compact states. A state is a key of `key_words`
 unsigned 64-bit words whose last word keeps its top `RESERVED_BITS` bits zero
-(breadth-first search stores a state's depth there); every algorithm is
-written once over the compiled entry points of `puzzles.kernels`.
+(the set of keys of breadth-first and beam search marks its slots there, with
+a state's depth modulo 3); every algorithm is written once over the compiled
+entry points of `puzzles.kernels`.
 """
 
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-RESERVED_BITS = 16
+RESERVED_BITS = 2
 
 
 class Kernels(NamedTuple):

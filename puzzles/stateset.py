@@ -1,8 +1,10 @@
 """A compiled set of state keys: an open-addressing table with each key inline and a tag in its reserved bits.
 
-A slot is `key_words` words: the key, with a small non-zero tag (BFS: the
-state's depth + 1) in the top RESERVED_BITS of the last word; 0 there is an
-empty slot. The home slot of a hash is its top 32 bits scaled to the capacity
+A slot is `key_words` words: the key, with a non-zero tag (1 to MAX_TAG) in
+the top RESERVED_BITS of the last word; 0 there is an empty slot. Breadth-first
+searches tag a state with its depth modulo 3 (`depth_tag`): moves are
+reversible, so a state's neighbours lie one layer before it, in its own, or one
+after, and the tag tells those three apart. The home slot of a hash is its top 32 bits scaled to the capacity
 (any capacity below 2**32), and probing is linear. The table grows by half when
 3/4 full, so it stays between 1/2 and 3/4 full and a key costs `8 * key_words`
 bytes divided by that load. Searches prefetch the home slots of a batch of keys
@@ -22,6 +24,12 @@ MAX_TAG = (1 << RESERVED_BITS) - 1
 BATCH = 16  # parents a search expands before it probes their successors, whose home slots it prefetched
 
 
+@nb.njit(inline="always", cache=True)
+def depth_tag(depth):
+    """The tag of a state at `depth` (0 or more): its depth modulo 3, plus 1."""
+    return depth % 3 + 1
+
+
 @nb.njit(cache=True)
 def new_table(capacity, key_words):
     """An empty table of `capacity` slots (backed by huge pages where Linux allows)."""
@@ -31,25 +39,25 @@ def new_table(capacity, key_words):
     return table
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(inline="always", cache=True)
 def home(h, capacity):
     """The first slot for hash `h`."""
     return np.int64(((h >> np.uint64(32)) * np.uint64(capacity)) >> np.uint64(32))
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(inline="always", cache=True)
 def prefetch_home(table, h):
     """Start loading the home slot of hash `h` into the cache."""
     prefetch(table, home(h, table.shape[0]))
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(inline="always", cache=True)
 def tag_at(table, slot):
     """The tag stored in a slot, or 0 if it is empty."""
     return np.int64(table[slot, table.shape[1] - 1] >> _TAG_SHIFT)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(inline="always", cache=True)
 def slot_of(table, keys, row, h):
     """The slot holding row `row` of `keys` (whose hash is `h`), or the empty slot where it belongs."""
     last = table.shape[1] - 1
@@ -71,7 +79,7 @@ def slot_of(table, keys, row, h):
             slot = 0
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(inline="always", cache=True)
 def put(table, slot, keys, row, tag):
     """Store row `row` of `keys` with `tag` (1 to MAX_TAG) in an empty slot."""
     last = table.shape[1] - 1
@@ -80,7 +88,7 @@ def put(table, slot, keys, row, tag):
     table[slot, last] = keys[row, last] | (np.uint64(tag) << _TAG_SHIFT)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(inline="always", cache=True)
 def copy_key(target, row, table, slot):
     """Copy the key held in `slot` (its tag cleared) into row `row` of `target`."""
     copy_row(target, row, table, slot)
@@ -117,7 +125,7 @@ def _rehash(table, bigger):
         copy_row(bigger, target, table, slot)
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(inline="always", cache=True)
 def full(table, keys):
     """True if `keys` keys would fill more than 3/4 of the table (`room_for` must grow it first)."""
     return 4 * keys > 3 * table.shape[0]

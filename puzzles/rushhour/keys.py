@@ -1,4 +1,4 @@
-"""Rush Hour's key layout: the vehicles of a lane ranked together, the ranks packed end to end in 64-bit words.
+"""Rush Hour's key layout: the vehicles of a lane ranked together, the ranks packed in 64-bit words.
 
 Vehicles that share a lane (horizontal ones on a row, vertical ones on a
 column) never pass one another, so their positions p_0 < p_1 < ... (in lane
@@ -10,12 +10,16 @@ bits of 44 vehicles (two words) where a field per vehicle took 176 (three).
 
 A *group* is a run of consecutive vehicles of one lane whose arrangements
 number at most MAX_ARRANGEMENTS (long lanes of big boards are cut into
-several). Its rank takes ceil(log2(arrangements)) bits, and the fields lie end
-to end from bit 0 of word 0, so a field may straddle two words; the last
-word's top RESERVED_BITS stay zero. Moving vehicle i from p to q adds
-weight[i, q] - weight[i, p] to its group's rank (weight[i, p] is its term
-C(d_j, j + 1)); a table per vehicle gives its position from its group's
-rank.
+several). A *field* holds the ranks of one or more groups as one number in
+mixed radix (rank_1 + count_1 * (rank_2 + count_2 * ...)), in as many bits as
+the product of their counts needs: groups whose counts leave bits unused share
+a field while that saves a bit and the product stays within MAX_ARRANGEMENTS
+(9x9_6's 17 groups take 61 bits in 15 fields, 63 in a field each: one word
+instead of two). The fields lie end to end from bit 0 of word 0, so a field
+may straddle two words; the last word's top RESERVED_BITS stay zero. Moving
+vehicle i from p to q adds weight[i, q] - weight[i, p] to its field
+(weight[i, p] is its term C(d_j, j + 1) times its group's radix); a table per
+vehicle gives its position from its field's value.
 """
 
 import math
@@ -27,7 +31,7 @@ from puzzles.errors import PuzzleError
 from puzzles.problem import RESERVED_BITS
 from puzzles.rushhour.board import RushHourBoard
 
-MAX_ARRANGEMENTS = 1 << 10
+MAX_ARRANGEMENTS = 1 << 10  # of a group, and of a field: each member's table has an entry per value of its field
 WORD, NEXT_WORD, SHIFT, MASK, TABLE_START = range(5)  # the columns of KeyLayout.place
 
 
@@ -35,17 +39,19 @@ WORD, NEXT_WORD, SHIFT, MASK, TABLE_START = range(5)  # the columns of KeyLayout
 class KeyLayout:
     """Where each vehicle's position lives in a key, and the number of words.
 
-    Row i of `place` is vehicle i's: its group's rank is the field at bit
-    SHIFT of word WORD, MASK wide, running on into word NEXT_WORD if it
-    straddles (else NEXT_WORD is WORD or the word after it); its position in
-    the arrangement of rank r is `table[TABLE_START + r]`.
+    Row i of `place` is vehicle i's: its field lies at bit SHIFT of word
+    WORD, MASK wide, running on into word NEXT_WORD if it straddles (else
+    NEXT_WORD is WORD or the word after it); its position when the field holds
+    value v is `table[TABLE_START + v]`.
     """
 
     key_words: int
     place: np.ndarray
-    weight: np.ndarray  # weight[i, p]: vehicle i's term of its group's rank at position p
+    weight: np.ndarray  # weight[i, p]: vehicle i's term of its field's value at position p
     table: np.ndarray
     groups: tuple[tuple[int, ...], ...]  # the vehicles ranked together, each group in lane order
+    fields: tuple[tuple[int, ...], ...]  # the groups (indices into `groups`) of each field, lowest radix first
+    counts: tuple[int, ...]  # each group's number of arrangements
 
     def field(self, i: int) -> tuple[int, int]:
         """(the bit where vehicle i's group's field starts, counting from bit 0 of word 0; the field's mask)."""
@@ -53,29 +59,61 @@ class KeyLayout:
 
 
 def layout(board: RushHourBoard) -> KeyLayout:
-    """The key layout of a board: its lanes' vehicles in groups, each group's field, weights and tables."""
+    """The key layout of a board: its lanes' vehicles in groups, the groups in fields; each vehicle's weights and table."""
     groups = _groups(board)
     count = len(board.vehicles)
+    counts = [_count(board.size, [board.vehicles[i].length for i in members]) for members in groups]
+    fields = _fields(counts)
     weight = np.zeros((count, board.size), np.int64)
-    bits, field_of = [], np.zeros(count, np.int64)
-    table_start, table = np.zeros(count, np.int64), []
-    for g, members in enumerate(groups):
-        lengths = [board.vehicles[i].length for i in members]
-        arrangements = _arrangements(board.size, lengths)
-        bits.append(max((len(arrangements) - 1).bit_length(), 1))
-        for j, i in enumerate(members):
-            field_of[i] = g
-            before = sum(lengths[:j])
-            for p in range(before, board.size):
-                weight[i, p] = math.comb(p - before + j, j + 1)
-            table_start[i] = len(table)
-            table += [positions[j] for positions in arrangements]
+    bits, field_of, table_start, table = [], np.zeros(count, np.int64), np.zeros(count, np.int64), []
+    for f, field in enumerate(fields):
+        values = math.prod(counts[g] for g in field)
+        bits.append(_bits(values))
+        radix = 1
+        for g in field:
+            members = groups[g]
+            lengths = [board.vehicles[i].length for i in members]
+            arrangements = _arrangements(board.size, lengths)
+            for j, i in enumerate(members):
+                field_of[i] = f
+                before = sum(lengths[:j])
+                for p in range(before, board.size):
+                    weight[i, p] = math.comb(p - before + j, j + 1) * radix
+                table_start[i] = len(table)
+                table += [arrangements[value // radix % counts[g]][j] for value in range(values)]
+            radix *= counts[g]
     offsets = np.cumsum([0] + bits)[field_of]
     key_words = -(-(sum(bits) + RESERVED_BITS) // 64)
-    masks = [(1 << bits[g]) - 1 for g in field_of]
+    masks = [(1 << bits[f]) - 1 for f in field_of]
     place = np.stack([offsets // 64, np.minimum(offsets // 64 + 1, key_words - 1), offsets % 64, masks, table_start], axis=1)
     return KeyLayout(key_words=key_words, place=place.astype(np.int64), weight=weight, table=np.array(table, np.uint8),
-                     groups=tuple(tuple(members) for members in groups))
+                     groups=tuple(tuple(members) for members in groups), fields=tuple(tuple(f) for f in fields),
+                     counts=tuple(counts))
+
+
+def _bits(values: int) -> int:
+    """The bits a field of `values` values takes (at least one)."""
+    return max((values - 1).bit_length(), 1)
+
+
+def _fields(counts: list[int]) -> list[list[int]]:
+    """The groups (by index) sharing each field: two fields merged at a time, the merge saving most bits first (then
+    the smallest product), while one saves a bit and keeps the product of counts within MAX_ARRANGEMENTS."""
+    fields, values = [[g] for g in range(len(counts))], list(counts)
+    while True:
+        pairs = [(a, b) for a in range(len(values)) for b in range(a + 1, len(values))
+                 if values[a] * values[b] <= MAX_ARRANGEMENTS]
+
+        def saving(pair: tuple[int, int]) -> tuple[int, int]:
+            a, b = pair
+            return _bits(values[a]) + _bits(values[b]) - _bits(values[a] * values[b]), -values[a] * values[b]
+
+        best = max(pairs, key=saving, default=None)
+        if best is None or saving(best)[0] <= 0:
+            return fields
+        a, b = best
+        fields[a] += fields.pop(b)
+        values[a] *= values.pop(b)
 
 
 def _groups(board: RushHourBoard) -> list[list[int]]:
@@ -119,11 +157,13 @@ def _colex_combinations(n: int, m: int) -> list[tuple[int, ...]]:
 
 def encode(key_layout: KeyLayout, lengths: list[int], positions: list[int]) -> np.ndarray:
     """The key of the vehicles at these positions; PuzzleError if two of one lane overlap or change order."""
-    big = 0
     for members in key_layout.groups:
         for a, b in zip(members, members[1:]):
             if positions[a] + lengths[a] > positions[b]:
                 raise PuzzleError(f"vehicles {a} and {b} overlap or have swapped places in their lane")
+    big = 0
+    for field in key_layout.fields:
+        members = [i for g in field for i in key_layout.groups[g]]
         big |= sum(int(key_layout.weight[i, positions[i]]) for i in members) << key_layout.field(members[0])[0]
     return np.array([(big >> (64 * w)) & ((1 << 64) - 1) for w in range(key_layout.key_words)], dtype=np.uint64)
 

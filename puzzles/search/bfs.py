@@ -1,6 +1,6 @@
 """Breadth-first search layer by layer over a set of state keys (`puzzles.stateset`).
 
-Each state's key is stored inline, tagged with its depth + 1. Successors are
+Each state's key is stored inline, tagged with its depth modulo 3. Successors are
 handled in batches: all their slots are prefetched first and probed after, so
 the cache misses of one batch overlap instead of queueing. The solution is traced
 back from the goal by looking up, depth by depth, a neighbour one move closer
@@ -20,12 +20,6 @@ _FIRST_CAPACITY = 1 << 16  # a small board's whole search fits: growing by half 
 
 
 @nb.njit(cache=True)
-def _depth_at(table, slot):
-    """The depth stored in a slot, or -1 if it is empty."""
-    return stateset.tag_at(table, slot) - 1
-
-
-@nb.njit(cache=True)
 def _trace_back(spec, work, table, goal, goal_depth, out_keys, out_moves):
     """The moves from the start to `goal` (a 1-row array) at `goal_depth`."""
     moves = np.empty(goal_depth, dtype=np.int64)
@@ -34,7 +28,8 @@ def _trace_back(spec, work, table, goal, goal_depth, out_keys, out_moves):
     for d in range(goal_depth - 1, -1, -1):
         count = expand(spec, work, current[0], out_keys, out_moves)
         for j in range(count):
-            if _depth_at(table, stateset.slot_of(table, out_keys, j, hash_row(out_keys, j))) == d:
+            slot = stateset.slot_of(table, out_keys, j, hash_row(out_keys, j))
+            if stateset.tag_at(table, slot) == stateset.depth_tag(d):
                 copy_row(parent, 0, out_keys, j)
                 break
         count = expand(spec, work, parent[0], out_keys, out_moves)
@@ -54,6 +49,43 @@ def _keys_array(rows, key_words):
         return np.empty((0, key_words), dtype=np.uint64), False
 
 
+@nb.njit(cache=True, _nrt=False)
+def _expand_batch(spec, work, layer, first, last, out_keys, out_moves, table, batch_keys, batch_hashes):
+    """The successors of `layer[first:last]` into `batch_keys`, hashed, their home slots prefetched; returns how many."""
+    batch = 0
+    for i in range(first, last):
+        count = expand(spec, work, layer[i], out_keys, out_moves)
+        for j in range(count):
+            h = hash_row(out_keys, j)
+            copy_row(batch_keys, batch, out_keys, j)
+            batch_hashes[batch] = h
+            stateset.prefetch_home(table, h)
+            batch += 1
+    return batch
+
+
+@nb.njit(cache=True, _nrt=False)
+def _store_batch(spec, table, batch_keys, batch_hashes, batch, tag, following, found, look_for_goal):
+    """Store the batch's new states with `tag` and append them to `following` after its first `found` rows.
+
+    Returns (how many were new, the row of `following` holding the first goal among them or -1); `following`
+    and the table must have room for the whole batch.
+    """
+    fresh = 0
+    goal_row = -1
+    last = table.shape[1] - 1
+    for b in range(batch):
+        slot = stateset.slot_of(table, batch_keys, b, batch_hashes[b])
+        if table[slot, last] != 0:
+            continue
+        stateset.put(table, slot, batch_keys, b, tag)
+        copy_row(following, found + fresh, batch_keys, b)
+        if look_for_goal and goal_row < 0 and is_goal_row(spec, batch_keys, b):
+            goal_row = found + fresh
+        fresh += 1
+    return fresh, goal_row
+
+
 @nb.njit(cache=True)
 def bfs(spec, start, max_branching, exhaustive, max_nodes, deadline):
     """Compiled BFS; returns (status, moves, expanded, generated, max frontier, stored, depth counts, table bytes)."""
@@ -61,7 +93,7 @@ def bfs(spec, start, max_branching, exhaustive, max_nodes, deadline):
     work = workspace(spec)
     layer = start.reshape(1, -1).copy()
     table = stateset.new_table(_FIRST_CAPACITY, key_words)
-    stateset.put(table, stateset.slot_of(table, layer, 0, hash_row(layer, 0)), layer, 0, 1)
+    stateset.put(table, stateset.slot_of(table, layer, 0, hash_row(layer, 0)), layer, 0, stateset.depth_tag(0))
     stored = 1
     batch_keys = np.empty((stateset.BATCH * max_branching, key_words), dtype=np.uint64)
     batch_hashes = np.empty(stateset.BATCH * max_branching, dtype=np.uint64)
@@ -82,37 +114,27 @@ def bfs(spec, start, max_branching, exhaustive, max_nodes, deadline):
             stop = limits.reached(expanded, max_nodes, deadline)
             if stop:
                 return stop, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts, table.nbytes
-            batch = 0
-            for i in range(first, min(first + stateset.BATCH, layer.shape[0], first + max_nodes - expanded)):
-                count = expand(spec, work, layer[i], out_keys, out_moves)
-                for j in range(count):
-                    h = hash_row(out_keys, j)
-                    copy_row(batch_keys, batch, out_keys, j)
-                    batch_hashes[batch] = h
-                    stateset.prefetch_home(table, h)
-                    batch += 1
-                expanded += 1
+            last = min(first + stateset.BATCH, layer.shape[0], first + max_nodes - expanded)
+            batch = _expand_batch(spec, work, layer, first, last, out_keys, out_moves, table, batch_keys, batch_hashes)
+            expanded += last - first
             generated += batch
-            table, grown = stateset.room_for(table, stored, batch)
-            if not grown:
-                return limits.MEMORY_LIMIT, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts, table.nbytes
-            for b in range(batch):
-                slot = stateset.slot_of(table, batch_keys, b, batch_hashes[b])
-                if table[slot, key_words - 1] != 0:
-                    continue
-                stateset.put(table, slot, batch_keys, b, next_depth + 1)
-                stored += 1
-                if found == following.shape[0]:
-                    larger, room = _keys_array(2 * found, key_words)
-                    if not room:
-                        return limits.MEMORY_LIMIT, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts, table.nbytes
-                    larger[:found] = following
-                    following = larger
-                copy_row(following, found, batch_keys, b)
-                found += 1
-                if goal_depth < 0 and is_goal_row(spec, batch_keys, b):
-                    copy_row(goal, 0, batch_keys, b)
-                    goal_depth = next_depth
+            if stateset.full(table, stored + batch):
+                table, grown = stateset.room_for(table, stored, batch)
+                if not grown:
+                    return limits.MEMORY_LIMIT, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts, table.nbytes
+            if found + batch > following.shape[0]:
+                larger, room = _keys_array(2 * (found + batch), key_words)
+                if not room:
+                    return limits.MEMORY_LIMIT, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts, table.nbytes
+                larger[:found] = following[:found]
+                following = larger
+            fresh, goal_row = _store_batch(spec, table, batch_keys, batch_hashes, batch, stateset.depth_tag(next_depth), following, found,
+                                           goal_depth < 0)
+            stored += fresh
+            found += fresh
+            if goal_row >= 0:
+                copy_row(goal, 0, following, goal_row)
+                goal_depth = next_depth
             if goal_depth >= 0 and not exhaustive:
                 break
         layer = following[:found]

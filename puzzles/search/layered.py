@@ -73,7 +73,7 @@ def load_part(table, stored, rows, depth, part, parts):
             return limits.MEMORY_LIMIT, table, stored
         slot = stateset.slot_of(table, rows, r, h)
         if table[slot, last] == 0:
-            stateset.put(table, slot, rows, r, depth + 1)
+            stateset.put(table, slot, rows, r, stateset.depth_tag(depth))
             stored += 1
     return _DONE, table, stored
 
@@ -124,7 +124,7 @@ def expand_part(spec, code, hargs, parents, table, stored, depth, part, parts, b
             estimate = heuristic(spec, work, code, hargs, batch_keys[b], 0)
             if bound >= 0 and depth + estimate > bound:
                 continue
-            stateset.put(table, slot, batch_keys, b, depth + 1)
+            stateset.put(table, slot, batch_keys, b, stateset.depth_tag(depth))
             stored += 1
             counters[NEW] += 1
             counters[MIN_H] = min(counters[MIN_H], estimate)
@@ -137,7 +137,7 @@ def rows_at(table, depth, count):
     rows = np.empty((count, table.shape[1]), dtype=np.uint64)
     found = 0
     for slot in range(table.shape[0]):
-        if stateset.tag_at(table, slot) == depth + 1:
+        if stateset.tag_at(table, slot) == stateset.depth_tag(depth):
             stateset.copy_key(rows, found, table, slot)
             found += 1
     return rows[:found]

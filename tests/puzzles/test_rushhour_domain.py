@@ -5,6 +5,7 @@ from the rules (a vehicle slides along its line over empty cells, walls and
 vehicles stop it, the step model moves one cell at a time).
 """
 
+import math
 from functools import cache
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 from puzzles.errors import PuzzleError
 from puzzles.problem import RESERVED_BITS
 from puzzles.rushhour.board import RushHourBoard, Vehicle
-from puzzles.rushhour.keys import TABLE_START
+from puzzles.rushhour.keys import MAX_ARRANGEMENTS, TABLE_START
 from puzzles.rushhour.problem import RushHourProblem
 from puzzles.rushhour.formats import load_board, parse_board
 
@@ -234,19 +235,18 @@ def test_course_boards_successors_match_the_oracle_along_a_breadth_first_sample(
 # --- encode / decode ------------------------------------------------------------------------
 
 
-def group_sizes(problem: RushHourProblem) -> list[int]:
-    """How many arrangements each group of vehicles ranked together has (the entries of a member's table)."""
-    starts = problem.key_layout.place[:, TABLE_START]
-    ends = sorted(starts.tolist()) + [len(problem.key_layout.table)]
-    return [ends[ends.index(starts[members[0]]) + 1] - int(starts[members[0]]) for members in problem.key_layout.groups]
+def field_values(layout) -> list[tuple[list[int], int]]:
+    """Each field's vehicles (its groups' in turn) and how many values it takes (the product of their counts)."""
+    return [([i for g in field for i in layout.groups[g]], math.prod(layout.counts[g] for g in field))
+            for field in layout.fields]
 
 
 def random_arrangement(problem: RushHourProblem, rng: np.random.Generator) -> list[int]:
-    """Positions of a random arrangement of every lane (vehicles may overlap across lanes): a random rank per group."""
+    """Positions of a random arrangement of every lane (vehicles may overlap across lanes): a random value per field."""
     layout = problem.key_layout
     big = 0
-    for members, size in zip(layout.groups, group_sizes(problem)):
-        big |= int(rng.integers(size)) << layout.field(members[0])[0]
+    for members, values in field_values(layout):
+        big |= int(rng.integers(values)) << layout.field(members[0])[0]
     key = np.array([(big >> (64 * w)) & (2**64 - 1) for w in range(layout.key_words)], dtype=np.uint64)
     return problem.decode(key)
 
@@ -278,17 +278,22 @@ def test_each_lane_rank_numbers_its_arrangements_without_gaps(name):
 
 
 def check_ranks(problem: RushHourProblem) -> None:
-    """Each group's ranks number its arrangements 0..count-1, one each, in a field with no bit to spare."""
+    """Each field's values number its groups' arrangements 0..count-1, one each, in a field with no bit to spare."""
     layout = problem.key_layout
     lengths = [v.length for v in problem.board.vehicles]
     assert sorted(i for members in layout.groups for i in members) == list(range(len(lengths)))
-    for members, size in zip(layout.groups, group_sizes(problem)):
-        assert size <= layout.field(members[0])[1] + 1 <= 2 * size  # the field has no bit to spare
-        arrangements = [[int(layout.table[layout.place[i, TABLE_START] + rank]) for i in members] for rank in range(size)]
-        assert len(set(map(tuple, arrangements))) == size  # every rank a different arrangement
-        for rank, at in enumerate(arrangements):
-            assert all(p + lengths[i] <= q for p, q, i in zip(at, at[1:], members))  # apart and in lane order
-            assert sum(int(layout.weight[i, p]) for i, p in zip(members, at)) == rank
+    assert sorted(g for field in layout.fields for g in field) == list(range(len(layout.groups)))
+    for field, (members, values) in zip(layout.fields, field_values(layout)):
+        assert values <= layout.field(members[0])[1] + 1 <= 2 * values  # the field has no bit to spare
+        assert all(layout.field(i) == layout.field(members[0]) for i in members)
+        arrangements = [[int(layout.table[layout.place[i, TABLE_START] + value]) for i in members] for value in range(values)]
+        assert len(set(map(tuple, arrangements))) == values  # every value a different arrangement
+        for value, at in enumerate(arrangements):
+            assert sum(int(layout.weight[i, p]) for i, p in zip(members, at)) == value
+            position = dict(zip(members, at))
+            for g in field:
+                lane = layout.groups[g]
+                assert all(position[a] + lengths[a] <= position[b] for a, b in zip(lane, lane[1:]))  # apart, in order
 
 
 def test_encode_rejects_vehicles_of_one_lane_that_overlap_or_swap():
@@ -301,8 +306,21 @@ def test_encode_rejects_vehicles_of_one_lane_that_overlap_or_swap():
 
 
 def test_key_words_grow_with_the_board():
-    # a lane's vehicles ranked together: 12x12_7's 44 vehicles take 112 bits (a field each took 176: three words)
-    assert [course(name).kernels.key_words for name in COURSE] == [1, 1, 1, 1, 2, 2, 2]
+    # a lane's vehicles ranked together: 12x12_7's 44 vehicles take 107 bits (a field each took 176: three words);
+    # groups sharing fields: 9x9_5 and 9x9_6 in 58 and 61 bits (63 with a field per group: two words)
+    assert [course(name).kernels.key_words for name in COURSE] == [1, 1, 1, 1, 1, 1, 2]
+
+
+def test_groups_share_a_field_only_where_it_saves_a_bit():
+    layout = course("9x9_6").key_layout
+    assert len(layout.fields) < len(layout.groups)
+    bits = [(layout.field(members[0])[1]).bit_length() for members, _ in field_values(layout)]
+    separate = [max((count - 1).bit_length(), 1) for count in layout.counts]
+    assert sum(bits) == 61 < sum(separate) == 63
+    for field, (_, values) in zip(layout.fields, field_values(layout)):
+        assert values <= MAX_ARRANGEMENTS
+        if len(field) > 1:  # a shared field saves a bit on its groups' own fields
+            assert max(values - 1, 1).bit_length() < sum(max(layout.counts[g] - 1, 1).bit_length() for g in field)
 
 
 @pytest.mark.parametrize("size", [5, 6, 8])
@@ -399,12 +417,12 @@ def test_random_boards_lanes_are_ranked_without_gaps(board):
 
 @pytest.mark.parametrize("name", COURSE)
 def test_keys_leave_the_reserved_bits_zero(name):
-    # BFS keeps a state's depth in the top RESERVED_BITS of a key's last word
+    # the set of keys marks its slots, with a state's depth modulo 3, in the top RESERVED_BITS of a key's last word
     problem = course(name)
     reserved = ~np.uint64(0) << np.uint64(64 - RESERVED_BITS)
     keys = [problem.start_key()] + [key for _, key in problem.successors(problem.start_key())]
     layout = problem.key_layout
-    every_field_full = sum(layout.field(members[0])[1] << layout.field(members[0])[0] for members in layout.groups)
+    every_field_full = sum(layout.field(members[0])[1] << layout.field(members[0])[0] for members, _ in field_values(layout))
     assert every_field_full < 1 << (64 * layout.key_words - RESERVED_BITS)
     for key in keys:
         assert key[-1] & reserved == 0
