@@ -20,6 +20,7 @@ NO_PARENT = -1
 HASH_SEED = np.uint64(0x9E3779B97F4A7C15)
 _EMPTY = -1
 _GROWTH = 1.25
+_REINDEX_BATCH = 32
 
 
 class Store(NamedTuple):
@@ -227,14 +228,29 @@ def _index(table, keys, node):
 
 
 @nb.njit(cache=True)
+def _reindex(table, keys, count):
+    """Index nodes 0..count-1 in an empty table, a batch at a time: a batch's home slots are prefetched first."""
+    homes = np.empty(_REINDEX_BATCH, dtype=np.int64)
+    for first in range(0, count, _REINDEX_BATCH):
+        last = min(first + _REINDEX_BATCH, count)
+        for node in range(first, last):
+            homes[node - first] = home_slot(table, hash_row(keys, node))
+            prefetch(table, homes[node - first])
+        for node in range(first, last):
+            slot = homes[node - first]
+            while table[slot] != _EMPTY:
+                slot = _next_slot(table, slot)
+            table[slot] = node
+
+
+@nb.njit(cache=True)
 def _grown(store):
     count = store.count[0]
     capacity = (int(store.keys.shape[0] * _GROWTH) + 15) // 16 * 16
     keys = _key_rows(capacity, store.keys.shape[1])
     keys[:count] = store.keys[:count]
     table = _empty_table(2 * capacity)
-    for node in range(count):
-        _index(table, keys, node)
+    _reindex(table, keys, count)
     return Store(
         keys,
         resized(store.parent, capacity),

@@ -20,6 +20,7 @@ from puzzles.rushhour.kernels import (
     expand,
     fill_grid,
     is_goal,
+    paint_grid,
     unpack_move,
     workspace,
 )
@@ -279,18 +280,21 @@ def _repaint(spec, grid, i, old, new):
 def child_heuristics(spec, work, code, hargs, key, out_keys, out_moves, rows, n, parent_branching, out_h):
     """Heuristic `code` of the successors `out_keys[rows[:n]]` of `key`, from the parent's board and each move.
 
-    The parent is decoded and painted once; each successor's vehicle is moved
-    on that board, the estimate taken, and the vehicle moved back. Moves-freed
-    counts the successor's own moves, so it decodes each successor instead.
+    The parent is painted once, from the positions the `expand` that made the
+    successors decoded into `work`; each successor's vehicle is moved on that
+    board, the estimate taken, and the vehicle moved back. Moves-freed counts
+    the successor's own moves, so it decodes each successor instead.
     """
+    if n == 0:
+        return
     if code == MOVES_FREED:
         for t in range(n):
             out_h[rows[t]] = moves_freed(spec, work, hargs, out_keys[rows[t]], parent_branching)
         return
     if code == BLOCKERS:
-        _blockers_of_children(spec, work, key, out_moves, rows, n, out_h)
+        _blockers_of_children(spec, work, out_moves, rows, n, out_h)
         return
-    fill_grid(spec, work, key)
+    paint_grid(spec, work)
     for t in range(n):
         row = rows[t]
         i, delta = unpack_move(out_moves[row])
@@ -304,10 +308,9 @@ def child_heuristics(spec, work, code, hargs, key, out_keys, out_moves, rows, n,
 
 
 @nb.njit(inline="always", cache=True)
-def _blockers_of_children(spec, work, key, out_moves, rows, n, out_h):
+def _blockers_of_children(spec, work, out_moves, rows, n, out_h):
     """The blockers of each successor: the parent's, less the moved vehicle where it was, plus it where it goes."""
     positions = work.positions
-    decode_positions(spec, key, positions)
     red = spec.red
     exit_side = positions[red] + spec.length[red]
     parent = _count_blockers(spec, positions)

@@ -105,10 +105,16 @@ def decode_positions(spec, key, positions):
 @nb.njit(inline="always", cache=True)
 def fill_grid(spec, work, key):
     """Decode the key into `work.positions` and paint `work.grid` (0 empty, i+1 vehicle, WALL)."""
+    decode_positions(spec, key, work.positions)
+    return paint_grid(spec, work)
+
+
+@nb.njit(inline="always", cache=True)
+def paint_grid(spec, work):
+    """Paint `work.grid` (0 empty, i+1 vehicle, WALL) from the positions decoded in `work.positions`."""
     grid = work.grid
     for c in range(grid.shape[0]):
         grid[c] = spec.walls[c]
-    decode_positions(spec, key, work.positions)
     for i in range(spec.count):
         p = work.positions[i]
         for j in range(spec.length[i]):
