@@ -4,10 +4,14 @@ A slot is `key_words` words: the key, with a non-zero tag (1 to MAX_TAG) in
 the top RESERVED_BITS of the last word; 0 there is an empty slot. Breadth-first
 searches tag a state with its depth modulo 3 (`depth_tag`): moves are
 reversible, so a state's neighbours lie one layer before it, in its own, or one
-after, and the tag tells those three apart. The home slot of a hash is its top 32 bits scaled to the capacity
-(any capacity below 2**32), and probing is linear. The table grows by half when
-3/4 full, so it stays between 1/2 and 3/4 full and a key costs `8 * key_words`
-bytes divided by that load. Searches prefetch the home slots of a batch of keys
+after, and the tag tells those three apart. The home slot of a hash is its top
+32 bits scaled to the capacity (any capacity below 2**32), and probing is
+linear. When 3/4 full the table
+grows as much as MAX_BYTES_PER_KEY allows a key of its width, twice as large
+at most (one word: 2, two: 1.875, three: 1.25): a key then costs `8 * key_words`
+bytes divided by a load of 3/8 to 3/4, at most 40 bytes for keys of up to three
+words. Growing by half took a third more time in beam searches (more tables
+zeroed, more keys re-inserted). Searches prefetch the home slots of a batch of keys
 before they probe any, so that the cache misses overlap.
 """
 
@@ -22,6 +26,7 @@ _TAG_SHIFT = np.uint64(64 - RESERVED_BITS)
 _KEY_BITS = (np.uint64(1) << _TAG_SHIFT) - np.uint64(1)
 MAX_TAG = (1 << RESERVED_BITS) - 1
 BATCH = 16  # parents a search expands before it probes their successors, whose home slots it prefetched
+MAX_BYTES_PER_KEY = 40
 
 
 @nb.njit(inline="always", cache=True)
@@ -97,10 +102,17 @@ def copy_key(target, row, table, slot):
 
 @nb.njit(cache=True)
 def _grown(table):
-    """The table half as large again, every key re-inserted with its tag."""
-    bigger = new_table(table.shape[0] + table.shape[0] // 2, table.shape[1])
+    """The table grown (`growth`), every key re-inserted with its tag."""
+    bigger = new_table(int(table.shape[0] * growth(table.shape[1])), table.shape[1])
     _rehash(table, bigger)
     return bigger
+
+
+@nb.njit(cache=True)
+def growth(key_words):
+    """How much a full table of keys this wide grows: twice, or less if a key would then take over MAX_BYTES_PER_KEY
+    bytes (never less than 1.25)."""
+    return max(1.25, min(2.0, 0.75 * MAX_BYTES_PER_KEY / (8 * key_words)))
 
 
 @nb.njit(cache=True, _nrt=False)

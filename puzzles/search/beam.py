@@ -97,7 +97,7 @@ def beam(spec, start, code, args, max_branching, k, max_nodes, deadline):
     if is_goal(spec, start):
         return limits.SOLVED, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth, table.nbytes
     while beam_keys.shape[0] > 0:
-        found = size = 0
+        found = used = size = 0
         for b in range(beam_keys.shape[0]):
             stop = limits.exceeded(expanded, max_nodes, deadline)
             if stop:
@@ -119,20 +119,23 @@ def beam(spec, start, code, args, max_branching, k, max_nodes, deadline):
                 return limits.SOLVED, path, expanded, generated, max_frontier, stored + goal + 1, depth + 1, table.nbytes
             stored += fresh
             child_heuristics(spec, work, code, args, beam_keys[b], out_keys, out_moves, rows, fresh, count, child_h)
-            if found + fresh > layer_keys.shape[0]:
+            if used + fresh > layer_keys.shape[0]:
                 layer_keys = np.concatenate((layer_keys, np.empty_like(layer_keys)))
                 capacity = layer_keys.shape[0]
                 layer_parents, layer_moves = resized(layer_parents, capacity), resized(layer_moves, capacity)
                 scores = resized(scores, capacity)
             for t in range(fresh):
                 j = rows[t]
-                copy_row(layer_keys, found, out_keys, j)
-                layer_parents[found], layer_moves[found], scores[found] = beam_entries[b], out_moves[j], child_h[j]
+                if k <= _INSERTED_UP_TO and size == k and child_h[j] >= scores[best[k - 1]]:
+                    continue
+                copy_row(layer_keys, used, out_keys, j)
+                layer_parents[used], layer_moves[used], scores[used] = beam_entries[b], out_moves[j], child_h[j]
                 if k <= _INSERTED_UP_TO:
-                    size = _insert(best, size, k, scores, found)
-                found += 1
+                    size = _insert(best, size, k, scores, used)
+                used += 1
+            found += fresh
         max_frontier = max(max_frontier, found)
-        chosen = _kept(best, size, k, scores, found)
+        chosen = _kept(best, size, k, scores, used)
         beam_keys = np.empty((chosen.shape[0], key_words), dtype=np.uint64)
         beam_entries = np.arange(kept, kept + chosen.shape[0])
         if kept + chosen.shape[0] > parents.shape[0]:
