@@ -64,14 +64,6 @@ def _insert(best, size, k, scores, child):
 
 
 @nb.njit(cache=True)
-def _kept(best, size, k, scores, found):
-    """The children making the next beam, in order: `best[:size]`, or the whole layer sorted if k is wide."""
-    if k <= _INSERTED_UP_TO:
-        return best[:size]
-    return np.argsort(scores[:found], kind="mergesort")[:k]
-
-
-@nb.njit(cache=True)
 def beam(spec, start, code, args, max_branching, k, max_nodes, deadline):
     """Compiled beam search; returns (status, moves, expanded, generated, max frontier, stored, depth, table bytes)."""
     key_words = start.shape[0]
@@ -83,12 +75,15 @@ def beam(spec, start, code, args, max_branching, k, max_nodes, deadline):
     parents = np.full(1, -1, dtype=np.int64)  # of each board kept in a beam: its parent's entry and its move
     moves = np.zeros(1, dtype=np.int64)
     kept = 1
-    beam_keys, beam_entries = root, np.zeros(1, dtype=np.int64)
+    beam_keys = np.empty((k, key_words), dtype=np.uint64)  # the boards of the beam, entries first .. first + width - 1
+    copy_row(beam_keys, 0, root, 0)
+    first, width = 0, 1
     out_keys = np.empty((max_branching, key_words), dtype=np.uint64)
     out_moves = np.empty(max_branching, dtype=np.int64)
     hashes = np.empty(max_branching, dtype=np.uint64)
     rows = np.empty(max_branching, dtype=np.int64)
     child_h = np.empty(max_branching, dtype=np.int64)
+    parent = np.empty(key_words, dtype=np.uint64)
     capacity = min(k, 64) * max_branching
     layer_keys = np.empty((capacity, key_words), dtype=np.uint64)
     layer_parents, layer_moves, scores = np.empty(capacity, np.int64), np.empty(capacity, np.int64), np.empty(capacity, np.int64)
@@ -96,14 +91,16 @@ def beam(spec, start, code, args, max_branching, k, max_nodes, deadline):
     expanded = generated = max_frontier = depth = 0
     if is_goal(spec, start):
         return limits.SOLVED, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth, table.nbytes
-    while beam_keys.shape[0] > 0:
+    while width > 0:
         found = used = size = 0
-        for b in range(beam_keys.shape[0]):
+        for b in range(width):
             stop = limits.exceeded(expanded, max_nodes, deadline)
             if stop:
                 return stop, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth, table.nbytes
             expanded += 1
-            count = expand(spec, work, beam_keys[b], out_keys, out_moves)
+            for w in range(key_words):
+                parent[w] = beam_keys[b, w]
+            count = expand(spec, work, parent, out_keys, out_moves)
             generated += count
             if stateset.full(table, stored + count):  # checked here: a call to room_for counts references
                 table, room = stateset.room_for(table, stored, count)
@@ -115,10 +112,10 @@ def beam(spec, start, code, args, max_branching, k, max_nodes, deadline):
             fresh = stateset.add_new(table, out_keys, hashes, count, 1, rows)
             goal = _first_goal(spec, out_keys, rows, fresh)
             if goal >= 0:  # counted as if the children after it had not been looked at
-                path = _path(parents, moves, beam_entries[b], out_moves[rows[goal]])
+                path = _path(parents, moves, first + b, out_moves[rows[goal]])
                 return limits.SOLVED, path, expanded, generated, max_frontier, stored + goal + 1, depth + 1, table.nbytes
             stored += fresh
-            child_heuristics(spec, work, code, args, beam_keys[b], out_keys, out_moves, rows, fresh, count, child_h)
+            child_heuristics(spec, work, code, args, parent, out_keys, out_moves, rows, fresh, count, child_h)
             if used + fresh > layer_keys.shape[0]:
                 layer_keys = np.concatenate((layer_keys, np.empty_like(layer_keys)))
                 capacity = layer_keys.shape[0]
@@ -129,22 +126,24 @@ def beam(spec, start, code, args, max_branching, k, max_nodes, deadline):
                 if k <= _INSERTED_UP_TO and size == k and child_h[j] >= scores[best[k - 1]]:
                     continue
                 copy_row(layer_keys, used, out_keys, j)
-                layer_parents[used], layer_moves[used], scores[used] = beam_entries[b], out_moves[j], child_h[j]
+                layer_parents[used], layer_moves[used], scores[used] = first + b, out_moves[j], child_h[j]
                 if k <= _INSERTED_UP_TO:
                     size = _insert(best, size, k, scores, used)
                 used += 1
             found += fresh
         max_frontier = max(max_frontier, found)
-        chosen = _kept(best, size, k, scores, used)
-        beam_keys = np.empty((chosen.shape[0], key_words), dtype=np.uint64)
-        beam_entries = np.arange(kept, kept + chosen.shape[0])
-        if kept + chosen.shape[0] > parents.shape[0]:
-            parents = resized(parents, 2 * (kept + chosen.shape[0]))
+        if k <= _INSERTED_UP_TO:  # the layer's rows making the next beam, in order
+            chosen, width = best, size
+        else:
+            chosen, width = np.argsort(scores[:used], kind="mergesort"), min(k, used)
+        if kept + width > parents.shape[0]:
+            parents = resized(parents, 2 * (kept + width))
             moves = resized(moves, parents.shape[0])
-        for c in range(chosen.shape[0]):
+        for c in range(width):
             copy_row(beam_keys, c, layer_keys, chosen[c])
             parents[kept + c], moves[kept + c] = layer_parents[chosen[c]], layer_moves[chosen[c]]
-        kept += chosen.shape[0]
+        first = kept
+        kept += width
         depth += 1
     return limits.FAILED, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth, table.nbytes
 
