@@ -4,7 +4,9 @@ Run by `make bench` after bench/run.py. Each case runs the compiled search
 directly, after a warm-up, a few times; the figure is the best CPU time
 (`time.process_time`), printed with the machine's load average, since the
 machine is shared. Bytes per state are the search's own tables (allocated
-capacity, used or not) over the states stored.
+capacity, used or not) over the states stored. First it prints the memory
+floor of a long beam search: the time its probes and writes into a large
+table take per expansion, with nothing else (machines differ most in this).
 
     .venv/bin/python bench/rushhour.py            # every case
     .venv/bin/python bench/rushhour.py --only forty 'beam 12x12_7 k=1 blockers'
@@ -19,9 +21,14 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from puzzles.intrinsics import prefetch  # noqa: E402
+from puzzles.jit import nb  # noqa: E402
+from puzzles.stateset import new_table  # noqa: E402
 from puzzles.rushhour.formats import load_board  # noqa: E402
 from puzzles.rushhour.problem import RushHourProblem  # noqa: E402
 from puzzles.search.astar import astar  # noqa: E402
@@ -38,6 +45,39 @@ CASES = [
     ("beam", "12x12_7", "blocking-tree", 1, 300_000),
     *[("astar", b, h, None, 10_000_000) for b in ("9x9_5", "9x9_6") for h in ("blockers-lb", "blocking-tree")],
 ]
+
+
+FLOOR_MIB, FLOOR_PROBES, FLOOR_WRITES = 128, 20, 12  # a long 9x9 beam: ~20 children, ~12 new, a table of ~100 MB
+
+
+@nb.njit(cache=True)
+def _probes(table, expansions, probes, writes):
+    """Per expansion, `probes` random slots of a set's `table` prefetched together, then read, `writes` of them
+    written."""
+    slots = np.empty(probes, np.int64)
+    x, total = np.uint64(0x9E3779B97F4A7C15), np.uint64(0)
+    for _ in range(expansions):
+        for j in range(probes):
+            x = x * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
+            slots[j] = np.int64(((x >> np.uint64(32)) * np.uint64(table.shape[0])) >> np.uint64(32))
+            prefetch(table, slots[j])
+        for j in range(probes):
+            total += table[slots[j], 0]
+            if j < writes:
+                table[slots[j], 0] = x
+    return total
+
+
+def memory_floor() -> float:
+    """Nanoseconds per expansion of a beam's memory work alone: its probes and writes into a big table, no growth."""
+    table = new_table(FLOOR_MIB << 17, 1)  # one-word slots, on huge pages as the set's
+    _probes(table, 1000, FLOOR_PROBES, FLOOR_WRITES)
+    started = time.perf_counter()
+    _probes(table, 1_000_000, FLOOR_PROBES, FLOOR_WRITES)
+    ns = (time.perf_counter() - started) * 1e3
+    print(f"memory floor: {FLOOR_PROBES} prefetched probes and {FLOOR_WRITES} writes into a {FLOOR_MIB} MiB table take"
+          f" {ns:.0f} ns per expansion (load {load()})", flush=True)
+    return ns
 
 
 def load() -> str:
@@ -100,6 +140,7 @@ def main() -> None:
     columns = ["case", "status", "moves", "expanded", "stored", "cpu_s", "expanded_per_s", "stored_per_s", "bytes_per_state",
                "load"]
     print(f"targets: {TARGETS}")
+    memory_floor()
     print("| " + " | ".join(columns) + " |")
     print("|" + "---|" * len(columns))
     failed = False
