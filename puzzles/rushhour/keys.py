@@ -22,6 +22,8 @@ vehicle i from p to q adds weight[i, q] - weight[i, p] to its field
 vehicle gives its position from its field's value.
 """
 
+import heapq
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -59,7 +61,8 @@ class KeyLayout:
 
 
 def layout(board: RushHourBoard) -> KeyLayout:
-    """The key layout of a board: its lanes' vehicles in groups, the groups in fields; each vehicle's weights and table."""
+    """The key layout of a board: its lanes' vehicles in groups, the groups in fields, each vehicle's weights and
+    table."""
     groups = _groups(board)
     count = len(board.vehicles)
     counts = [_count(board.size, [board.vehicles[i].length for i in members]) for members in groups]
@@ -98,22 +101,37 @@ def _bits(values: int) -> int:
 
 def _fields(counts: list[int]) -> list[list[int]]:
     """The groups (by index) sharing each field: two fields merged at a time, the merge saving most bits first (then
-    the smallest product), while one saves a bit and keeps the product of counts within MAX_ARRANGEMENTS."""
-    fields, values = [[g] for g in range(len(counts))], list(counts)
-    while True:
-        pairs = [(a, b) for a in range(len(values)) for b in range(a + 1, len(values))
-                 if values[a] * values[b] <= MAX_ARRANGEMENTS]
+    the smallest product), while one saves a bit and keeps the product of counts within MAX_ARRANGEMENTS.
 
-        def saving(pair: tuple[int, int]) -> tuple[int, int]:
-            a, b = pair
-            return _bits(values[a]) + _bits(values[b]) - _bits(values[a] * values[b]), -values[a] * values[b]
+    The candidate merges wait in a heap; those of a field already merged are
+    dropped when they come up, so a board of F groups takes O(F^2 log F).
+    """
+    fields, values = {g: [g] for g in range(len(counts))}, dict(enumerate(counts))
+    merges: list[tuple[int, int, int, int]] = []
+    ids = itertools.count(len(counts))  # a merged field's id: one no field has had
 
-        best = max(pairs, key=saving, default=None)
-        if best is None or saving(best)[0] <= 0:
-            return fields
-        a, b = best
-        fields[a] += fields.pop(b)
-        values[a] *= values.pop(b)
+    def consider(a: int, b: int) -> None:
+        product = values[a] * values[b]
+        saving = _bits(values[a]) + _bits(values[b]) - _bits(product)
+        if product <= MAX_ARRANGEMENTS and saving > 0:
+            heapq.heappush(merges, (-saving, product, a, b))
+
+    least = min(counts, default=1)
+    small = [g for g in fields if values[g] * least <= MAX_ARRANGEMENTS]  # the others cannot share a field
+    for at, a in enumerate(small):
+        for b in small[at + 1:]:
+            consider(a, b)
+    while merges:
+        _, product, a, b = heapq.heappop(merges)
+        if a not in fields or b not in fields:
+            continue
+        merged = next(ids)
+        fields[merged], values[merged] = fields.pop(a) + fields.pop(b), product
+        del values[a], values[b]
+        for other in fields:
+            if other != merged:
+                consider(other, merged)
+    return list(fields.values())
 
 
 def _groups(board: RushHourBoard) -> list[list[int]]:

@@ -1,10 +1,10 @@
 """Breadth-first search layer by layer over a set of state keys (`puzzles.stateset`).
 
-Each state's key is stored inline, tagged with its depth modulo 3. Successors are
-handled in batches: all their slots are prefetched first and probed after, so
-the cache misses of one batch overlap instead of queueing. The solution is traced
-back from the goal by looking up, depth by depth, a neighbour one move closer
-to the start.
+Each state's key is stored inline, tagged with its depth modulo 3. Successors
+are handled in batches: all their slots are prefetched first and probed after,
+so the cache misses of one batch overlap instead of queueing. The solution is
+traced back from the goal by looking up, depth by depth, a neighbour one move
+closer to the start (the tag tells a neighbour one layer closer from the others).
 """
 
 import numpy as np
@@ -51,7 +51,7 @@ def _keys_array(rows, key_words):
 
 @nb.njit(cache=True, _nrt=False)
 def _expand_batch(spec, work, layer, first, last, out_keys, out_moves, table, batch_keys, batch_hashes):
-    """The successors of `layer[first:last]` into `batch_keys`, hashed, their home slots prefetched; returns how many."""
+    """The successors of `layer[first:last]` into `batch_keys`, hashed, their home slots prefetched; how many."""
     batch = 0
     for i in range(first, last):
         count = expand(spec, work, layer[i], out_keys, out_moves)
@@ -128,8 +128,8 @@ def bfs(spec, start, max_branching, exhaustive, max_nodes, deadline):
                     return limits.MEMORY_LIMIT, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts, table.nbytes
                 larger[:found] = following[:found]
                 following = larger
-            fresh, goal_row = _store_batch(spec, table, batch_keys, batch_hashes, batch, stateset.depth_tag(next_depth), following, found,
-                                           goal_depth < 0)
+            fresh, goal_row = _store_batch(spec, table, batch_keys, batch_hashes, batch, stateset.depth_tag(next_depth),
+                                           following, found, goal_depth < 0)
             stored += fresh
             found += fresh
             if goal_row >= 0:

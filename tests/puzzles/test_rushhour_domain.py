@@ -286,7 +286,8 @@ def check_ranks(problem: RushHourProblem) -> None:
     for field, (members, values) in zip(layout.fields, field_values(layout)):
         assert values <= layout.field(members[0])[1] + 1 <= 2 * values  # the field has no bit to spare
         assert all(layout.field(i) == layout.field(members[0]) for i in members)
-        arrangements = [[int(layout.table[layout.place[i, TABLE_START] + value]) for i in members] for value in range(values)]
+        arrangements = [[int(layout.table[layout.place[i, TABLE_START] + value]) for i in members]
+                        for value in range(values)]
         assert len(set(map(tuple, arrangements))) == values  # every value a different arrangement
         for value, at in enumerate(arrangements):
             assert sum(int(layout.weight[i, p]) for i, p in zip(members, at)) == value
@@ -422,7 +423,8 @@ def test_keys_leave_the_reserved_bits_zero(name):
     reserved = ~np.uint64(0) << np.uint64(64 - RESERVED_BITS)
     keys = [problem.start_key()] + [key for _, key in problem.successors(problem.start_key())]
     layout = problem.key_layout
-    every_field_full = sum(layout.field(members[0])[1] << layout.field(members[0])[0] for members, _ in field_values(layout))
+    every_field_full = sum(layout.field(members[0])[1] << layout.field(members[0])[0]
+                           for members, _ in field_values(layout))
     assert every_field_full < 1 << (64 * layout.key_words - RESERVED_BITS)
     for key in keys:
         assert key[-1] & reserved == 0
