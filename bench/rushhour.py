@@ -4,7 +4,8 @@ Run by `make bench` after bench/run.py. Each case runs the compiled search
 directly, after a warm-up, a few times; the figure is the best CPU time
 (`time.process_time`), printed with the machine's load average, since the
 machine is shared. Bytes per state are the search's own tables (allocated
-capacity, used or not) over the states stored. First it prints the memory
+capacity, used or not) over the states stored; `target` says whether the row
+meets issue 18's target for its search. First it prints the memory
 floor of a long beam search: the time its probes and writes into a large
 table take per expansion, with nothing else (machines differ most in this).
 
@@ -132,13 +133,22 @@ def forty() -> dict:
             "stored_per_s": round(stored / seconds), "wrong": wrong, "load": load()}
 
 
+def verdict(case: tuple, row: dict) -> str:
+    """`met` or `missed`: the row against issue 18's target for its search (its rate, and bytes per state)."""
+    if case == ("forty",):
+        return "met" if row["cpu_s"] * 1000 <= TARGETS["forty_ms"] else "missed"
+    algorithm, board = case[:2]
+    rate = TARGETS["astar"] if algorithm == "astar" else TARGETS[f"beam {board.split('_')[0]}"]
+    return "met" if row["expanded_per_s"] >= rate and row["bytes_per_state"] <= TARGETS["bytes"] else "missed"
+
+
 def main() -> None:
     """Run the cases and print a Markdown table; exit 1 if a Fogleman length is wrong."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", nargs="*", help="case names to run (forty, or e.g. 'astar 9x9_5 blockers-lb')")
     args = parser.parse_args()
     columns = ["case", "status", "moves", "expanded", "stored", "cpu_s", "expanded_per_s", "stored_per_s", "bytes_per_state",
-               "load"]
+               "target", "load"]
     print(f"targets: {TARGETS}")
     memory_floor()
     print("| " + " | ".join(columns) + " |")
@@ -150,6 +160,7 @@ def main() -> None:
         if args.only and name not in args.only:
             continue
         row = forty() if case == ("forty",) else node_case(*case)
+        row["target"] = verdict(case, row)
         failed |= bool(row.get("wrong"))
         print("| " + " | ".join("" if row.get(c) is None else str(row[c]) for c in columns) + " |", flush=True)
     sys.exit(1 if failed else 0)
