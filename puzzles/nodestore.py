@@ -3,10 +3,13 @@
 Nodes live in append-only arrays (key, parent, move, cost) and are found
 through an open-addressing table of node ids with linear probing, two slots per
 node of capacity (so at most half full). A store made without moves keeps none
-(its user recovers them from the keys). The arrays grow by a quarter at a time,
-so a node of capacity costs `8 * key_words + 20` bytes (16 without moves), and
-capacity is at most 5/4 of the nodes stored. Adding may grow the arrays, so `add` returns the store
-to use from then on. Keys are passed as a 2-D array and a row number.
+(its user recovers them from the keys). A node of capacity costs `8 * key_words
++ 20` bytes (16 without moves), and the arrays grow as much as keeps that within
+MAX_BYTES_PER_NODE per node stored when they are full, from a quarter (two-word
+keys) to two thirds (one word, no moves) at a time: each growth copies the
+nodes and indexes them again, and takes fresh memory. Adding may grow the
+arrays, so `add` returns the store to use from then on. Keys are passed as a
+2-D array and a row number.
 """
 
 from typing import NamedTuple
@@ -19,7 +22,7 @@ from puzzles.jit import nb
 NO_PARENT = -1
 HASH_SEED = np.uint64(0x9E3779B97F4A7C15)
 _EMPTY = -1
-_GROWTH = 1.25
+MAX_BYTES_PER_NODE = 40
 _REINDEX_BATCH = 32
 
 
@@ -244,9 +247,17 @@ def _reindex(table, keys, count):
 
 
 @nb.njit(cache=True)
+def _growth(store):
+    """How much full arrays grow: as much as keeps a node of capacity within MAX_BYTES_PER_NODE per node stored, a
+    quarter at least, twice at most."""
+    node_bytes = 8 * store.keys.shape[1] + 16 + (4 if store.move.shape[0] else 0)
+    return max(1.25, min(2.0, MAX_BYTES_PER_NODE / node_bytes))
+
+
+@nb.njit(cache=True)
 def _grown(store):
     count = store.count[0]
-    capacity = (int(store.keys.shape[0] * _GROWTH) + 15) // 16 * 16
+    capacity = (int(store.keys.shape[0] * _growth(store)) + 15) // 16 * 16
     keys = _key_rows(capacity, store.keys.shape[1])
     keys[:count] = store.keys[:count]
     table = _empty_table(2 * capacity)

@@ -252,9 +252,9 @@ def test_astar_blockers_lb_on_the_larger_nine_by_nine_boards(name):
     result = run(problem, "astar", (("heuristic", "blockers-lb"),))
     assert_solution(problem, result)
     assert result.moves == SLIDE_OPTIMA[name]
-    # a one-word key, parent, cost and two table slots (24 bytes) per node of capacity, grown by a quarter at a time
+    # a one-word key, parent, cost and two table slots (24 bytes) per node of capacity, grown by two thirds at most
     assert problem.start_key().shape[0] == 1
-    assert 24 <= result.extra["bytes_per_state"] <= 30
+    assert 24 <= result.extra["bytes_per_state"] <= 40
 
 
 def test_fogleman_hardest_walled_puzzle_needs_60_moves():
