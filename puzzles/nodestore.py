@@ -4,10 +4,12 @@ Nodes live in append-only arrays (key, parent, move, cost) and are found
 through an open-addressing table of node ids with linear probing, two slots per
 node of capacity (so at most half full). A store made without moves keeps none
 (its user recovers them from the keys). A node of capacity costs `8 * key_words
-+ 20` bytes (16 without moves), and the arrays grow as much as keeps that within
-MAX_BYTES_PER_NODE per node stored when they are full, from a quarter (two-word
-keys) to two thirds (one word, no moves) at a time: each growth copies the
-nodes and indexes them again, and takes fresh memory. Adding may grow the
++ 20` bytes (16 without moves), and the arrays grow as much as keeps that
+within MAX_BYTES_PER_NODE per node stored when they are full, from a quarter
+(two-word keys) to two thirds (one word, no moves) at a time: each growth
+copies the nodes and indexes them again, and takes fresh memory: the arrays
+stay on ordinary pages, where zeroing each growth's fresh huge pages cost A*
+more (10-15 % on 9x9_5) than their fewer TLB misses saved. Adding may grow the
 arrays, so `add` returns the store to use from then on. Keys are passed as a
 2-D array and a row number.
 """
@@ -16,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from puzzles.intrinsics import advise_huge_pages, prefetch
+from puzzles.intrinsics import prefetch
 from puzzles.jit import nb
 
 NO_PARENT = -1
@@ -88,7 +90,7 @@ def new_store(key_words, capacity, with_moves=True):
     """An empty store with room for `capacity` nodes before it grows; `with_moves=False` keeps no moves."""
     capacity = max(capacity, 16)
     return Store(
-        _key_rows(capacity, key_words),
+        np.empty((capacity, key_words), dtype=np.uint64),
         np.empty(capacity, dtype=np.int32),
         np.empty(capacity if with_moves else 0, dtype=np.int32),
         np.empty(capacity, dtype=np.int32),
@@ -98,18 +100,9 @@ def new_store(key_words, capacity, with_moves=True):
 
 
 @nb.njit(cache=True)
-def _key_rows(capacity, key_words):
-    """Room for `capacity` keys, on huge pages where Linux allows."""
-    keys = np.empty((capacity, key_words), dtype=np.uint64)
-    advise_huge_pages(keys)
-    return keys
-
-
-@nb.njit(cache=True)
 def _empty_table(slots):
-    """A table of `slots` empty slots, on huge pages where Linux allows."""
+    """A table of `slots` empty slots."""
     table = np.empty(slots, dtype=np.int32)
-    advise_huge_pages(table)
     table[:] = _EMPTY
     return table
 
@@ -258,7 +251,7 @@ def _growth(store):
 def _grown(store):
     count = store.count[0]
     capacity = (int(store.keys.shape[0] * _growth(store)) + 15) // 16 * 16
-    keys = _key_rows(capacity, store.keys.shape[1])
+    keys = np.empty((capacity, store.keys.shape[1]), dtype=np.uint64)
     keys[:count] = store.keys[:count]
     table = _empty_table(2 * capacity)
     _reindex(table, keys, count)
