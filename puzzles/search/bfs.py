@@ -50,17 +50,15 @@ def _keys_array(rows, key_words):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _expand_batch(spec, work, layer, first, last, out_keys, out_moves, table, batch_keys, batch_hashes):
+def _expand_batch(spec, work, layer, first, last, out_moves, table, batch_keys, batch_hashes):
     """The successors of `layer[first:last]` into `batch_keys`, hashed, their home slots prefetched; how many."""
     batch = 0
     for i in range(first, last):
-        count = expand(spec, work, layer[i], out_keys, out_moves)
-        for j in range(count):
-            h = hash_row(out_keys, j)
-            copy_row(batch_keys, batch, out_keys, j)
-            batch_hashes[batch] = h
-            stateset.prefetch_home(table, h)
-            batch += 1
+        count = expand(spec, work, layer[i], batch_keys[batch:], out_moves)  # room for max_branching: BATCH rows each
+        for j in range(batch, batch + count):
+            batch_hashes[j] = hash_row(batch_keys, j)
+            stateset.prefetch_home(table, batch_hashes[j])
+        batch += count
     return batch
 
 
@@ -115,7 +113,7 @@ def bfs(spec, start, max_branching, exhaustive, max_nodes, deadline):
             if stop:
                 return stop, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts, table.nbytes
             last = min(first + stateset.BATCH, layer.shape[0], first + max_nodes - expanded)
-            batch = _expand_batch(spec, work, layer, first, last, out_keys, out_moves, table, batch_keys, batch_hashes)
+            batch = _expand_batch(spec, work, layer, first, last, out_moves, table, batch_keys, batch_hashes)
             expanded += last - first
             generated += batch
             if stateset.full(table, stored + batch):
