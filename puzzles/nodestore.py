@@ -223,20 +223,15 @@ def _index(table, keys, node):
     table[slot] = node
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _reindex(table, keys, count):
     """Index nodes 0..count-1 in an empty table, a batch at a time: a batch's home slots are prefetched first."""
-    homes = np.empty(_REINDEX_BATCH, dtype=np.int64)
     for first in range(0, count, _REINDEX_BATCH):
         last = min(first + _REINDEX_BATCH, count)
         for node in range(first, last):
-            homes[node - first] = home_slot(table, hash_row(keys, node))
-            prefetch(table, homes[node - first])
+            prefetch(table, home_slot(table, hash_row(keys, node)))
         for node in range(first, last):
-            slot = homes[node - first]
-            while table[slot] != _EMPTY:
-                slot = _next_slot(table, slot)
-            table[slot] = node
+            _index(table, keys, node)
 
 
 @nb.njit(cache=True)
