@@ -32,9 +32,11 @@ Signatures:
   parent_branching, out_h)`` writes heuristic `code`'s estimate of successor
   ``out_keys[rows[t]]`` into ``out_h[rows[t]]`` for each t < n: the same values
   as `heuristic`, for successors of `key` that the last `expand` of `key` with
-  this `work` wrote. A domain may register a version that works from the
-  parent's decoded board and the moves (`child_heuristics=`); without one, each
-  successor is estimated from scratch.
+  this `work` wrote, nothing else having used `work` since. A domain may
+  register a version that works from the parent's board as that `expand` left
+  it decoded in `work`, and the moves (`child_heuristics=`; Rush Hour's reads
+  the positions from there, not from `key`); without one, each successor is
+  estimated from scratch.
 
 A domain whose states are cheap to change in place may also register the
 make/undo entry points depth-first searches prefer (`register_in_place`):
