@@ -1,11 +1,9 @@
-"""The throwaway Redis and PostgreSQL servers of `tests/services.py` work, and can be broken on purpose."""
+"""The throwaway Redis and PostgreSQL servers of `tests.services` work, and can be broken on purpose."""
 
 import pytest
 import redis
 import sqlalchemy as sa
 from sqlalchemy.pool import NullPool
-
-# Harmless if tests/conftest.py already lists it: a plugin is registered once.
 
 
 def test_redis_set_and_get(redis_url):
