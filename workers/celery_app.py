@@ -15,9 +15,8 @@ from contextlib import contextmanager
 from celery import Celery
 from kombu import Producer
 
+from workers.messages import QUEUE
 from workers.settings import settings
-
-QUEUE = "slidelab"
 
 app = Celery("slidelab", include=["workers.tasks"])
 app.conf.update(

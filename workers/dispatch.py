@@ -1,11 +1,14 @@
 """Sending jobs to the broker: batches of job ids, one message each, and the jobs marked queued.
 
 The orchestrator sends a sweep's jobs this way, and a worker the jobs it hands
-back or re-queues. Celery is imported only when something is sent.
+back or re-queues. Messages are sent by the task's name (`workers.messages`),
+so a sender never imports the worker's tasks, and Celery is imported only when
+something is sent.
 """
 
 from collections.abc import Iterator
 
+from workers.messages import message
 from workers.store import Database
 from workers.store.jobs import mark_queued
 
@@ -31,7 +34,6 @@ def send(db: Database, job_ids: list[int], size: int | None = None, *, take_over
     message runs its jobs even if another worker holds them (`resume --force`).
     """
     from workers.celery_app import broker_producer
-    from workers.tasks import send_jobs
 
     sent = 0
     with broker_producer() as producer:
@@ -40,3 +42,10 @@ def send(db: Database, job_ids: list[int], size: int | None = None, *, take_over
             sent += 1
     mark_queued(db, job_ids)
     return sent
+
+
+def send_jobs(job_ids: list[int], sweep: str | None, producer, *, take_over: bool = False) -> None:
+    """Queue one batch of jobs (of `sweep`) through `producer` (`workers.celery_app.broker_producer`), by name."""
+    from workers.celery_app import app
+
+    app.send_task(**message(job_ids, sweep, take_over=take_over), producer=producer)

@@ -10,7 +10,6 @@ delivered and unacknowledged); a job missing from two looks in a row (Redis
 restarted without its data, a sender that died) is sent again.
 """
 
-import base64
 import json
 import logging
 import time
@@ -19,6 +18,7 @@ from functools import partial
 
 from workers import dispatch
 from workers.heartbeat import Heartbeat
+from workers.messages import QUEUE, carried_job_ids
 from workers.settings import settings
 from workers.store import Database
 from workers.store.database import DatabaseError, ping
@@ -100,10 +100,8 @@ class Reconciler:
 
 
 def broker_job_ids(url: str) -> set[int]:
-    """The job ids in the broker's messages of `slidelab.run_jobs`, waiting or delivered and not yet acknowledged."""
+    """The job ids in the broker's messages of jobs (`workers.messages`), waiting or delivered and not acknowledged."""
     import redis
-
-    from workers.celery_app import QUEUE
 
     client = redis.Redis.from_url(url)
     try:
@@ -112,15 +110,4 @@ def broker_job_ids(url: str) -> set[int]:
         delivered = [json.loads(entry)[0] for entry in client.hvals(UNACKED)]
     finally:
         client.close()
-    return {job_id for message in [*map(json.loads, waiting), *delivered] for job_id in _job_ids(message)}
-
-
-def _job_ids(message: dict) -> list[int]:
-    """The job ids a kombu message of `slidelab.run_jobs` carries (none for any other message)."""
-    if message.get("headers", {}).get("task") != "slidelab.run_jobs":
-        return []
-    body = message["body"]
-    if message.get("properties", {}).get("body_encoding") == "base64":
-        body = base64.b64decode(body)
-    args, _kwargs, _embed = json.loads(body)
-    return list(args[0])
+    return {job_id for message in [*map(json.loads, waiting), *delivered] for job_id in carried_job_ids(message)}

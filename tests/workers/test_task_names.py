@@ -1,4 +1,4 @@
-"""Celery messages name their sweep and jobs (`workers.tasks.send_jobs`), as Flower and the worker log show them:
+"""Celery messages name their sweep and jobs (`workers.dispatch.send_jobs`), as Flower and the worker log show them:
 read back from a real Redis broker."""
 
 import base64
@@ -8,9 +8,11 @@ import logging
 import pytest
 import redis
 
-from workers.celery_app import QUEUE, broker_producer
+from workers.celery_app import broker_producer
+from workers.dispatch import send_jobs
+from workers.messages import QUEUE, TASK, jobs_text
 from workers.settings import configure
-from workers.tasks import TASK, jobs_text, run_jobs, send_jobs
+from workers.tasks import run_jobs
 
 BROKER_DB = 6
 

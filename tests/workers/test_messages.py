@@ -1,0 +1,83 @@
+"""The queue's message contract (`workers.messages`): one module the sender, the worker and the reconciler share.
+
+Sending goes by the task's name, so a process that sends a sweep's jobs never
+imports the worker's tasks; and inside `workers/` the imports run one way.
+"""
+
+import ast
+import inspect
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import redis
+
+from workers.messages import QUEUE, carried_job_ids, malformed, message
+from workers.recovery import broker_job_ids
+from workers.tasks import run_jobs
+
+BROKER_DB = 5
+ROOT = Path(__file__).resolve().parents[2]
+# Each module imports only the ones before it: the contract first, the worker's tasks last.
+ORDER = ["messages", "celery_app", "dispatch", "recovery", "tasks"]
+
+SEND_A_SWEEP = """
+import json, sys
+from workers import dispatch
+from workers.settings import configure
+from workers.store import open_database
+
+configure(broker_url=sys.argv[1])
+sent = dispatch.send(open_database(sys.argv[2]), [1, 2, 3], 2, sweep="beam-k")
+print(json.dumps({"sent": sent, "tasks imported": "workers.tasks" in sys.modules}))
+"""
+
+
+def test_sending_a_batch_leaves_the_workers_tasks_unimported(redis_server, tmp_path):
+    url = redis_server.url_for(BROKER_DB)
+    client = redis.Redis.from_url(url)
+    client.flushdb()
+    try:
+        done = subprocess.run([sys.executable, "-c", SEND_A_SWEEP, url, f"sqlite:///{tmp_path / 'sent.db'}"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout) == {"sent": 2, "tasks imported": False}
+        assert client.llen(QUEUE) == 2 and broker_job_ids(url) == {1, 2, 3}  # read back as the reconciler reads
+    finally:
+        client.flushdb()
+        client.close()
+
+
+def test_a_message_as_made_fits_the_task_and_passes_its_check():
+    for take_over in (False, True):
+        made = message([12, 13, 14], "beam-k", take_over=take_over)
+        bound = inspect.signature(run_jobs.run).bind(*made["args"], **made["kwargs"])
+        bound.apply_defaults()
+        assert made["name"] == run_jobs.name and bound.arguments["take_over"] is take_over
+        assert malformed(**bound.arguments) is None
+
+
+def test_only_the_task_s_messages_carry_jobs():
+    body = json.dumps([[[4, 5]], {"sweep": None}, {}])
+    assert carried_job_ids({"headers": {"task": "slidelab.run_jobs"}, "body": body}) == [4, 5]
+    assert carried_job_ids({"headers": {"task": "celery.ping"}, "body": body}) == []
+
+
+def imported_workers_modules(name: str) -> set[str]:
+    """The `workers.*` modules a module of `workers/` imports, at its top or inside a function."""
+    tree = ast.parse((ROOT / "workers" / f"{name}.py").read_text())
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
+    return {module.split(".")[1] for module in found if module.startswith("workers.")}
+
+
+def test_the_contract_comes_first_and_the_tasks_last_inside_workers():
+    for position, name in enumerate(ORDER):
+        later = set(ORDER[position:])
+        assert not imported_workers_modules(name) & later, f"workers.{name} imports a module after it in {ORDER}"
+    assert imported_workers_modules("messages") == set()

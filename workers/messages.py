@@ -1,0 +1,68 @@
+"""The queue's message contract: the task's name and queue, and how a message of job ids is made, checked and read back.
+
+A message carries a batch of job ids as its one argument and the sweep (and,
+for `resume --force`, `take_over`) as keywords. It names what it carries, so
+that Celery's own monitor (Flower) and the worker's log read
+`slidelab.run_jobs[beam-k]` with `jobs=[12, 13, 14]` and `sweep='beam-k'`
+rather than an id. The sender (`workers.dispatch`) sends it by name, the worker
+(`workers.tasks`) checks it before touching the database, and the reconciler
+(`workers.recovery`) reads its job ids back from the broker. This module
+imports none of them, nor Celery.
+"""
+
+import base64
+import json
+
+QUEUE = "slidelab"
+TASK = "slidelab.run_jobs"
+SHOWN_IDS = 10  # job ids written out in a message's description; more are counted
+MAX_MESSAGE_JOBS = 10_000  # job ids in one message, at most (the orchestrator sends up to 100)
+
+
+def message(job_ids: list[int], sweep: str | None, *, take_over: bool = False) -> dict:
+    """The arguments of Celery's `app.send_task` that make the message of a batch of jobs (of `sweep`).
+
+    Named for Flower and the logs, not stored as a result, and its publishing
+    retried three times when the broker's connection drops.
+    """
+    kwargs = {"sweep": sweep} | ({"take_over": True} if take_over else {})
+    return {
+        "name": TASK,
+        "args": [job_ids],
+        "kwargs": kwargs,
+        "shadow": f"{TASK}[{sweep or '-'}]",
+        "argsrepr": jobs_text(job_ids),
+        "kwargsrepr": ", ".join(f"{key}={value!r}" for key, value in kwargs.items()),
+        "ignore_result": True,
+        "retry": True,
+        "retry_policy": {"max_retries": 3},
+    }
+
+
+def malformed(job_ids: object, take_over: object, sweep: object) -> str | None:
+    """What is wrong with a message's arguments (they may come from anyone who reaches the broker); None if nothing."""
+    if not isinstance(job_ids, list) or not 0 < len(job_ids) <= MAX_MESSAGE_JOBS:
+        return f"job ids must be a list of 1 to {MAX_MESSAGE_JOBS:,} ids, not {type(job_ids).__name__}"
+    if not all(type(job_id) is int and 0 < job_id < 2**63 for job_id in job_ids):
+        return "job ids must be positive whole numbers below 2^63"
+    if type(take_over) is not bool or not (sweep is None or isinstance(sweep, str)):
+        return "take_over must be true or false and sweep a name"
+    return None
+
+
+def carried_job_ids(envelope: dict) -> list[int]:
+    """The job ids a message of TASK carries, from its envelope as kombu keeps it in Redis; none for another task's."""
+    if envelope.get("headers", {}).get("task") != TASK:
+        return []
+    body = envelope["body"]
+    if envelope.get("properties", {}).get("body_encoding") == "base64":
+        body = base64.b64decode(body)
+    args, _kwargs, _embed = json.loads(body)
+    return list(args[0])
+
+
+def jobs_text(job_ids: list[int]) -> str:
+    """`jobs=[12, 13, 14]`, or the first SHOWN_IDS ids and how many more: `jobs=[1, ..., 10, +90 more]`."""
+    shown = ", ".join(map(str, job_ids[:SHOWN_IDS]))
+    more = f", +{len(job_ids) - SHOWN_IDS} more" if len(job_ids) > SHOWN_IDS else ""
+    return f"jobs=[{shown}{more}]"
