@@ -25,13 +25,13 @@ def results(url: str, sweep: str, *, by: str | list[str] | None = None, baseline
     a list or a comma list such as ``"algo,k"``): the summary `orchestrate
     report --by` prints, over done jobs only, per board first where a group
     spans boards; `baseline` names an algorithm to give ratios to (see
-    `orchestrator.summary`). Raises `puzzles.errors.PuzzleError` for an unknown
+    `orchestrator.reports.summary`). Raises `puzzles.errors.PuzzleError` for an unknown
     sweep or column, or a database that is not there.
     """
-    from orchestrator.plan import find_sweep
-    from orchestrator.publish import column_names
-    from orchestrator.report import load_rows
-    from orchestrator.summary import summarize
+    from orchestrator.sweeps.plan import find_sweep
+    from orchestrator.publish.outputs import column_names
+    from orchestrator.reports.rows import load_rows
+    from orchestrator.reports.summary import summarize
     from workers.store import open_existing
 
     db = open_existing(url)

@@ -51,13 +51,14 @@ def boards_import_command(
 
     Example: orchestrate boards import data/boards/npuzzle/korf100.csv 412763580 --set mine
     """
-    from orchestrator import boardsets, plan
+    from orchestrator.boards import catalogue
+    from orchestrator.sweeps import plan
 
     with user_errors():
         results = database(db)
         boards = plan.load_boards(sources, goal=goal, db=results)
-        known = boardsets.listed_optima(plan.board_sources(sources), goal=goal)
-        done = boardsets.import_boards(results, boards, known, set_name)
+        known = catalogue.listed_optima(plan.board_sources(sources), goal=goal)
+        done = catalogue.import_boards(results, boards, known, set_name)
     into = f"; set {set_name}: {done.added:,} added" if set_name else ""
     typer.echo(f"{done.boards:,} boards, {done.new:,} new, {done.optima:,} with a known optimum given{into}")
 
@@ -68,16 +69,17 @@ def boards_list_command(set_name: SetOption = None, as_json: JsonOption = False,
 
     Example: orchestrate boards list --set korf100
     """
-    from orchestrator import boards_view, boardsets
+    from orchestrator.boards import catalogue_view
+    from orchestrator.boards import catalogue
 
     with user_errors():
         results = existing_database(db)
-        sets = boardsets.list_sets(results) if set_name is None else None
-        boards = boardsets.members(results, set_name) if set_name is not None else None
+        sets = catalogue.list_sets(results) if set_name is None else None
+        boards = catalogue.members(results, set_name) if set_name is not None else None
     if as_json:
-        print_json({"sets": sets} if boards is None else {"set": set_name, "boards": list(map(boards_view.board_record, boards))})
+        print_json({"sets": sets} if boards is None else {"set": set_name, "boards": list(map(catalogue_view.board_record, boards))})
     else:
-        print_table(boards_view.sets_table(sets) if boards is None else boards_view.boards_table(boards))
+        print_table(catalogue_view.sets_table(sets) if boards is None else catalogue_view.boards_table(boards))
 
 
 @boards_app.command("show")
@@ -95,13 +97,14 @@ def boards_show_command(
 
     Example: orchestrate boards show Rushhour6x6_1 --svg board.svg
     """
-    from orchestrator import boards_view, boardsets
+    from orchestrator.boards import catalogue_view
+    from orchestrator.boards import catalogue
 
     with user_errors():
-        info = boardsets.board_info(existing_database(db), board)
+        info = catalogue.board_info(existing_database(db), board)
         if svg is not None:
-            write_file(svg, boards_view.board_picture(info))
-    typer.echo(boards_view.board_card(info))
+            write_file(svg, catalogue_view.board_picture(info))
+    typer.echo(catalogue_view.board_card(info))
 
 
 @boards_app.command("generate")
@@ -136,16 +139,16 @@ def boards_generate_command(
 
     Example: orchestrate boards generate rushhour --size 6 --min-moves 20 --count 5 --seed 1
     """
-    from orchestrator import boardsets
+    from orchestrator.boards import catalogue
 
     with user_errors():
-        boards, known = boardsets.generated(
+        boards, known = catalogue.generated(
             domain, size, count, seed, min_moves=min_moves, moves=moves, walk=walk, height=height, goal=goal,
             max_attempts=max_attempts,
         )
-        name = set_name or boardsets.generated_name(domain, size, seed, min_moves=min_moves, moves=moves, walk=walk,
+        name = set_name or catalogue.generated_name(domain, size, seed, min_moves=min_moves, moves=moves, walk=walk,
                                                     height=height, goal=goal)
-        done = boardsets.import_boards(database(db), boards, known, name)
+        done = catalogue.import_boards(database(db), boards, known, name)
     for board in boards:
         typer.echo(f"{board.name}  {known[board.id]} moves" if board.id in known else board.name)
     typer.echo(f"set {name}: {done.added:,} added ({len(boards):,} boards; sweep them with --boards set:{name})")
@@ -172,13 +175,15 @@ def boards_optimum_command(
 
     Example: orchestrate boards optimum --set korf100 --time-limit 600
     """
-    from orchestrator import boardsets, optima, plan
+    from orchestrator.boards import catalogue
+    from orchestrator.sweeps import optima
+    from orchestrator.sweeps import plan
     from workers.store import boards as board_store
 
     with user_errors():
         limits = plan.job_limits(time_limit, max_nodes, memory_limit)
         results = database(db, broker)
-        boards = boardsets.members(results, set_name) if set_name else board_store.all_boards(results)
+        boards = catalogue.members(results, set_name) if set_name else board_store.all_boards(results)
         for line in optima.find_optima(results, boards, limits, workers=workers, chunk=chunk):
             typer.echo(line)
 
@@ -196,7 +201,7 @@ def pdb_build_command(
 
     Example: orchestrate pdb build 4x4 --pdb 6-6-3 --goal blank-first
     """
-    from orchestrator import pattern_databases
+    from orchestrator.boards import pattern_databases
     from puzzles.npuzzle.board import parse_shape
 
     with user_errors():
@@ -211,7 +216,7 @@ def pdb_list_command() -> None:
 
     Example: orchestrate pdb list
     """
-    from orchestrator import pattern_databases
+    from orchestrator.boards import pattern_databases
 
     configured()
     files = pattern_databases.files()

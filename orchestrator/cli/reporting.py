@@ -48,7 +48,7 @@ def report_command(
 
     Example: orchestrate report beam-k --by algo,k --baseline astar --format html --out beam-k.html
     """
-    from orchestrator.publish import Layout, report_sweep
+    from orchestrator.publish.outputs import Layout, report_sweep
 
     with user_errors():
         layout = Layout(fmt, out, columns, wide)
@@ -72,7 +72,7 @@ def compare_command(
 
     Example: orchestrate compare beam-blockers beam-lb
     """
-    from orchestrator.publish import Layout, compare_sweeps
+    from orchestrator.publish.outputs import Layout, compare_sweeps
 
     with user_errors():
         layout = Layout(fmt, out, columns, wide)
@@ -93,7 +93,7 @@ def export_command(
 
     Example: orchestrate export beam-k --format parquet --out beam-k.parquet
     """
-    from orchestrator.publish import export_sweep
+    from orchestrator.publish.outputs import export_sweep
 
     with user_errors():
         _print(export_sweep(existing_database(db), sweep_name, fmt, out))
@@ -119,13 +119,19 @@ def verify_command(
     """
     from rich.console import Console
 
-    from orchestrator import plan, sweep_view, verify, verify_view
+    from orchestrator.sweeps import plan
+
+    from orchestrator.sweeps import status_view
+
+    from orchestrator.reports import verify
+
+    from orchestrator.reports import verify_tables
 
     with user_errors():
         results = existing_database(db)
         selection = verify.select_jobs(results, plan.find_sweep(results, sweep_name), sample=sample, sample_seed=sample_seed)
         try:
-            with sweep_view.build_bar(Console(stderr=True), f"verify {selection.sweep}") as progress:
+            with status_view.build_bar(Console(stderr=True), f"verify {selection.sweep}") as progress:
                 outcome = verify.verify(results, selection, workers=workers, progress=progress)
         except KeyboardInterrupt:
             typer.echo("stopped", err=True)
@@ -133,9 +139,9 @@ def verify_command(
     if as_json:
         typer.echo(json.dumps(outcome.to_dict()))
     else:
-        for table in verify_view.tables(outcome):
+        for table in verify_tables.tables(outcome):
             print_table(table)
-        typer.echo(verify_view.summary_text(outcome))
+        typer.echo(verify_tables.summary_text(outcome))
     if not outcome.ok:
         raise typer.Exit(1)
 
@@ -157,7 +163,8 @@ def analyze_command(
 
     Example: orchestrate analyze 3x3 --out eight.parquet --format parquet
     """
-    from orchestrator import analyze, sweep_view
+    from orchestrator.reports import analyze
+    from orchestrator.sweeps import status_view
     from puzzles.npuzzle.board import parse_shape
 
     with user_errors():
@@ -166,8 +173,8 @@ def analyze_command(
     if out is not None:
         typer.echo(f"wrote {out} ({len(found.rows):,} boards)", err=True)
     typer.echo(f"{len(found.rows):,} solvable {size} boards, goal {goal}")
-    print_table(sweep_view.frame_table(found.summary))
-    print_table(sweep_view.frame_table(found.depths))
+    print_table(status_view.frame_table(found.summary))
+    print_table(status_view.frame_table(found.depths))
 
 
 @app.command("dashboard")
@@ -183,7 +190,7 @@ def dashboard_command(
 
     Example: orchestrate dashboard --db postgresql+psycopg://slidelab@db-host/slidelab --port 8050
     """
-    from orchestrator import dashboard
+    from orchestrator.publish import dashboard
 
     with user_errors():
         results = read_only_database(db)

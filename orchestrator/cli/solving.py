@@ -46,10 +46,10 @@ def solve_command(
     """
     from rich.console import Console
 
-    from orchestrator import show
+    from orchestrator.boards import show
     from puzzles.domains import load_problem
     from puzzles.result import Limits
-    from orchestrator.plan import job_limits
+    from orchestrator.sweeps.plan import job_limits
     from puzzles.rushhour.problem import RushHourProblem
     from puzzles.solver import solve
     from workers.runner import memory_cap
@@ -87,9 +87,9 @@ def demo_command(
     """
     from rich.console import Console
 
-    from orchestrator import show
-    from orchestrator.demo import default_boards, run_demo
-    from orchestrator.plan import checked_limits
+    from orchestrator.boards import show
+    from orchestrator.boards.demo import default_boards, run_demo
+    from orchestrator.sweeps.plan import checked_limits
     from puzzles.result import Limits
 
     with user_errors():

@@ -68,8 +68,10 @@ def sweep_command(
 
     Example: orchestrate sweep --algo beam --k 1..50 --heuristic blockers --boards data/boards/rushhour/
     """
-    from orchestrator import plan, sweep_spec, sweep_view
-    from orchestrator.running import store_and_run
+    from orchestrator.sweeps import plan
+    from orchestrator.sweeps import spec_file
+    from orchestrator.sweeps import status_view
+    from orchestrator.sweeps.running import store_and_run
 
     with user_errors():
         configured(db, broker)
@@ -81,7 +83,7 @@ def sweep_command(
             given = [option for option, value in grid_options.items() if value is not None]
             if given:
                 raise PuzzleError(f"--from-spec gives the grid, boards and limits: drop {', '.join(given)}")
-            sweep_plan = sweep_spec.plan_from_spec(sweep_spec.read_spec(from_spec), name, str(from_spec))
+            sweep_plan = spec_file.plan_from_spec(spec_file.read_spec(from_spec), name, str(from_spec))
         else:
             if algo is None:
                 raise PuzzleError("give --algo (or --from-spec FILE)")
@@ -92,7 +94,7 @@ def sweep_command(
             limits = plan.job_limits(time_limit, max_nodes, memory_limit)
             sweep_plan = plan.grid_plan(grid, name, limits, catalogue, write=not dry_run)
         if dry_run:
-            typer.echo(sweep_view.plan_text(sweep_plan))
+            typer.echo(status_view.plan_text(sweep_plan))
             return
         results = database(db, broker)
     _interruptible(lambda: store_and_run(results, sweep_plan, rerun=rerun, workers=workers, chunk=chunk, wait=wait),
@@ -112,14 +114,16 @@ def sweep_show_command(
 
     Example: orchestrate sweep show beam-k --spec > beam-k.json
     """
-    from orchestrator import plan, provenance_view, sweep_spec
+    from orchestrator.sweeps import plan
+    from orchestrator.sweeps import provenance_view
+    from orchestrator.sweeps import spec_file
     from workers.store.progress import sweep_provenance, sweep_status
 
     with user_errors():
         results = existing_database(db)
         sweep = plan.find_sweep(results, sweep_name)
         if as_spec:
-            typer.echo(json.dumps(sweep_spec.export_spec(results, sweep), indent=1))
+            typer.echo(json.dumps(spec_file.export_spec(results, sweep), indent=1))
             return
         status, origins = sweep_status(results, sweep), sweep_provenance(results, sweep)
     if as_json:
@@ -148,8 +152,8 @@ def resume_command(
 
     Example: orchestrate resume beam-k
     """
-    from orchestrator import plan
-    from orchestrator.running import run_jobs
+    from orchestrator.sweeps import plan
+    from orchestrator.sweeps.running import run_jobs
     from workers.store.sweeps import unfinished_jobs
 
     with user_errors():
@@ -178,8 +182,9 @@ def status_command(
 
     Example: orchestrate status beam-k --watch
     """
-    from orchestrator import plan, sweep_view
-    from orchestrator.running import follow
+    from orchestrator.sweeps import plan
+    from orchestrator.sweeps import status_view
+    from orchestrator.sweeps.running import follow
     from workers.store.progress import sweep_status
 
     with user_errors():
@@ -191,7 +196,7 @@ def status_command(
     if as_json:
         print_json({**current.to_dict(), "database": results.shown_url})
     else:
-        typer.echo(sweep_view.status_text(current, results.shown_url))
+        typer.echo(status_view.status_text(current, results.shown_url))
 
 
 @app.command("sweeps")
@@ -200,7 +205,7 @@ def sweeps_command(as_json: JsonOption = False, db: DbOption = None) -> None:
 
     Example: orchestrate sweeps --db postgresql+psycopg://slidelab@db-host/slidelab
     """
-    from orchestrator import sweep_view
+    from orchestrator.sweeps import status_view
     from workers.store.progress import list_sweeps
 
     with user_errors():
@@ -210,7 +215,7 @@ def sweeps_command(as_json: JsonOption = False, db: DbOption = None) -> None:
         print_json({"database": results.shown_url, "sweeps": rows})
         return
     typer.echo(f"database: {results.shown_url}")
-    print_table(sweep_view.sweeps_table(rows))
+    print_table(status_view.sweeps_table(rows))
 
 
 @app.command("jobs")
@@ -228,7 +233,8 @@ def jobs_command(
 
     Example: orchestrate jobs beam-k --status failed
     """
-    from orchestrator import plan, sweep_view
+    from orchestrator.sweeps import plan
+    from orchestrator.sweeps import status_view
     from workers.store.progress import list_jobs
 
     with user_errors():
@@ -240,7 +246,7 @@ def jobs_command(
     if as_json:
         print_json({"sweep": sweep_name, "jobs": [{**row, "params": json.loads(row["params"])} for row in rows]})
         return
-    print_table(sweep_view.jobs_table(rows))
+    print_table(status_view.jobs_table(rows))
 
 
 @app.command("job")
@@ -256,14 +262,15 @@ def job_command(
 
     Example: orchestrate job 42 --svg job-42.svg
     """
-    from orchestrator import boards_view, provenance_view
+    from orchestrator.boards import catalogue_view
+    from orchestrator.sweeps import provenance_view
     from workers.store.progress import job_record
 
     with user_errors():
         results = existing_database(db)
         record = job_record(results, job_id)
         if svg is not None:
-            write_file(svg, boards_view.job_picture(results, record))
+            write_file(svg, catalogue_view.job_picture(results, record))
     if as_json:
         print_json(record)
     else:
@@ -329,8 +336,8 @@ def split_command(
 
     Example: orchestrate split data/boards/npuzzle/korf24.csv#1 --depth 10 --heuristic pdb-max --pdb 6-6-6-6
     """
-    from orchestrator import plan
-    from orchestrator.split import split_search
+    from orchestrator.sweeps import plan
+    from orchestrator.sweeps.split import split_search
 
     with user_errors():
         configured(db, broker)

@@ -1,6 +1,6 @@
 """One IDA* iteration below a given path: the unit of work of a search split over many workers.
 
-A split search (`orchestrator.split`) lists, bound by bound, the nodes a
+A split search (`orchestrator.sweeps.split`) lists, bound by bound, the nodes a
 chosen depth below the start whose f stays within the bound (`frontier`),
 and runs one job per node: this algorithm, an IDA* iteration with that bound
 from the board the node's path (`prefix`) leads to. The iteration counts

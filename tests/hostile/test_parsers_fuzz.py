@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from orchestrator.cli.options import one_line
-from orchestrator.grid import combinations, parse_values
-from orchestrator.plan import check_sweep_name, checked_limits, parse_size
-from orchestrator.sweep_spec import read_spec
+from orchestrator.sweeps.grid import combinations, parse_values
+from orchestrator.sweeps.plan import check_sweep_name, checked_limits, parse_size
+from orchestrator.sweeps.spec_file import read_spec
 from puzzles.domains import detect_domain, instance_from_text
 from puzzles.errors import PuzzleError
 from puzzles.textio import json_load
@@ -121,7 +121,7 @@ JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.floats
 @FUZZ
 @given(st.sampled_from(sorted(SPEC)), JSON_VALUES)
 def test_sweep_specs(key, value):
-    from orchestrator.sweep_spec import plan_from_spec
+    from orchestrator.sweeps.spec_file import plan_from_spec
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "spec.json"

@@ -3,7 +3,7 @@
 import pandas as pd
 from typer.testing import CliRunner
 
-from orchestrator import analyze
+from orchestrator.reports import analyze
 from orchestrator.cli import app
 
 # Boards of the 8-puzzle at each distance from the goal 123456780 (OEIS A089473).

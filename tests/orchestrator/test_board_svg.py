@@ -1,11 +1,11 @@
-"""Board pictures (`orchestrator.board_svg`), `boards show --svg` and `job --svg`: parsed as XML and shown in Chromium."""
+"""Board pictures (`orchestrator.boards.pictures`), `boards show --svg` and `job --svg`: parsed as XML and shown in Chromium."""
 
 import re
 import xml.etree.ElementTree as ElementTree
 
 import pytest
 
-from orchestrator import board_svg
+from orchestrator.boards import pictures
 from puzzles.errors import PuzzleError
 from puzzles.npuzzle.formats import canonical_text as npuzzle_text, parse_npuzzle
 from puzzles.rushhour.formats import canonical_text, load_board, parse_board
@@ -20,59 +20,59 @@ WALLED = "BBooox" "oooooo" "AAoCoo" "oooCoo" "xooDDo" "oooooo"
 
 
 def pieces(svg: str, kind: str) -> list[ElementTree.Element]:
-    root = ElementTree.fromstring(board_svg.standalone(svg))
+    root = ElementTree.fromstring(pictures.standalone(svg))
     return [g for g in root.iter(f"{SVG}g") if kind in g.get("class", "").split()]
 
 
 def test_a_rushhour_picture_has_every_vehicle_labelled_the_red_car_red_and_the_exit(boards_dir):
     board = load_board(str(boards_dir / "Rushhour6x6_1.csv"))
-    picture = board_svg.rushhour_svg(board)
+    picture = pictures.rushhour_svg(board)
     vehicles = pieces(picture.svg, "vehicle")
 
     assert [g.get("data-vehicle") for g in vehicles] == [v.name for v in board.vehicles]
     assert [g.find(f"{SVG}text").text for g in vehicles] == [v.name for v in board.vehicles]
     red = next(g for g in vehicles if g.get("data-vehicle") == board.red)
-    assert red.find(f"{SVG}rect").get("fill") == board_svg.RED
+    assert red.find(f"{SVG}rect").get("fill") == pictures.RED
     assert len({g.find(f"{SVG}rect").get("fill") for g in vehicles}) == len(board.vehicles)  # all told apart
     exit_arrow = pieces(picture.svg, "exit")[0].findall(f"{SVG}path")[1].get("d")
-    assert exit_arrow.startswith(f"M{board_svg.MARGIN + 6 * board_svg.CELL + 4} ")  # right of the grid
+    assert exit_arrow.startswith(f"M{pictures.MARGIN + 6 * pictures.CELL + 4} ")  # right of the grid
     assert len(picture.places) == len(board.vehicles)
 
 
 def test_walls_are_drawn():
     board = parse_board(WALLED, fmt="fogleman")
-    assert len(pieces(board_svg.rushhour_svg(board).svg, "wall")) == len(board.walls) == 2
+    assert len(pieces(pictures.rushhour_svg(board).svg, "wall")) == len(board.walls) == 2
 
 
 def test_an_npuzzle_picture_has_a_tile_per_number_and_no_blank():
     board = parse_npuzzle("1 2 3\n4 0 6\n7 5 8")
-    tiles = pieces(board_svg.npuzzle_svg(board).svg, "tile")
+    tiles = pieces(pictures.npuzzle_svg(board).svg, "tile")
     assert sorted(int(g.get("data-tile")) for g in tiles) == list(range(1, 9))
 
 
 def test_frames_play_a_solution_to_the_goal(boards_dir):
     board = load_board(str(boards_dir / "Rushhour6x6_1.csv"))
-    frames = board_svg.solution_frames("rushhour", canonical_text(board), SOLUTIONS["Rushhour6x6_1"])
+    frames = pictures.solution_frames("rushhour", canonical_text(board), SOLUTIONS["Rushhour6x6_1"])
     red = [v.name for v in board.vehicles].index(board.red)
 
     assert len(frames) == 22
-    assert frames[-1][red] == (board_svg.MARGIN + 4 * board_svg.CELL, board_svg.MARGIN + board.red_vehicle.row * board_svg.CELL)
+    assert frames[-1][red] == (pictures.MARGIN + 4 * pictures.CELL, pictures.MARGIN + board.red_vehicle.row * pictures.CELL)
     eight = npuzzle_text(parse_npuzzle("1 2 3\n4 0 6\n7 5 8"))
-    solved = board_svg.solution_frames("npuzzle", eight, "D R")[-1]
-    assert solved == [(board_svg.MARGIN + (t - 1) % 3 * 40, board_svg.MARGIN + (t - 1) // 3 * 40) for t in range(1, 9)]
+    solved = pictures.solution_frames("npuzzle", eight, "D R")[-1]
+    assert solved == [(pictures.MARGIN + (t - 1) % 3 * 40, pictures.MARGIN + (t - 1) // 3 * 40) for t in range(1, 9)]
     with pytest.raises(PuzzleError, match="names no vehicle"):
-        board_svg.solution_frames("rushhour", canonical_text(board), "C-1 Q+2")
+        pictures.solution_frames("rushhour", canonical_text(board), "C-1 Q+2")
 
 
 def test_an_animated_picture_moves_every_piece_through_every_frame(boards_dir):
     board = load_board(str(boards_dir / "Rushhour6x6_2.csv"))
-    svg = board_svg.animated_svg("rushhour", canonical_text(board), SOLUTIONS["Rushhour6x6_2"])
+    svg = pictures.animated_svg("rushhour", canonical_text(board), SOLUTIONS["Rushhour6x6_2"])
     animations = re.findall(r'<animateTransform [^>]*values="([^"]*)"', svg)
 
     assert len(animations) == len(board.vehicles)
     assert all(len(values.split(";")) == 15 + 1 + 2 for values in animations)  # start, 15 moves, a pause each end
-    still = board_svg.rushhour_svg(parse_board(canonical_text(board), fmt="json")).svg
-    assert board_svg.animated_svg("rushhour", canonical_text(board), None) == still  # no solution: a still picture
+    still = pictures.rushhour_svg(parse_board(canonical_text(board), fmt="json")).svg
+    assert pictures.animated_svg("rushhour", canonical_text(board), None) == still  # no solution: a still picture
 
 
 @pytest.fixture

@@ -13,11 +13,11 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from orchestrator import report
-from orchestrator.boardsets import members
+from orchestrator.reports import rows as report_rows
+from orchestrator.boards.catalogue import members
 from tests.orchestrator.clirun import ok, orchestrate
-from orchestrator.optima import optimal_search, plan_optima
-from orchestrator.plan import find_sweep, load_boards
+from orchestrator.sweeps.optima import optimal_search, plan_optima
+from orchestrator.sweeps.plan import find_sweep, load_boards
 from puzzles.domains import load_instance
 from puzzles.errors import PuzzleError
 from tests.tables import Board, BoardSet, BoardSetMember, Job, Result, Sweep
@@ -202,7 +202,7 @@ def test_optimum_stores_what_optimal_searches_prove_and_reports_show_the_gaps(db
 
     ok(orchestrate("sweep", "--algo", "beam,bfs", "--k", "1,5,20", "--boards", "set:small", "--name", "beam-small",
                    "--workers", 2, "--db", db_url))
-    rows = report.load_rows(db, find_sweep(db, "beam-small"))
+    rows = report_rows.load_rows(db, find_sweep(db, "beam-small"))
     solved = rows[rows["outcome"] == "solved"]
     solvable = {name: optimum for name, optimum in proven.items() if optimum is not None}
     bfs = solved[solved["algorithm"] == "bfs"]

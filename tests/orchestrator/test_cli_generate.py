@@ -3,7 +3,7 @@
 import pytest
 from typer.testing import CliRunner
 
-from orchestrator.boardsets import members
+from orchestrator.boards.catalogue import members
 from orchestrator.cli import app
 from puzzles.domains import problem_for
 from puzzles.npuzzle.board import is_solvable

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy.exc import DBAPIError
 from starlette.testclient import TestClient
 
-from orchestrator.dashboard import listen, make_app
+from orchestrator.publish.dashboard import listen, make_app
 from tests.browser import browser_page, plotted
 from tests.orchestrator.clirun import assert_usage_error, orchestrate
 from tests.orchestrator.handmade import NAME, beam_sweep, result_for, store_result

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orchestrator.grid import MAX_VALUES, combinations, parse_values, values_text
+from orchestrator.sweeps.grid import MAX_VALUES, combinations, parse_values, values_text
 from puzzles.errors import PuzzleError
 
 

@@ -1,4 +1,4 @@
-"""The self-contained interactive HTML report (`orchestrator.html_report`), checked as text and in headless Chromium."""
+"""The self-contained interactive HTML report (`orchestrator.publish.html_report`), checked as text and in headless Chromium."""
 
 import json
 import re
@@ -8,8 +8,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from orchestrator import interactive
-from orchestrator.html_report import format_cell, html_report, summary_table
+from orchestrator.publish import interactive
+from orchestrator.publish.html_report import format_cell, html_report, summary_table
 from tests.browser import browser_page, plotted
 from tests.orchestrator.clirun import ok, orchestrate
 from tests.orchestrator.handmade import NAME, SOLUTIONS, VEHICLES, beam_sweep

@@ -12,11 +12,11 @@ import pytest
 from rich.console import Console
 from sqlalchemy import update
 
-from orchestrator.comparison import compare, shared_groups
-from orchestrator.plan import find_sweep, load_boards, plan_sweep, store_plan
-from orchestrator.report import load_rows
-from orchestrator.summary import summarize
-from orchestrator.sweep_view import live_bar
+from orchestrator.reports.comparison import compare, shared_groups
+from orchestrator.sweeps.plan import find_sweep, load_boards, plan_sweep, store_plan
+from orchestrator.reports.rows import load_rows
+from orchestrator.reports.summary import summarize
+from orchestrator.sweeps.status_view import live_bar
 from tests.orchestrator.clirun import assert_usage_error, ok, orchestrate
 from workers.store import connect
 from workers.store.database import upgrade

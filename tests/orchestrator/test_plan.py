@@ -7,8 +7,8 @@ import pytest
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from orchestrator.grid import parse_values
-from orchestrator.plan import board_sources, find_sweep, load_boards, parse_size, plan_sweep, store_plan
+from orchestrator.sweeps.grid import parse_values
+from orchestrator.sweeps.plan import board_sources, find_sweep, load_boards, parse_size, plan_sweep, store_plan
 from puzzles.domains import load_instance, problem_for
 from puzzles.errors import PuzzleError
 from puzzles.algorithms import SEEDS

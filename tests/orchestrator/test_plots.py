@@ -1,4 +1,4 @@
-"""Plots of a sweep's rows (`orchestrator.plots`), on synthetic rows shaped like `orchestrator.report`'s."""
+"""Plots of a sweep's rows (`orchestrator.reports.plots`), on synthetic rows shaped like `orchestrator.reports.rows`'s."""
 
 import json
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from matplotlib.image import imread
 
-from orchestrator import plots
+from orchestrator.reports import plots
 
 BOARDS = ("Rushhour6x6_1", "Rushhour6x6_2")
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

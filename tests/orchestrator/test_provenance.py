@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from orchestrator.plan import plan_sweep, store_plan
+from orchestrator.sweeps.plan import plan_sweep, store_plan
 from puzzles.domains import load_instance
 from puzzles.errors import PuzzleError
 from tests.orchestrator.clirun import assert_usage_error, local_environment, ok, orchestrate

@@ -8,10 +8,10 @@ from sqlalchemy import update
 from sqlalchemy.orm import Session
 from typer.testing import CliRunner
 
-from orchestrator import report
-from orchestrator.summary import summarize
+from orchestrator.reports import rows as report_rows
+from orchestrator.reports.summary import summarize
 from orchestrator.cli import app
-from orchestrator.plan import find_sweep, load_boards, plan_sweep, store_plan
+from orchestrator.sweeps.plan import find_sweep, load_boards, plan_sweep, store_plan
 from workers.store.sweeps import unfinished_jobs
 from tests.tables import Board, Sweep
 from workers.store import connect
@@ -33,7 +33,7 @@ BY_HAND = {
 @pytest.fixture
 def db(tmp_path, boards_dir) -> str:
     """A sweep `hand`: bfs and beam k=1,2 on Rushhour6x6_1, twice each, with the results above."""
-    url = f"sqlite:///{tmp_path / 'report.db'}"
+    url = f"sqlite:///{tmp_path / 'report_rows.db'}"
     upgrade(url)
     db = connect(url)
     boards = load_boards([str(boards_dir / "Rushhour6x6_1.csv")])
@@ -47,7 +47,7 @@ def db(tmp_path, boards_dir) -> str:
 
 def rows_of(url: str) -> pd.DataFrame:
     db = connect(url)
-    return report.load_rows(db, find_sweep(db, "hand"))
+    return report_rows.load_rows(db, find_sweep(db, "hand"))
 
 
 def test_rows_have_parameters_as_columns_and_the_optimum_from_bfs(db):
@@ -90,8 +90,8 @@ def test_by_chooses_the_grouping(db):
 def test_every_format_reads_back(db, tmp_path, fmt):
     summary = summarize(rows_of(db))
     path = tmp_path / f"summary.{fmt}"
-    report.write(summary, fmt, path)
-    back = report.read(path, fmt)
+    report_rows.write(summary, fmt, path)
+    back = report_rows.read(path, fmt)
     assert list(back.columns) == list(summary.columns)
     for column in summary.columns:
         if pd.api.types.is_numeric_dtype(summary[column]):
@@ -102,7 +102,7 @@ def test_every_format_reads_back(db, tmp_path, fmt):
 
 
 def test_markdown_is_a_pipe_table(db):
-    text = report.write(summarize(rows_of(db), ["algorithm"]), "markdown", None)
+    text = report_rows.write(summarize(rows_of(db), ["algorithm"]), "markdown", None)
     lines = text.splitlines()
     assert lines[0].startswith("| algorithm | boards | jobs | unfinished | solved_share |") and lines[1].startswith("|---|")
     assert any(line.startswith("| beam | 1 | 4 | 0 | 0.5 |") for line in lines)

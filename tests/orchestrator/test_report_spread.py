@@ -13,10 +13,10 @@ from typer.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orchestrator import report
-from orchestrator.summary import mean_interval, summarize
+from orchestrator.reports import rows as report_rows
+from orchestrator.reports.summary import mean_interval, summarize
 from orchestrator.cli import app
-from orchestrator.plan import find_sweep, load_boards, plan_sweep, store_plan
+from orchestrator.sweeps.plan import find_sweep, load_boards, plan_sweep, store_plan
 from workers.store.sweeps import unfinished_jobs
 from workers.store.database import downgrade, upgrade
 from tests.tables import Job
@@ -70,7 +70,7 @@ def store(tmp_path, boards_dir):
 
 def rows_of(url: str) -> pd.DataFrame:
     db = connect(url)
-    return report.load_rows(db, find_sweep(db, "spread"))
+    return report_rows.load_rows(db, find_sweep(db, "spread"))
 
 
 def by_k(url: str) -> pd.DataFrame:
@@ -123,22 +123,22 @@ def test_rows_carry_provenance_and_old_results_the_job_host(store):
 
 def test_a_group_mixing_code_versions_is_warned_about(store):
     url = store(version=lambda k, i: {(1, 0): "0.1.0+gbbb", (1, 1): None}.get((k, i), "0.1.0+gaaa"))
-    notes = report.notes(rows_of(url), "spread", ["algorithm", "k"])
+    notes = report_rows.notes(rows_of(url), "spread", ["algorithm", "k"])
     assert notes[0] == ("warning: 1 of 2 groups mix results of different code versions (0.1.0+gaaa, 0.1.0+gbbb, "
                         "unknown); timings in those groups are not comparable")
-    assert notes[1:] == [report.TIMING_NOTE]
+    assert notes[1:] == [report_rows.TIMING_NOTE]
 
 
 def test_equal_code_versions_and_hosts_of_one_speed_class_give_only_the_timing_note(store):
     url = store(host=lambda k, i: f"w{i % 2}", speed=lambda k, i: 10.0 if i % 2 else 11.0)  # 11 / 10 ≤ 1.25
-    assert report.notes(rows_of(url), "spread") == [report.TIMING_NOTE]
+    assert report_rows.notes(rows_of(url), "spread") == [report_rows.TIMING_NOTE]
 
 
 def test_hosts_of_different_speed_classes_are_warned_about_in_the_groups_asked_for(store):
     url = store(host=lambda k, i: f"w{k}", speed=lambda k, i: 10.0 * k)  # k=1 all on w1 (10), k=2 all on w2 (20)
     rows = rows_of(url)
-    assert report.notes(rows, "spread", ["algorithm", "k"]) == [report.TIMING_NOTE]  # no group mixes the two
-    assert report.notes(rows, "spread", ["algo"])[0] == (
+    assert report_rows.notes(rows, "spread", ["algorithm", "k"]) == [report_rows.TIMING_NOTE]  # no group mixes the two
+    assert report_rows.notes(rows, "spread", ["algo"])[0] == (
         "warning: 1 of 1 groups mix hosts of different speed classes (median speed in million steps/s: w1 10, w2 20); "
         "timings in those groups are not comparable"
     )
@@ -147,13 +147,13 @@ def test_hosts_of_different_speed_classes_are_warned_about_in_the_groups_asked_f
 def test_a_host_speed_is_its_median_over_the_sweep(store):
     # w2 measures 20 once but 10 on its other four jobs: its median, 10, is w1's class
     url = store(host=lambda k, i: "w2" if k == 2 else "w1", speed=lambda k, i: 20.0 if (k, i) == (2, 0) else 10.0)
-    assert report.notes(rows_of(url), "spread", ["algorithm"]) == [report.TIMING_NOTE]
+    assert report_rows.notes(rows_of(url), "spread", ["algorithm"]) == [report_rows.TIMING_NOTE]
 
 
 def test_the_timing_note_says_how_time_is_measured():
-    assert report.TIMING_NOTE.startswith("time: elapsed_s is the wall time of the search alone, in the job process")
-    assert "excludes queue waiting, process start-up" in report.TIMING_NOTE and "warmup_s" in report.TIMING_NOTE
-    assert "cpu_s is the job process's CPU time" in report.TIMING_NOTE
+    assert report_rows.TIMING_NOTE.startswith("time: elapsed_s is the wall time of the search alone, in the job process")
+    assert "excludes queue waiting, process start-up" in report_rows.TIMING_NOTE and "warmup_s" in report_rows.TIMING_NOTE
+    assert "cpu_s is the job process's CPU time" in report_rows.TIMING_NOTE
 
 
 def test_cli_report_warns_on_stderr_and_writes_the_spread(store, tmp_path):
@@ -162,7 +162,7 @@ def test_cli_report_warns_on_stderr_and_writes_the_spread(store, tmp_path):
     assert table.exit_code == 0, table.output
     warning = ("warning: 2 of 2 groups mix hosts of different speed classes (median speed in million steps/s: "
                "w0 10, w1 20); timings in those groups are not comparable")
-    assert table.stderr.splitlines() == [warning, report.TIMING_NOTE]
+    assert table.stderr.splitlines() == [warning, report_rows.TIMING_NOTE]
     assert "26.8 (23.6–29.8)" in table.stdout and "1.10 s (980 ms–1.22 s)" in table.stdout
     assert "24.0" in table.stdout and "24.0 (" not in table.stdout  # one value: the mean alone
     csv = run("report", "spread", "--by", "algo,k", "--format", "csv", "--db", url)
@@ -179,7 +179,7 @@ def test_cli_report_warns_on_stderr_and_writes_the_spread(store, tmp_path):
 
 
 def test_intervals_of_many_samples_at_once_are_those_of_each_alone():
-    from orchestrator.summary import mean_interval, mean_intervals
+    from orchestrator.reports.summary import mean_interval, mean_intervals
 
     rng = np.random.default_rng(7)
     samples = [rng.gamma(2.0, 3.0, size) for size in (2, 3, 5, 5, 8, 1, 0)] + [np.full(4, 2.5)]

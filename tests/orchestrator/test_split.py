@@ -3,8 +3,8 @@
 import threading
 import time
 
-from orchestrator.plan import load_boards, plan_sweep, store_plan
-from orchestrator.split import (
+from orchestrator.sweeps.plan import load_boards, plan_sweep, store_plan
+from orchestrator.sweeps.split import (
     MAX_SHARE, SPLIT_ALGORITHM, WATCH_S, _rows_by_prefix, _skip_after_solution, deeper_splits,
 )
 from puzzles.result import Outcome

@@ -15,8 +15,8 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from tests.orchestrator.clirun import local_environment, orchestrate
-from orchestrator.verify import INCONCLUSIVE, SKIPPED, StoredJob, compare, sampled
-from orchestrator.verify_view import id_ranges
+from orchestrator.reports.verify import INCONCLUSIVE, SKIPPED, StoredJob, compare, sampled
+from orchestrator.reports.verify_tables import id_ranges
 from tests.tables import Job, Result
 from workers.store.database import engine_for
 from workers.store.records import JobResult

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from orchestrator.boardsets import COURSE_OPTIMA
+from orchestrator.boards.catalogue import COURSE_OPTIMA
 
 from puzzles.kernels import estimates
 from puzzles.rushhour import heuristics as rh

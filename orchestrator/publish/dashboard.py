@@ -7,7 +7,7 @@ from a JSON endpoint:
   limits; the worker hosts with the jobs they hold and the results they
   stored; the results stored last; the last errors and limits hit;
 - `/sweep/NAME` (`/api/sweep/NAME`): the sweep's report as the HTML report
-  has it (`orchestrator.publish.html_parts`: the same header, Plotly figures,
+  has it (`orchestrator.publish.outputs.html_parts`: the same header, Plotly figures,
   boards and summary table), computed again only when the sweep's results or
   running jobs change (`workers.store.activity.sweep_version`).
 
@@ -28,10 +28,14 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from orchestrator import html_report, report, sweep_view
-from orchestrator.plan import find_sweep, limits_text
-from orchestrator.publish import Source, html_parts, sweep_rows
-from orchestrator.summary import summarize
+from orchestrator.publish import html_report
+
+from orchestrator.reports import rows as report_rows
+
+from orchestrator.sweeps import status_view
+from orchestrator.sweeps.plan import find_sweep, limits_text
+from orchestrator.publish.outputs import Source, html_parts, sweep_rows
+from orchestrator.reports.summary import summarize
 from puzzles.errors import PuzzleError
 from puzzles.result import Outcome
 from workers.store import Database
@@ -139,13 +143,13 @@ def sweep_payload(db: Database, sweep: SweepRow) -> dict[str, Any]:
     """A sweep's page: header, notes, figures, boards and summary table (HTML fragments and Plotly JSON)."""
     name = sweep.name
     rows = sweep_rows(db, name)
-    groups = report.group_columns(rows)
+    groups = report_rows.group_columns(rows)
     summary = summarize(rows, groups)
     parts = html_parts(summary, rows, Source(db, sweep))
     status = sweep_status(db, sweep)
     return {
-        "name": sweep.name, "refreshed": datetime.now(timezone.utc), "pace": sweep_view.pace(status),
-        "header": html_report.header_list(parts.header), "notes": report.notes(rows, name, groups),
+        "name": sweep.name, "refreshed": datetime.now(timezone.utc), "pace": status_view.pace(status),
+        "header": html_report.header_list(parts.header), "notes": report_rows.notes(rows, name, groups),
         "figures": [{"title": chart.title, "figure": chart.figure} for chart in parts.charts],
         "boards": html_report.board_cards(parts.boards), "table": html_report.summary_table(parts.summary, parts.keys),
     }
@@ -188,8 +192,8 @@ def _sweep_line(db: Database, name: str) -> dict[str, Any]:
     sweep = find(db, name)
     status = sweep_status(db, sweep)
     return {"name": name, "created": sweep.created_at, "total": status.total, "finished": status.finished,
-            "phase": status.phase, "pace": sweep_view.pace(status), "eta_s": status.eta_s,
-            "outcomes": sweep_view.counts_text(status.outcomes) or "-", "limits": limits_text(sweep.limits)}
+            "phase": status.phase, "pace": status_view.pace(status), "eta_s": status.eta_s,
+            "outcomes": status_view.counts_text(status.outcomes) or "-", "limits": limits_text(sweep.limits)}
 
 
 def _result_line(row: dict[str, Any]) -> dict[str, Any]:
@@ -198,7 +202,7 @@ def _result_line(row: dict[str, Any]) -> dict[str, Any]:
 
 def _algorithm(row: dict[str, Any]) -> str:
     """`beam heuristic=blockers k=5`: the algorithm and its parameters."""
-    params = sweep_view.params_text(row["params"])
+    params = status_view.params_text(row["params"])
     return row["algorithm"] if params == "-" else f"{row['algorithm']} {params}"
 
 

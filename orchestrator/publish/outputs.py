@@ -13,10 +13,14 @@ from pathlib import Path
 import pandas as pd
 from rich.table import Table
 
-from orchestrator import report, report_view, sweep_view
-from orchestrator.comparison import compare, shared_groups
-from orchestrator.plan import find_sweep
-from orchestrator.summary import summarize
+from orchestrator.reports import rows as report_rows
+
+from orchestrator.reports import tables
+
+from orchestrator.sweeps import status_view
+from orchestrator.reports.comparison import compare, shared_groups
+from orchestrator.sweeps.plan import find_sweep
+from orchestrator.reports.summary import summarize
 from puzzles.errors import PuzzleError
 from workers.store import Database
 from workers.store.progress import sweep_provenance, sweep_status
@@ -52,26 +56,26 @@ class Layout:
 def report_sweep(db: Database, sweep_name: str, *, by: str | None, baseline: str | None, layout: Layout,
                  plot: bool) -> Published:
     """A sweep's summary per group (default: algorithm, params, board) as `layout` says, with its notes and plots."""
-    _check_format(layout.fmt, report.FORMATS)
+    _check_format(layout.fmt, report_rows.FORMATS)
     check_not_database(layout.out, db)
     sweep = find_sweep(db, sweep_name)
     rows = sweep_rows(db, sweep_name)
-    groups = report.group_columns(rows, column_names(by, "--by") if by else None)
+    groups = report_rows.group_columns(rows, column_names(by, "--by") if by else None)
     summary = summarize(rows, groups, baseline=baseline)
-    notes = report.notes(rows, sweep_name, groups)
+    notes = report_rows.notes(rows, sweep_name, groups)
     published = Published()
     if plot:
-        from orchestrator import plots  # matplotlib only when a plot is asked for
+        from orchestrator.reports import plots  # matplotlib only when a plot is asked for
 
         folder = layout.out.parent if layout.out else Path.cwd()
         published.messages += [f"wrote {path}" for path in plots.write_pngs(rows, folder, file_stem(sweep_name))]
     document = Document(f"slidelab report: {sweep_name}", sweep_name, notes, rows, Source(db, sweep))
-    table = partial(report_view.report_table, summary, groups, columns=layout.chosen(), wide=layout.wide)
+    table = partial(tables.report_table, summary, groups, columns=layout.chosen(), wide=layout.wide)
     return _published(published, summary, layout, document, table)
 
 
 def compare_sweeps(db: Database, names: list[str], *, by: str | None, layout: Layout) -> Published:
-    """The sweeps lined up group by group (`orchestrator.comparison`), the first the reference."""
+    """The sweeps lined up group by group (`orchestrator.reports.comparison`), the first the reference."""
     _check_format(layout.fmt, COMPARE_FORMATS)
     check_not_database(layout.out, db)
     frames = {name: sweep_rows(db, name) for name in dict.fromkeys(names)}
@@ -79,11 +83,11 @@ def compare_sweeps(db: Database, names: list[str], *, by: str | None, layout: La
         raise PuzzleError("compare needs two different sweeps or more")
     groups = column_names(by, "--by") if by else shared_groups(list(frames.values()))
     for rows in frames.values():
-        report.group_columns(rows, groups)  # an unknown column is named before anything is computed
+        report_rows.group_columns(rows, groups)  # an unknown column is named before anything is computed
     table = compare(frames, groups)
-    notes = list(dict.fromkeys(note for name, rows in frames.items() for note in report.notes(rows, name, groups)))
+    notes = list(dict.fromkeys(note for name, rows in frames.items() for note in report_rows.notes(rows, name, groups)))
     document = Document(f"slidelab comparison: {' vs '.join(frames)}", "-vs-".join(frames), notes, None)
-    terminal = partial(report_view.compare_table, table, groups, list(frames), columns=layout.chosen(), wide=layout.wide)
+    terminal = partial(tables.compare_table, table, groups, list(frames), columns=layout.chosen(), wide=layout.wide)
     return _published(Published(), table, layout, document, terminal)
 
 
@@ -92,7 +96,7 @@ def column_names(text: str, option: str) -> list[str]:
     names = [name.strip() for name in text.split(",")]
     if not all(names):
         raise PuzzleError(f"{option}: an empty column name in {text!r}")
-    return [report.ALIASES.get(name, name) for name in names]
+    return [report_rows.ALIASES.get(name, name) for name in names]
 
 
 @dataclass(frozen=True)
@@ -126,15 +130,15 @@ def _published(published: Published, frame: pd.DataFrame, layout: Layout, docume
     if layout.fmt == "table":
         published.table = terminal()
     else:
-        published.text = report.write(frame, layout.fmt, layout.out)
+        published.text = report_rows.write(frame, layout.fmt, layout.out)
     return published
 
 
 def export_sweep(db: Database, sweep_name: str, fmt: str, out: Path | None) -> Published:
-    """The raw rows of a sweep, one per job (`report.load_rows`), as CSV or Parquet."""
-    _check_format(fmt, report.EXPORT_FORMATS)
+    """The raw rows of a sweep, one per job (`rows.load_rows`), as CSV or Parquet."""
+    _check_format(fmt, report_rows.EXPORT_FORMATS)
     check_not_database(out, db)
-    return Published(text=report.write(report.load_rows(db, find_sweep(db, sweep_name)), fmt, out))
+    return Published(text=report_rows.write(report_rows.load_rows(db, find_sweep(db, sweep_name)), fmt, out))
 
 
 def file_stem(name: str) -> str:
@@ -151,14 +155,14 @@ def check_not_database(out: Path | None, db: Database) -> None:
 def sweep_rows(db: Database, sweep_name: str) -> pd.DataFrame:
     """The rows of the sweep called `sweep_name`; PuzzleError if there is none, or it has no jobs."""
     sweep = find_sweep(db, sweep_name)
-    rows = report.load_rows(db, sweep)
+    rows = report_rows.load_rows(db, sweep)
     if rows.empty:
         raise PuzzleError(f"sweep {sweep.name!r} has no jobs")
     return rows
 
 
 def _html(document: Document, frame: pd.DataFrame) -> str:
-    from orchestrator import html_report  # plotly only for the HTML report
+    from orchestrator.publish import html_report  # plotly only for the HTML report
 
     parts = html_parts(frame, document.rows, document.source)
     return html_report.html_report(document.title, parts.summary, parts.charts, document.notes, header=parts.header,
@@ -178,20 +182,20 @@ class Parts:
 
 def html_parts(frame: pd.DataFrame, rows: pd.DataFrame | None, source: Source | None) -> Parts:
     """The parts of the HTML report, and of the dashboard's page of a sweep: figures of `rows`, the sweep's header."""
-    from orchestrator import interactive
+    from orchestrator.publish import interactive
 
-    shown = frame.assign(params=frame["params"].map(sweep_view.params_text)) if "params" in frame else frame
+    shown = frame.assign(params=frame["params"].map(status_view.params_text)) if "params" in frame else frame
     charts = interactive.charts(rows) if rows is not None else []
     if source is None:
         return Parts(shown, charts, [], [], None)
     boards = board_solutions(source.db, source.sweep)
     header = sweep_header(source.db, source.sweep, len(boards))
-    return Parts(shown, charts, header, boards, report_view.key_columns(frame))
+    return Parts(shown, charts, header, boards, tables.key_columns(frame))
 
 
 def sweep_header(db: Database, sweep: SweepRow, boards: int) -> list[tuple[str, str]]:
     """The header of a sweep's report and dashboard page: grid, limits, size, time span, hosts, code versions."""
-    from orchestrator.provenance_view import sweep_header as header
+    from orchestrator.sweeps.provenance_view import sweep_header as header
 
     return header(sweep, sweep_status(db, sweep), boards, sweep_provenance(db, sweep))
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import pandas as pd
 from rich.table import Table
 
-from orchestrator.comparison import COMPARED, significant
-from orchestrator.sweep_view import cell, params_text, plain_table
-from orchestrator.units import duration_text
+from orchestrator.reports.comparison import COMPARED, significant
+from orchestrator.sweeps.status_view import cell, params_text, plain_table
+from orchestrator.text import duration_text
 from puzzles.errors import PuzzleError
 
 

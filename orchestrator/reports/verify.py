@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from orchestrator.running import run_pool
+from orchestrator.sweeps.running import run_pool
 from puzzles.errors import PuzzleError
 from puzzles.result import Outcome
 from workers.provenance import environment

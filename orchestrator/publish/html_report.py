@@ -1,13 +1,13 @@
 """A sweep's report as one self-contained HTML file: header, notes, interactive plots, boards, summary table.
 
 Everything is inline, so the file can be mailed or opened offline and needs
-no network: the CSS and script of `orchestrator/static/`, plotly.js itself
+no network: the CSS and script of `orchestrator/publish/static/`, plotly.js itself
 (`plotly.offline.get_plotlyjs()`, about 4.8 MB), each figure's Plotly JSON
-(`orchestrator.interactive`), the boards as SVG (`orchestrator.board_svg`)
+(`orchestrator.publish.interactive`), the boards as SVG (`orchestrator.boards.pictures`)
 with a player for the shortest solution the sweep stored of each, and the
 summary as a table that sorts by a click on a heading, filters by the words
 typed, and shows its key columns unless asked for all. The dashboard
-(`orchestrator.dashboard`) builds its pages from the same parts.
+(`orchestrator.publish.dashboard`) builds its pages from the same parts.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import pandas as pd
 from puzzles.errors import PuzzleError
 
 if TYPE_CHECKING:
-    from orchestrator.interactive import Chart
+    from orchestrator.publish.interactive import Chart
 
 MISSING = "–"
 STATIC = Path(__file__).resolve().parent / "static"
@@ -89,7 +89,7 @@ def board_cards(boards: list[dict]) -> str:
 
 def board_card(board: dict) -> str:
     """A board's card: name, known optimum, SVG; with its solution's frames and controls when it has one."""
-    from orchestrator.board_svg import board_svg, frames_json, solution_frames
+    from orchestrator.boards.pictures import board_svg, frames_json, solution_frames
 
     picture = board_svg(board["domain"], board["canonical_text"])
     optimum = "unknown" if board["known_optimum"] is None else f"{board['known_optimum']} moves"

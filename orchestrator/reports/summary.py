@@ -23,7 +23,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from orchestrator.report import group_columns, parameter_columns
+from orchestrator.reports.rows import group_columns, parameter_columns
 from puzzles.errors import PuzzleError
 from puzzles.result import Outcome
 

@@ -11,8 +11,8 @@ only the jobs the sweep lacks.
 from pathlib import Path
 from typing import Any
 
-from orchestrator.plan import SweepPlan, plan_sweep
-from orchestrator.grid import MAX_VALUES
+from orchestrator.sweeps.plan import SweepPlan, plan_sweep
+from orchestrator.sweeps.grid import MAX_VALUES
 from puzzles.domains import Instance, instance_from_text
 from puzzles.errors import PuzzleError
 from puzzles.textio import brief, json_load, read_text

@@ -37,8 +37,8 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 
-from orchestrator.plan import find_sweep, plan_sweep
-from orchestrator.running import job_processes, store_and_run
+from orchestrator.sweeps.plan import find_sweep, plan_sweep
+from orchestrator.sweeps.running import job_processes, store_and_run
 from puzzles.domains import problem_for
 from puzzles.errors import PuzzleError
 from puzzles.kernels import has_in_place

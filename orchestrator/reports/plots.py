@@ -1,8 +1,8 @@
 """Plots of a sweep's rows as PNG files (`report --plot`): how solution length, time, states expanded and success
-depend on a parameter. The HTML report and the dashboard draw the same figures with Plotly (`orchestrator.interactive`).
+depend on a parameter. The HTML report and the dashboard draw the same figures with Plotly (`orchestrator.publish.interactive`).
 
 `figures(rows)` builds matplotlib figures from the per-job DataFrame of a sweep
-(one row per job, see `orchestrator.report`). For every numeric parameter that
+(one row per job, see `orchestrator.reports.rows`). For every numeric parameter that
 takes at least two values (k, batches, w_exit, ...) there are four figures, the
 parameter against: solution length, time, states expanded and share solved; a
 line per board (and per value of the other parameters that vary), with the
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from orchestrator.report import parameter_columns
+from orchestrator.reports.rows import parameter_columns
 from puzzles.algorithms import ALGORITHMS
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from orchestrator.units import duration_text
+from orchestrator.text import duration_text
 from puzzles.result import SolveResult
 from puzzles.rushhour.board import RushHourBoard
 

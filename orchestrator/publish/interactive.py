@@ -1,6 +1,6 @@
 """Interactive plots of a sweep's rows, as Plotly figures: the HTML report's and the dashboard's, one set.
 
-`charts(rows)` gives, like `orchestrator.plots` for the PNGs, per numeric
+`charts(rows)` gives, like `orchestrator.reports.plots` for the PNGs, per numeric
 parameter P (k, batches, ...) P against solution length, time, states
 expanded and share solved, and bar charts per board and algorithm label when
 the sweep has no such parameter or compares a few algorithms. Each figure is
@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from orchestrator.plots import (METRICS, X_LOG_SPAN, algorithm_labels, natural_key, numeric_parameters, numeric_values,
+from orchestrator.reports.plots import (METRICS, X_LOG_SPAN, algorithm_labels, natural_key, numeric_parameters, numeric_values,
                                 spans_decades, value_text, wants_bars, with_metrics)
-from orchestrator.report import parameter_columns
-from orchestrator.summary import mean_interval, mean_intervals, share_interval
+from orchestrator.reports.rows import parameter_columns
+from orchestrator.reports.summary import mean_interval, mean_intervals, share_interval
 
 # Tableau 10, then its light shades: the colours of boards (lines) or algorithm labels (bars).
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",

@@ -8,7 +8,7 @@ from puzzles.rushhour.formats import load_board
 from puzzles.rushhour.problem import RushHourProblem
 from puzzles.solver import solve
 
-BOARDS_DIR = Path(__file__).resolve().parents[1] / "data" / "boards" / "rushhour"
+BOARDS_DIR = Path(__file__).resolve().parents[2] / "data" / "boards" / "rushhour"
 DEMO_BOARDS = ("Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv", "Rushhour9x9_4.csv")
 # (label, algorithm, params, seed) of each demo run.
 DEMO_RUNS: tuple[tuple[str, str, dict[str, Any], int | None], ...] = (

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from orchestrator.boardsets import set_boards, set_name
-from orchestrator.grid import combinations, grid_size, parse_values
+from orchestrator.boards.catalogue import set_boards, set_name
+from orchestrator.sweeps.grid import combinations, grid_size, parse_values
 from puzzles.domains import Instance, load_instances, problem_for
 from puzzles.errors import PuzzleError
 from puzzles.textio import brief, quote

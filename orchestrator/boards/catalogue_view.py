@@ -4,9 +4,9 @@ import json
 
 from rich.table import Table
 
-from orchestrator.boardsets import BoardInfo, SetSummary
-from orchestrator.show import plain_grid
-from orchestrator.sweep_view import plain_table
+from orchestrator.boards.catalogue import BoardInfo, SetSummary
+from orchestrator.boards.show import plain_grid
+from orchestrator.sweeps.status_view import plain_table
 from puzzles.npuzzle.formats import format_npuzzle, parse_npuzzle
 from puzzles.rushhour.formats import parse_board
 from workers.store import Database
@@ -64,14 +64,14 @@ def board_card(info: BoardInfo) -> str:
 
 def board_picture(info: BoardInfo) -> str:
     """The board as an SVG file (`boards show BOARD --svg FILE`)."""
-    from orchestrator.board_svg import board_svg, standalone
+    from orchestrator.boards.pictures import board_svg, standalone
 
     return standalone(board_svg(info.board.domain, info.board.text).svg)
 
 
 def job_picture(db: Database, record: dict) -> str:
     """The job's board as an SVG file that plays the job's solution, if it has one (`job N --svg FILE`)."""
-    from orchestrator.board_svg import animated_svg, standalone
+    from orchestrator.boards.pictures import animated_svg, standalone
     from workers.store.boards import board_with_sets
 
     board, _ = board_with_sets(db, record["job"]["board_id"])

@@ -6,7 +6,7 @@ per job, with each algorithm parameter as a column, the board's known optimum
 moves an optimal search found on the board anywhere in the database) and the
 optimality gap against it, as a ratio (`gap`) and in moves (`gap_moves`),
 and where each result came from (`host`, `code_version`, the host's `speed`);
-`orchestrator.summary` aggregates them; `notes` says what a reader must know to
+`orchestrator.reports.summary` aggregates them; `notes` says what a reader must know to
 trust the numbers; `write` is the last step, formatting only.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from orchestrator.optima import best_optima, is_optimal
+from orchestrator.sweeps.optima import best_optima, is_optimal
 from puzzles.errors import PuzzleError
 from puzzles.result import measures
 from workers.provenance import TIMING

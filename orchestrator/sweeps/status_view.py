@@ -11,8 +11,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from orchestrator.plan import SweepPlan
-from orchestrator.units import duration_text
+from orchestrator.sweeps.plan import SweepPlan
+from orchestrator.text import duration_text
 from puzzles.algorithms import algorithm_spec
 from workers.store.progress import COMPLETE, QUEUED, STOPPED, SweepStatus, SweepSummary
 from workers.store.states import JobState

@@ -3,10 +3,10 @@
 import json
 from typing import Any
 
-from orchestrator.grid import values_text
-from orchestrator.plan import limits_text
-from orchestrator.sweep_view import params_text, status_text
-from orchestrator.units import duration_text
+from orchestrator.sweeps.grid import values_text
+from orchestrator.sweeps.plan import limits_text
+from orchestrator.sweeps.status_view import params_text, status_text
+from orchestrator.text import duration_text
 from workers.provenance import TIMING, environment
 from workers.store.progress import Origin, SweepStatus
 from workers.store.sweeps import SweepRow

@@ -18,8 +18,8 @@ from typing import TypeVar
 import typer
 from rich.console import Console
 
-from orchestrator import sweep_view
-from orchestrator.plan import SweepPlan, find_sweep, store_plan
+from orchestrator.sweeps import status_view
+from orchestrator.sweeps.plan import SweepPlan, find_sweep, store_plan
 from workers.dispatch import chunk_size, chunks, send
 from workers.execute import execute
 from workers.recovery import Recovery
@@ -131,10 +131,10 @@ def run_jobs(db: Database, sweep: SweepRow, job_ids: list[int], *, workers: int,
         else:
             typer.echo(f"follow with: orchestrate status {sweep.name} --watch")
         return
-    with sweep_view.live_bar(Console(stderr=True), sweep.name, len(job_ids), here=True) as update:
+    with status_view.live_bar(Console(stderr=True), sweep.name, len(job_ids), here=True) as update:
         run_local(db, job_ids, workers, size, lambda: update(sweep_status(db, sweep)), take_over, runners)
         update(sweep_status(db, sweep))
-    typer.echo(sweep_view.status_text(sweep_status(db, sweep)))
+    typer.echo(status_view.status_text(sweep_status(db, sweep)))
 
 
 def follow(db: Database, sweep: SweepRow) -> None:
@@ -144,7 +144,7 @@ def follow(db: Database, sweep: SweepRow) -> None:
     no worker did it first: sent to the broker if there is one, else made pending.
     """
     recover = Recovery(db, partial(send, db) if settings().broker_url else None)
-    with sweep_view.live_bar(Console(stderr=True), sweep.name, 0) as update:
+    with status_view.live_bar(Console(stderr=True), sweep.name, 0) as update:
 
         def poll() -> bool:
             recover()

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from orchestrator.report import EXPORT_FORMATS, write
+from orchestrator.reports.rows import EXPORT_FORMATS, write
 from puzzles.errors import PuzzleError
 from puzzles.npuzzle.analysis import distances, heuristic_values
 from puzzles.npuzzle.board import goal_tiles

@@ -16,8 +16,8 @@ from functools import partial
 
 import pandas as pd
 
-from orchestrator.report import parameter_columns
-from orchestrator.summary import scipy_stats, summarize
+from orchestrator.reports.rows import parameter_columns
+from orchestrator.reports.summary import scipy_stats, summarize
 from puzzles.errors import PuzzleError
 
 COMPARED = {"solved_share": "solved", "moves_mean": "moves", "expanded_mean": "expanded", "elapsed_mean": "elapsed_s"}

@@ -26,7 +26,7 @@ from workers.store import boards as board_store
 from workers.store.boards import Imported, StoredBoard
 
 SET_PREFIX = "set:"
-DATA = Path(__file__).resolve().parents[1] / "data" / "boards"
+DATA = Path(__file__).resolve().parents[2] / "data" / "boards"
 OPTIMAL_COLUMN = "optimal"
 _SET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 _ID_PREFIX = re.compile(r"[0-9a-f]{6,64}")

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-from orchestrator.boardsets import instance
-from orchestrator.plan import SweepPlan, plan_sweep
-from orchestrator.running import store_and_run
+from orchestrator.boards.catalogue import instance
+from orchestrator.sweeps.plan import SweepPlan, plan_sweep
+from orchestrator.sweeps.running import store_and_run
 from puzzles.domains import Instance, problem_for
 from puzzles.algorithms import ALGORITHMS
 from workers.store import Database

@@ -1,0 +1,1 @@
+"""Reports: a sweep's rows, summaries, comparisons, terminal tables, PNG plots, verification, analysis."""
