@@ -1,10 +1,12 @@
-"""The README's quick examples run as shown: every ```sh quick block, in order, in a fresh folder.
+"""The README's and the manual's quick examples run as shown: every ```sh quick block of a page, in order, in a fresh folder.
 
-Each block runs under `bash -e` in one temporary folder holding a link to
-`data/`, so the database is the default `sqlite:///slidelab.db` there; the
-virtualenv's commands come first on PATH, no broker is configured and pattern
-databases go to a temporary cache. A block fails the test if any command in it
-exits non-zero.
+Each page (README.md, then every docs/*.md) runs in a temporary folder of
+its own holding a link to `data/`, so the database is the default
+`sqlite:///slidelab.db` there; its blocks run under `bash -e` in the order
+they appear, so a block may use what an earlier block of the same page made,
+never what another page made. The virtualenv's commands come first on PATH,
+no broker is configured and pattern databases go to a temporary cache. A
+block fails the test if any command in it exits non-zero.
 """
 
 import os
@@ -17,34 +19,55 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK_BLOCK = re.compile(r"^```sh quick\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 BLOCK_TIMEOUT_S = 900
-
-pytestmark = pytest.mark.slow
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+# What a page's blocks leave in their folder, besides what every page with a sweep leaves.
+MADE_BY = {
+    "README.md": ["slidelab.db", "beam-blockers.html"],
+    "docs/reports.md": ["slidelab.db", "beam-k.html", "compare.csv"],
+    "docs/sweeps.md": ["slidelab.db", "beam-k.json"],
+}
 
 
 def quick_blocks(text: str) -> list[str]:
-    """The bodies of the README's ```sh quick blocks, in order."""
+    """The bodies of a page's ```sh quick blocks, in order."""
     return QUICK_BLOCK.findall(text)
 
 
-def test_the_readme_marks_its_quick_examples():
-    blocks = quick_blocks((ROOT / "README.md").read_text())
+def name(page: Path) -> str:
+    return str(page.relative_to(ROOT))
+
+
+def test_the_pages_mark_their_quick_examples():
+    blocks = [block for page in PAGES for block in quick_blocks(page.read_text())]
     commands = [line for block in blocks for line in block.splitlines() if line.startswith("orchestrate ")]
-    assert len(blocks) >= 8 and len(commands) >= 50
+    assert len(blocks) >= 9 and len(commands) >= 60
     assert not any("puzzles/*" in block for block in blocks)  # the solver package holds no boards
+    assert all(quick_blocks(page.read_text()) for page in PAGES if name(page) in MADE_BY)
 
 
-def test_every_quick_example_of_the_readme_runs(tmp_path):
+def test_the_pages_link_to_files_that_exist():
+    pages = [*PAGES, *sorted((ROOT / "docs" / "notes").glob("*.md"))]
+    broken = [(name(page), target) for page in pages for target in LINK.findall(page.read_text())
+              if "://" not in target and not (page.parent / target).exists()]
+    assert broken == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", [page for page in PAGES if quick_blocks(page.read_text())], ids=name)
+def test_every_quick_example_of_a_page_runs(page, tmp_path):
     (tmp_path / "data").symlink_to(ROOT / "data")
-    environment = {name: value for name, value in os.environ.items() if not name.startswith("SLIDELAB_")}
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("SLIDELAB_")}
     environment |= {
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
         "SLIDELAB_CACHE_DIR": str(tmp_path / "cache"),
         "COLUMNS": "120",
     }
-    for block in quick_blocks((ROOT / "README.md").read_text()):
+    for block in quick_blocks(page.read_text()):
         run = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block], cwd=tmp_path, env=environment,
                              capture_output=True, text=True, timeout=BLOCK_TIMEOUT_S)
         first_line = block.strip().splitlines()[0]
-        assert run.returncode == 0, f"README block starting {first_line!r} exited {run.returncode}:\n{run.stderr[-3000:]}"
-    assert (tmp_path / "slidelab.db").exists() and (tmp_path / "beam-k.html").exists()
+        assert run.returncode == 0, (f"{name(page)} block starting {first_line!r} exited {run.returncode}:\n"
+                                     f"{run.stderr[-3000:]}")
+    assert [made for made in MADE_BY.get(name(page), []) if not (tmp_path / made).exists()] == []
