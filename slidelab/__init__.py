@@ -28,7 +28,7 @@ def results(url: str, sweep: str, *, by: str | list[str] | None = None, baseline
     `orchestrator.reports.summary`). Raises `puzzles.errors.PuzzleError` for an unknown
     sweep or column, or a database that is not there.
     """
-    from orchestrator.sweeps.plan import find_sweep
+    from orchestrator.sweeps.lookups import find_sweep
     from orchestrator.publish.outputs import column_names
     from orchestrator.reports.rows import load_rows
     from orchestrator.reports.summary import summarize

@@ -1,4 +1,5 @@
-"""The layout keeps its promises: SQL only in the storage layer, and no module too long to read."""
+"""The layout keeps its promises: SQL only in the storage layer, the orchestrator's stages in one direction,
+Typer only in the command line, and no module too long to read."""
 
 import ast
 from pathlib import Path
@@ -6,6 +7,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("puzzles", "workers", "orchestrator")
 MAX_LINES = 500
+# The orchestrator's stages in the order data flows through them: each may import the ones before it, never after.
+STAGES = ("text", "boards", "sweeps", "reports", "publish", "cli")
 SERVICE_ERRORS = ROOT / "workers" / "failures.py"  # words the database's and broker's exceptions for the user
 
 
@@ -13,15 +16,28 @@ def modules(*packages: str) -> list[Path]:
     return sorted(path for package in packages for path in (ROOT / package).rglob("*.py"))
 
 
-def imported(path: Path) -> set[str]:
-    """The top-level packages a module imports."""
+def imported_modules(path: Path) -> set[str]:
+    """The dotted names a module imports anywhere in it (inside functions too), with `from X import y` as X.y."""
     names = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
-            names |= {alias.name.split(".")[0] for alias in node.names}
+            names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.add(node.module.split(".")[0])
+            names |= {f"{node.module}.{alias.name}" for alias in node.names}
     return names
+
+
+def imported(path: Path) -> set[str]:
+    """The top-level packages a module imports."""
+    return {name.split(".")[0] for name in imported_modules(path)}
+
+
+def stage(name: str) -> str | None:
+    """The orchestrator stage a dotted name belongs to (`orchestrator.sweeps.plan` -> `sweeps`), None outside them."""
+    parts = name.split(".")
+    if parts[0] != "orchestrator" or len(parts) < 2:
+        return None
+    return parts[1] if parts[1] in STAGES else None
 
 
 def test_only_the_storage_layer_imports_sqlalchemy():
@@ -40,3 +56,28 @@ def test_the_orchestrator_imports_no_database_or_queue_library():
 def test_no_module_is_longer_than_500_lines():
     long = {str(path.relative_to(ROOT)): n for path in modules(*PACKAGES) if (n := len(path.read_text().splitlines())) > MAX_LINES}
     assert long == {}
+
+
+def test_the_orchestrator_stages_import_only_earlier_stages():
+    upward = {}
+    for path in modules("orchestrator"):
+        own = stage(".".join(path.relative_to(ROOT).with_suffix("").parts))
+        if own is None:
+            continue
+        later = {name for name in imported_modules(path)
+                 if (other := stage(name)) is not None and STAGES.index(other) > STAGES.index(own)}
+        if later:
+            upward[str(path.relative_to(ROOT))] = sorted(later)
+    assert upward == {}
+
+
+def test_only_the_command_line_imports_typer():
+    cli = ROOT / "orchestrator" / "cli"
+    typed = [str(path.relative_to(ROOT)) for path in modules(*PACKAGES, "slidelab")
+             if {"typer", "click"} & imported(path) and cli not in path.parents]
+    assert typed == []
+
+
+def test_the_orchestrator_is_a_package_per_stage():
+    top = {path.stem for path in (ROOT / "orchestrator").iterdir() if path.suffix == ".py" or (path / "__init__.py").exists()}
+    assert top == {"__init__", *STAGES}

@@ -6,7 +6,7 @@ from rich.table import Table
 
 from orchestrator.boards.catalogue import BoardInfo, SetSummary
 from orchestrator.boards.show import plain_grid
-from orchestrator.sweeps.status_view import plain_table
+from orchestrator.text import plain_table
 from puzzles.npuzzle.formats import format_npuzzle, parse_npuzzle
 from puzzles.rushhour.formats import parse_board
 from workers.store import Database

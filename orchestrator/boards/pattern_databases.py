@@ -6,7 +6,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from orchestrator.sweeps.status_view import build_bar
+from orchestrator.text import build_bar
 from puzzles.npuzzle import pdb
 from puzzles.npuzzle.board import goal_tiles
 

@@ -51,13 +51,13 @@ def boards_import_command(
 
     Example: orchestrate boards import data/boards/npuzzle/korf100.csv 412763580 --set mine
     """
+    from orchestrator.sweeps.sources import board_sources, load_boards
     from orchestrator.boards import catalogue
-    from orchestrator.sweeps import plan
 
     with user_errors():
         results = database(db)
-        boards = plan.load_boards(sources, goal=goal, db=results)
-        known = catalogue.listed_optima(plan.board_sources(sources), goal=goal)
+        boards = load_boards(sources, goal=goal, db=results)
+        known = catalogue.listed_optima(board_sources(sources), goal=goal)
         done = catalogue.import_boards(results, boards, known, set_name)
     into = f"; set {set_name}: {done.added:,} added" if set_name else ""
     typer.echo(f"{done.boards:,} boards, {done.new:,} new, {done.optima:,} with a known optimum given{into}")
@@ -175,13 +175,13 @@ def boards_optimum_command(
 
     Example: orchestrate boards optimum --set korf100 --time-limit 600
     """
+    from orchestrator.sweeps.limits import job_limits
     from orchestrator.boards import catalogue
     from orchestrator.sweeps import optima
-    from orchestrator.sweeps import plan
     from workers.store import boards as board_store
 
     with user_errors():
-        limits = plan.job_limits(time_limit, max_nodes, memory_limit)
+        limits = job_limits(time_limit, max_nodes, memory_limit)
         results = database(db, broker)
         boards = catalogue.members(results, set_name) if set_name else board_store.all_boards(results)
         for line in optima.find_optima(results, boards, limits, workers=workers, chunk=chunk):

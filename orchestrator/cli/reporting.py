@@ -119,9 +119,9 @@ def verify_command(
     """
     from rich.console import Console
 
-    from orchestrator.sweeps import plan
+    from orchestrator.sweeps.lookups import find_sweep
 
-    from orchestrator.sweeps import status_view
+    from orchestrator.text import build_bar
 
     from orchestrator.reports import verify
 
@@ -129,9 +129,9 @@ def verify_command(
 
     with user_errors():
         results = existing_database(db)
-        selection = verify.select_jobs(results, plan.find_sweep(results, sweep_name), sample=sample, sample_seed=sample_seed)
+        selection = verify.select_jobs(results, find_sweep(results, sweep_name), sample=sample, sample_seed=sample_seed)
         try:
-            with status_view.build_bar(Console(stderr=True), f"verify {selection.sweep}") as progress:
+            with build_bar(Console(stderr=True), f"verify {selection.sweep}") as progress:
                 outcome = verify.verify(results, selection, workers=workers, progress=progress)
         except KeyboardInterrupt:
             typer.echo("stopped", err=True)
@@ -164,7 +164,7 @@ def analyze_command(
     Example: orchestrate analyze 3x3 --out eight.parquet --format parquet
     """
     from orchestrator.reports import analyze
-    from orchestrator.sweeps import status_view
+    from orchestrator.text import frame_table
     from puzzles.npuzzle.board import parse_shape
 
     with user_errors():
@@ -173,8 +173,8 @@ def analyze_command(
     if out is not None:
         typer.echo(f"wrote {out} ({len(found.rows):,} boards)", err=True)
     typer.echo(f"{len(found.rows):,} solvable {size} boards, goal {goal}")
-    print_table(status_view.frame_table(found.summary))
-    print_table(status_view.frame_table(found.depths))
+    print_table(frame_table(found.summary))
+    print_table(frame_table(found.depths))
 
 
 @app.command("dashboard")

@@ -49,7 +49,7 @@ def solve_command(
     from orchestrator.boards import show
     from puzzles.domains import load_problem
     from puzzles.result import Limits
-    from orchestrator.sweeps.plan import job_limits
+    from orchestrator.sweeps.limits import job_limits
     from puzzles.rushhour.problem import RushHourProblem
     from puzzles.solver import solve
     from workers.runner import memory_cap
@@ -89,7 +89,7 @@ def demo_command(
 
     from orchestrator.boards import show
     from orchestrator.boards.demo import default_boards, run_demo
-    from orchestrator.sweeps.plan import checked_limits
+    from orchestrator.sweeps.limits import checked_limits
     from puzzles.result import Limits
 
     with user_errors():

@@ -68,6 +68,8 @@ def sweep_command(
 
     Example: orchestrate sweep --algo beam --k 1..50 --heuristic blockers --boards data/boards/rushhour/
     """
+    from orchestrator.sweeps.limits import job_limits
+    from orchestrator.sweeps.sources import needs_database
     from orchestrator.sweeps import plan
     from orchestrator.sweeps import spec_file
     from orchestrator.sweeps import status_view
@@ -89,9 +91,9 @@ def sweep_command(
                 raise PuzzleError("give --algo (or --from-spec FILE)")
             grid = plan.Grid(algo, params, sources, seeds, repeat, goal)
             catalogue = None
-            if plan.needs_database(sources):
+            if needs_database(sources):
                 catalogue = existing_database(db) if dry_run else database(db, broker)
-            limits = plan.job_limits(time_limit, max_nodes, memory_limit)
+            limits = job_limits(time_limit, max_nodes, memory_limit)
             sweep_plan = plan.grid_plan(grid, name, limits, catalogue, write=not dry_run)
         if dry_run:
             typer.echo(status_view.plan_text(sweep_plan))
@@ -114,14 +116,14 @@ def sweep_show_command(
 
     Example: orchestrate sweep show beam-k --spec > beam-k.json
     """
-    from orchestrator.sweeps import plan
+    from orchestrator.sweeps.lookups import find_sweep
     from orchestrator.sweeps import provenance_view
     from orchestrator.sweeps import spec_file
     from workers.store.progress import sweep_provenance, sweep_status
 
     with user_errors():
         results = existing_database(db)
-        sweep = plan.find_sweep(results, sweep_name)
+        sweep = find_sweep(results, sweep_name)
         if as_spec:
             typer.echo(json.dumps(spec_file.export_spec(results, sweep), indent=1))
             return
@@ -152,13 +154,13 @@ def resume_command(
 
     Example: orchestrate resume beam-k
     """
-    from orchestrator.sweeps import plan
+    from orchestrator.sweeps.lookups import find_sweep
     from orchestrator.sweeps.running import run_jobs
     from workers.store.sweeps import unfinished_jobs
 
     with user_errors():
         results = database(db, broker)
-        sweep = plan.find_sweep(results, sweep_name)
+        sweep = find_sweep(results, sweep_name)
         job_ids = unfinished_jobs(results, sweep.id, held_too=force)
         held = len(unfinished_jobs(results, sweep.id)) - len(job_ids)
         if held:
@@ -182,14 +184,14 @@ def status_command(
 
     Example: orchestrate status beam-k --watch
     """
-    from orchestrator.sweeps import plan
+    from orchestrator.sweeps.lookups import find_sweep, newest_sweep
     from orchestrator.sweeps import status_view
     from orchestrator.sweeps.running import follow
     from workers.store.progress import sweep_status
 
     with user_errors():
         results = existing_database(db, broker)
-        sweep = plan.find_sweep(results, sweep_name) if sweep_name else plan.newest_sweep(results)
+        sweep = find_sweep(results, sweep_name) if sweep_name else newest_sweep(results)
         if watch and not as_json:
             follow(results, sweep)
         current = sweep_status(results, sweep)
@@ -233,7 +235,7 @@ def jobs_command(
 
     Example: orchestrate jobs beam-k --status failed
     """
-    from orchestrator.sweeps import plan
+    from orchestrator.sweeps.lookups import find_sweep
     from orchestrator.sweeps import status_view
     from workers.store.progress import list_jobs
 
@@ -242,7 +244,7 @@ def jobs_command(
         if status is not None and wanted is None:
             raise PuzzleError(f"--status: {status!r} is neither a job state nor an outcome (choose from {', '.join(STATUS_WORDS)})")
         results = existing_database(db)
-        rows = list_jobs(results, plan.find_sweep(results, sweep_name), wanted, limit)
+        rows = list_jobs(results, find_sweep(results, sweep_name), wanted, limit)
     if as_json:
         print_json({"sweep": sweep_name, "jobs": [{**row, "params": json.loads(row["params"])} for row in rows]})
         return
@@ -336,13 +338,13 @@ def split_command(
 
     Example: orchestrate split data/boards/npuzzle/korf24.csv#1 --depth 10 --heuristic pdb-max --pdb 6-6-6-6
     """
-    from orchestrator.sweeps import plan
+    from orchestrator.sweeps.sources import load_boards
     from orchestrator.sweeps.split import split_search
 
     with user_errors():
         configured(db, broker)
         results = database(db, broker)
-        instance = plan.load_boards([board], goal=goal, db=results)[0]
+        instance = load_boards([board], goal=goal, db=results)[0]
         params = {"heuristic": heuristic, **({"pdb": pdb} if pdb else {})}
         stem = name or f"split-{instance.name}-d{depth}"
 

@@ -33,7 +33,9 @@ from orchestrator.publish import html_report
 from orchestrator.reports import rows as report_rows
 
 from orchestrator.sweeps import status_view
-from orchestrator.sweeps.plan import find_sweep, limits_text
+from orchestrator.text import counts_text
+from orchestrator.sweeps.lookups import find_sweep
+from orchestrator.sweeps.limits import limits_text
 from orchestrator.publish.outputs import Source, html_parts, sweep_rows
 from orchestrator.reports.summary import summarize
 from puzzles.errors import PuzzleError
@@ -193,7 +195,7 @@ def _sweep_line(db: Database, name: str) -> dict[str, Any]:
     status = sweep_status(db, sweep)
     return {"name": name, "created": sweep.created_at, "total": status.total, "finished": status.finished,
             "phase": status.phase, "pace": status_view.pace(status), "eta_s": status.eta_s,
-            "outcomes": status_view.counts_text(status.outcomes) or "-", "limits": limits_text(sweep.limits)}
+            "outcomes": counts_text(status.outcomes) or "-", "limits": limits_text(sweep.limits)}
 
 
 def _result_line(row: dict[str, Any]) -> dict[str, Any]:

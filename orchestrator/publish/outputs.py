@@ -19,7 +19,7 @@ from orchestrator.reports import tables
 
 from orchestrator.sweeps import status_view
 from orchestrator.reports.comparison import compare, shared_groups
-from orchestrator.sweeps.plan import find_sweep
+from orchestrator.sweeps.lookups import find_sweep
 from orchestrator.reports.summary import summarize
 from puzzles.errors import PuzzleError
 from workers.store import Database

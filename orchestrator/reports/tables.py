@@ -14,7 +14,8 @@ import pandas as pd
 from rich.table import Table
 
 from orchestrator.reports.comparison import COMPARED, significant
-from orchestrator.sweeps.status_view import cell, params_text, plain_table
+from orchestrator.sweeps.status_view import params_text
+from orchestrator.text import cell, plain_table
 from orchestrator.text import duration_text
 from puzzles.errors import PuzzleError
 

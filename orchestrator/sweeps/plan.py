@@ -1,4 +1,4 @@
-"""Planning a sweep: boards from files, board lists, globs, directories, literal strings or sets, and the job rows.
+"""Planning a sweep: the grid checked against its boards, and the job rows it makes.
 
 Everything is validated before anything is written: one bad board, unknown
 algorithm or parameter, or empty range aborts the sweep with a `PuzzleError`.
@@ -6,32 +6,24 @@ Each job has a deterministic key, so planning the same sweep again adds only the
 jobs it lacks.
 """
 
-import glob
 import hashlib
 import json
-import math
-import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from orchestrator.boards.catalogue import set_boards, set_name
 from orchestrator.sweeps.grid import combinations, grid_size, parse_values
-from puzzles.domains import Instance, load_instances, problem_for
+from orchestrator.sweeps.limits import checked_limits, limits_text
+from orchestrator.sweeps.sources import load_boards
+from puzzles.domains import Instance, problem_for
 from puzzles.errors import PuzzleError
-from puzzles.textio import brief, quote
-from puzzles.npuzzle.board import check_goal
+from puzzles.textio import quote
 from puzzles.algorithms import SEEDS, algorithm_spec, heuristic_options, with_domain_heuristic
 from workers.store import Database
 from workers.store import sweeps as sweep_store
 from workers.store.sweeps import SweepRow
 
-_GLOB_CHARS = re.compile(r"[*?\[]")
 _SWEEP_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,199}")
-_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([kmgt]?)i?b?\s*$", re.IGNORECASE)
-_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
-MAX_LIMITS = {"time_limit": 1e9, "max_nodes": 2**62, "memory_limit": 2**50}  # 31 years, 4.6e18 states, 1 PiB
 
 
 @dataclass
@@ -55,94 +47,6 @@ class Grid:
     seeds: str | None = None
     repeat: int = 1
     goal: str | None = None
-
-
-def board_sources(sources: list[str]) -> list[str]:
-    """Files, directories (their files, sorted) and globs expanded; anything else (a literal board, FILE#ID) kept."""
-    expanded: list[str] = []
-    for source in sources:
-        if os.path.isdir(source):
-            files = sorted(str(p) for p in Path(source).iterdir() if p.is_file() and not p.name.startswith("."))
-            if not files:
-                raise PuzzleError(f"{source}: the directory holds no board files")
-            expanded += files
-        elif not os.path.exists(source) and _GLOB_CHARS.search(source) and "\n" not in source:
-            matches = sorted(glob.glob(source))
-            if not matches:
-                raise PuzzleError(f"{source}: no file matches")
-            expanded += board_sources(matches)
-        else:
-            expanded.append(source)
-    return expanded
-
-
-def load_boards(
-    sources: list[str], *, goal: str | None = None, db: Database | None = None, write: bool = True
-) -> list[Instance]:
-    """Every board of the sources, validated; a board given twice is kept once.
-
-    A board list gives a board per row, `set:NAME` the set's boards in order,
-    read from the database `db` (a shipped set it lacks is imported there first
-    if `write`). `goal` is the goal of every N-puzzle board that does not give
-    its own (a set's boards have theirs); Rush Hour boards ignore it.
-    """
-    if not sources:
-        raise PuzzleError("no boards given (--boards FILE|DIR|GLOB|BOARD|set:NAME)")
-    if goal is not None:
-        check_goal(goal)
-    boards = {}
-    for source in sources:
-        for instance in _source_boards(source, goal, db, write):
-            boards.setdefault(instance.id, instance)
-    return list(boards.values())
-
-
-def needs_database(sources: list[str]) -> bool:
-    """True if a board source is a set (`set:NAME`), which is read from the results database."""
-    return any(set_name(source) is not None for source in sources)
-
-
-def _source_boards(source: str, goal: str | None, db: Database | None, write: bool) -> list[Instance]:
-    """The boards of one source: a set's from the database, else those of its files or literal board."""
-    name = set_name(source)
-    if name is None:
-        return [instance for path in board_sources([source]) for instance in load_instances(path, goal=goal)]
-    if db is None:
-        raise PuzzleError(f"{source}: a board set is read from the results database, and none was given")
-    return set_boards(db, name, import_shipped=write)
-
-
-def parse_size(text: str) -> int:
-    """Bytes of a size such as `512M`, `2G`, `1.5GiB` or `1000000`, at most MAX_LIMITS["memory_limit"]."""
-    match = _SIZE.match(text)
-    if not match:
-        raise PuzzleError(f"--memory-limit: {quote(text)} is not a size (write e.g. 512M or 2G)")
-    size = float(match.group(1)) * _UNITS[match.group(2).lower()]
-    if size > MAX_LIMITS["memory_limit"]:
-        raise PuzzleError(f"--memory-limit: {quote(text)} is more than 1 PiB")
-    return int(size)
-
-
-def job_limits(time_limit: float | None, max_nodes: int | None, memory_limit: str | None) -> dict[str, Any]:
-    """The limits of every job of a sweep, as the sweep row keeps them; PuzzleError for one out of range."""
-    return checked_limits({
-        "time_limit": time_limit,
-        "max_nodes": max_nodes,
-        "memory_limit": parse_size(memory_limit) if memory_limit else None,
-    })
-
-
-def checked_limits(limits: dict[str, Any]) -> dict[str, Any]:
-    """`limits` (None for no limit) once each is a finite number between 0 and its maximum in MAX_LIMITS."""
-    for name, value in limits.items():
-        if value is None:
-            continue
-        option = "--" + name.replace("_", "-")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise PuzzleError(f"{option}: {brief(value)} is not a number")
-        if not 0 <= value <= MAX_LIMITS[name]:
-            raise PuzzleError(f"{option}: {brief(value)} is out of range (0 to {MAX_LIMITS[name]:g})")
-    return limits
 
 
 def grid_plan(grid: Grid, name: str | None, limits: dict[str, Any], db: Database | None, *, write: bool = True) -> SweepPlan:
@@ -243,30 +147,6 @@ def store_plan(db: Database, plan: SweepPlan, *, rerun: bool = False) -> tuple[i
         _check_compatible(existing, plan, rerun)
         plan.spec = grid_union(existing.spec, plan.spec, plan.name)
     return sweep_store.save(db, plan.name, plan.spec, plan.limits, plan.boards, plan.jobs, rerun=rerun)
-
-
-def find_sweep(db: Database, name: str) -> SweepRow:
-    """The sweep called `name`; PuzzleError naming the known sweeps if there is none."""
-    sweep = sweep_store.find(db, name)
-    if sweep is None:
-        known = sweep_store.recent_names(db)
-        hint = f" (recent: {', '.join(known)})" if known else " (there are none yet)"
-        raise PuzzleError(f"no sweep named {name!r}{hint}")
-    return sweep
-
-
-def newest_sweep(db: Database) -> SweepRow:
-    """The sweep made last; PuzzleError if the database holds none."""
-    sweep = sweep_store.newest(db)
-    if sweep is None:
-        raise PuzzleError(f"{db.shown_url} holds no sweeps yet")
-    return sweep
-
-
-def limits_text(limits: dict[str, Any]) -> str:
-    """The limits given, as `name=value` pairs, or "none"."""
-    given = {name: value for name, value in limits.items() if value is not None}
-    return ", ".join(f"{name}={value}" for name, value in sorted(given.items())) or "none"
 
 
 def grid_union(stored: dict[str, Any], new: dict[str, Any], name: str) -> dict[str, Any]:

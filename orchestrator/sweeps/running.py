@@ -15,11 +15,11 @@ from contextlib import contextmanager
 from functools import partial
 from typing import TypeVar
 
-import typer
 from rich.console import Console
 
 from orchestrator.sweeps import status_view
-from orchestrator.sweeps.plan import SweepPlan, find_sweep, store_plan
+from orchestrator.sweeps.plan import SweepPlan, store_plan
+from orchestrator.sweeps.lookups import find_sweep
 from workers.dispatch import chunk_size, chunks, send
 from workers.execute import execute
 from workers.recovery import Recovery
@@ -105,7 +105,7 @@ def store_and_run(db: Database, plan: SweepPlan, *, rerun: bool, workers: int, c
                   runners: list[JobRunner] | None = None) -> SweepRow:
     """Store the plan, then run (or queue) its jobs that have no result; the sweep. `runners`: as `run_jobs` takes them."""
     sweep_id, added = store_plan(db, plan, rerun=rerun)
-    typer.echo(f"sweep {plan.name}: {len(plan.jobs):,} jobs, {added:,} new")
+    print(f"sweep {plan.name}: {len(plan.jobs):,} jobs, {added:,} new", flush=True)
     # A broker may still hold the queued jobs of an earlier run: queue only the new ones (resume queues all).
     job_ids = unfinished_jobs(db, sweep_id, pending_only=bool(settings().broker_url))
     sweep = find_sweep(db, plan.name)
@@ -125,16 +125,16 @@ def run_jobs(db: Database, sweep: SweepRow, job_ids: list[int], *, workers: int,
     broker = settings().broker_url
     if broker:
         messages = send(db, job_ids, size, take_over=take_over, sweep=sweep.name)
-        typer.echo(f"queued {len(job_ids):,} jobs in {messages:,} messages on {masked(broker)}")
+        print(f"queued {len(job_ids):,} jobs in {messages:,} messages on {masked(broker)}", flush=True)
         if wait:
             follow(db, sweep)
         else:
-            typer.echo(f"follow with: orchestrate status {sweep.name} --watch")
+            print(f"follow with: orchestrate status {sweep.name} --watch", flush=True)
         return
     with status_view.live_bar(Console(stderr=True), sweep.name, len(job_ids), here=True) as update:
         run_local(db, job_ids, workers, size, lambda: update(sweep_status(db, sweep)), take_over, runners)
         update(sweep_status(db, sweep))
-    typer.echo(status_view.status_text(sweep_status(db, sweep)))
+    print(status_view.status_text(sweep_status(db, sweep)), flush=True)
 
 
 def follow(db: Database, sweep: SweepRow) -> None:

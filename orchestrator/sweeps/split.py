@@ -37,7 +37,9 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 
-from orchestrator.sweeps.plan import find_sweep, plan_sweep
+from orchestrator.sweeps.lookups import find_sweep
+
+from orchestrator.sweeps.plan import plan_sweep
 from orchestrator.sweeps.running import job_processes, store_and_run
 from puzzles.domains import problem_for
 from puzzles.errors import PuzzleError

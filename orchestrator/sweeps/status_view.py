@@ -1,18 +1,16 @@
 """Printing sweeps: the live progress bar, status lines, and the tables of sweeps and jobs."""
 
 import json
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 
-from rich import box
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
+from rich.progress import TextColumn
 from rich.table import Table
 
 from orchestrator.sweeps.plan import SweepPlan
-from orchestrator.text import duration_text
+from orchestrator.text import counts_text, duration_text, plain_table, progress_bar
 from puzzles.algorithms import algorithm_spec
 from workers.store.progress import COMPLETE, QUEUED, STOPPED, SweepStatus, SweepSummary
 from workers.store.states import JobState
@@ -25,7 +23,7 @@ BAR_WIDTH = 40
 @contextmanager
 def live_bar(console: Console, name: str, total: int, *, here: bool = False) -> Iterator[callable]:
     """A progress bar for the sweep; yields `update(status)` to move it. `here`: the jobs run in this process's pool."""
-    with _progress(console, TextColumn("{task.fields[pace]}")) as progress:
+    with progress_bar(console, TextColumn("{task.fields[pace]}")) as progress:
         task = progress.add_task(name, total=total, pace=STARTING if here else "")
 
         def update(status: SweepStatus) -> None:
@@ -33,20 +31,6 @@ def live_bar(console: Console, name: str, total: int, *, here: bool = False) -> 
             progress.update(task, completed=status.finished, total=status.total, pace=shown)
 
         yield update
-
-
-@contextmanager
-def build_bar(console: Console, name: str) -> Iterator[callable]:
-    """A progress bar for a pattern database; yields `update(reached, total)` (placements)."""
-    with _progress(console) as progress:
-        task = progress.add_task(name, total=None)
-        yield lambda reached, total: progress.update(task, completed=reached, total=total)
-
-
-def _progress(console: Console, *extra: ProgressColumn) -> Progress:
-    """A bar that stays on screen: the task's name, the bar, done of total, the `extra` columns, time elapsed."""
-    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), *extra, TimeElapsedColumn())
-    return Progress(*columns, console=console, transient=False)
 
 
 def pace(status: SweepStatus) -> str:
@@ -128,32 +112,9 @@ def jobs_table(rows: list[dict]) -> Table:
     return table
 
 
-def frame_table(frame) -> Table:
-    """Any DataFrame as a table: numbers to four significant digits, missing values as –."""
-    table = plain_table()
-    for column in frame.columns:
-        table.add_column(str(column), justify="right" if frame[column].dtype.kind in "if" else "left")
-    for row in frame.itertuples(index=False):
-        table.add_row(*(cell(value) for value in row))
-    return table
-
-
 def params_text(params: str) -> str:
     """Canonical params JSON as `heuristic=blockers k=5` (`-` for none)."""
     return " ".join(f"{name}={value}" for name, value in json.loads(params).items()) or "-"
-
-
-def plain_table() -> Table:
-    """A terminal table: a rule under the headings, no frame, one space between columns."""
-    return Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-
-
-def cell(value) -> str:
-    """A value for a table cell: missing as –, floats to four significant digits."""
-    pandas = sys.modules.get("pandas")  # only a table pandas made holds its NA: not imported for this
-    if value is None or (pandas is not None and value is pandas.NA) or value != value:
-        return "–"
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
 def _algorithm_text(algorithm: str, params: str) -> str:
@@ -163,6 +124,3 @@ def _algorithm_text(algorithm: str, params: str) -> str:
     return " ".join([algorithm, *given])
 
 
-def counts_text(counts: dict[str, int]) -> str:
-    """`solved 12, failed 3`: counts by name, the largest first."""
-    return ", ".join(f"{name} {count:,}" for name, count in sorted(counts.items(), key=lambda item: -item[1]))

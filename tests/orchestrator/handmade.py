@@ -1,6 +1,8 @@
 """A small sweep with results stored by hand (real solutions), for the report's and the dashboard's tests."""
 
-from orchestrator.sweeps.plan import load_boards, plan_sweep, store_plan
+from orchestrator.sweeps.sources import load_boards
+
+from orchestrator.sweeps.plan import plan_sweep, store_plan
 from workers.store import connect
 from workers.store.jobs import claim, job_specs, record
 from workers.store.records import JobResult, JobSpec

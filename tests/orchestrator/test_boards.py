@@ -17,7 +17,8 @@ from orchestrator.reports import rows as report_rows
 from orchestrator.boards.catalogue import members
 from tests.orchestrator.clirun import ok, orchestrate
 from orchestrator.sweeps.optima import optimal_search, plan_optima
-from orchestrator.sweeps.plan import find_sweep, load_boards
+from orchestrator.sweeps.lookups import find_sweep
+from orchestrator.sweeps.sources import load_boards
 from puzzles.domains import load_instance
 from puzzles.errors import PuzzleError
 from tests.tables import Board, BoardSet, BoardSetMember, Job, Result, Sweep

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from orchestrator.cli import app
-from orchestrator.sweeps.plan import load_boards
+from orchestrator.sweeps.sources import load_boards
 from puzzles.domains import detect_domain, load_instance, problem_for
 from puzzles.npuzzle.board import apply_moves, goal_tiles
 from puzzles.npuzzle.boardlist import load_npuzzle, read_board_list

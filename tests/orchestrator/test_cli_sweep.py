@@ -20,7 +20,8 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from orchestrator.sweeps import running as running_module
-from orchestrator.sweeps.plan import load_boards, plan_sweep, store_plan
+from orchestrator.sweeps.sources import load_boards
+from orchestrator.sweeps.plan import plan_sweep, store_plan
 from tests.orchestrator.clirun import assert_usage_error, ok, orchestrate
 from tests.tables import Board, Job, Result, Sweep
 from workers.store import connect

@@ -13,7 +13,9 @@ from rich.console import Console
 from sqlalchemy import update
 
 from orchestrator.reports.comparison import compare, shared_groups
-from orchestrator.sweeps.plan import find_sweep, load_boards, plan_sweep, store_plan
+from orchestrator.sweeps.lookups import find_sweep
+from orchestrator.sweeps.sources import load_boards
+from orchestrator.sweeps.plan import plan_sweep, store_plan
 from orchestrator.reports.rows import load_rows
 from orchestrator.reports.summary import summarize
 from orchestrator.sweeps.status_view import live_bar

@@ -8,7 +8,10 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from orchestrator.sweeps.grid import parse_values
-from orchestrator.sweeps.plan import board_sources, find_sweep, load_boards, parse_size, plan_sweep, store_plan
+from orchestrator.sweeps.sources import board_sources, load_boards
+from orchestrator.sweeps.lookups import find_sweep
+from orchestrator.sweeps.limits import parse_size
+from orchestrator.sweeps.plan import plan_sweep, store_plan
 from puzzles.domains import load_instance, problem_for
 from puzzles.errors import PuzzleError
 from puzzles.algorithms import SEEDS

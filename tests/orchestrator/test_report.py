@@ -11,7 +11,9 @@ from typer.testing import CliRunner
 from orchestrator.reports import rows as report_rows
 from orchestrator.reports.summary import summarize
 from orchestrator.cli import app
-from orchestrator.sweeps.plan import find_sweep, load_boards, plan_sweep, store_plan
+from orchestrator.sweeps.lookups import find_sweep
+from orchestrator.sweeps.sources import load_boards
+from orchestrator.sweeps.plan import plan_sweep, store_plan
 from workers.store.sweeps import unfinished_jobs
 from tests.tables import Board, Sweep
 from workers.store import connect

@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 from orchestrator.reports import rows as report_rows
 from orchestrator.reports.summary import mean_interval, summarize
 from orchestrator.cli import app
-from orchestrator.sweeps.plan import find_sweep, load_boards, plan_sweep, store_plan
+from orchestrator.sweeps.lookups import find_sweep
+from orchestrator.sweeps.sources import load_boards
+from orchestrator.sweeps.plan import plan_sweep, store_plan
 from workers.store.sweeps import unfinished_jobs
 from workers.store.database import downgrade, upgrade
 from tests.tables import Job

@@ -3,7 +3,9 @@
 import threading
 import time
 
-from orchestrator.sweeps.plan import load_boards, plan_sweep, store_plan
+from orchestrator.sweeps.sources import load_boards
+
+from orchestrator.sweeps.plan import plan_sweep, store_plan
 from orchestrator.sweeps.split import (
     MAX_SHARE, SPLIT_ALGORITHM, WATCH_S, _rows_by_prefix, _skip_after_solution, deeper_splits,
 )

@@ -10,7 +10,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from orchestrator.sweeps.plan import load_boards, plan_sweep, store_plan
+from orchestrator.sweeps.sources import load_boards
+
+from orchestrator.sweeps.plan import plan_sweep, store_plan
 from tests.tables import expire_leases, job_rows as rows, result_rows as results
 from workers.execute import execute
 from workers.heartbeat import Heartbeat

@@ -9,7 +9,9 @@ from sqlalchemy import func, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
-from orchestrator.sweeps.plan import load_boards, plan_sweep, store_plan
+from orchestrator.sweeps.sources import load_boards
+
+from orchestrator.sweeps.plan import plan_sweep, store_plan
 from puzzles.result import Outcome
 from tests.conftest import truncate_tables
 from tests.tables import Job, Result, expire_leases, job_rows as jobs, result_rows as results
