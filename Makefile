@@ -20,7 +20,7 @@ demo: $(VENV)/.stamp-test
 test: $(VENV)/.stamp-test
 	$(PY) -m pytest -n auto --maxprocesses 4 --dist loadscope
 
-bench: $(VENV)/.stamp-bench
+bench: $(VENV)/.stamp-test
 	$(PY) bench/cli.py
 	$(PY) bench/run.py
 	$(PY) bench/rushhour.py
@@ -33,8 +33,4 @@ $(PY):
 
 $(VENV)/.stamp-test: pyproject.toml | $(PY)
 	$(PY) -m pip install -e '.[test]'
-	touch $@
-
-$(VENV)/.stamp-bench: pyproject.toml | $(PY)
-	$(PY) -m pip install -e '.[test,bench]'
 	touch $@

@@ -80,10 +80,12 @@ def test_worker_scales_one_job_per_container(compose):
     assert "container_name" not in compose["services"]["worker"]  # a fixed name would stop --scale
 
 
-def test_the_image_finds_its_migrations_and_shares_its_kernel_cache(compose):
-    """migrate.py reads migrations/ beside the package, so the image installs the code in place (editable)."""
+def test_the_image_installs_the_wheel_and_shares_its_kernel_cache(compose):
+    """The code, migrations and shipped boards travel in the wheel (package data): nothing is copied beside it."""
     dockerfile = (ROOT / "Dockerfile").read_text()
-    assert "COPY migrations migrations" in dockerfile and "pip install --no-cache-dir -e ." in dockerfile
+    assert "pip wheel --no-cache-dir --no-deps --wheel-dir /wheels ." in dockerfile
+    assert "pip install --no-cache-dir --no-deps /tmp/wheels/*.whl" in dockerfile
+    assert " -e " not in dockerfile and "COPY migrations" not in dockerfile and "COPY data" not in dockerfile
     assert "kernel-cache:/home/slidelab/.cache/slidelab" in compose["x-slidelab"]["volumes"]
 
 
@@ -127,14 +129,15 @@ def test_redis_postgres_and_the_worker_have_healthchecks(resolved):
 
 
 def test_the_image_runs_as_a_user_and_installs_its_dependencies_before_the_code():
-    lines = [line.strip() for line in (ROOT / "Dockerfile").read_text().splitlines()]
+    stages = (ROOT / "Dockerfile").read_text().split("\nFROM ")
+    lines = [line.strip() for line in stages[-1].splitlines()]  # the image's own stage, after the wheel's
     users = [line.split()[1] for line in lines if line.startswith("USER ")]
     assert users and users[-1] not in ("root", "0")
     install = next(i for i, line in enumerate(lines) if "pip install" in line)
-    first_code = next(i for i, line in enumerate(lines) if line.startswith("COPY puzzles"))
-    assert install < first_code
+    assert "[postgresql]" in lines[install]  # the image's database is PostgreSQL
     copied_before = [line for line in lines[:install] if line.startswith("COPY ")]
     assert copied_before == ["COPY pyproject.toml ./"]  # an edit of the code or the README keeps the layer
+    assert any(line.startswith("COPY --from=wheel") for line in lines[install:])
 
 
 def test_hadolint_passes_the_dockerfile():

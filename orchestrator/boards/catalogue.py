@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from pathlib import Path
+from importlib import resources
 
 from puzzles.domains import Instance, instance_of, load_instance, load_instances
 from puzzles.errors import PuzzleError
@@ -26,7 +26,7 @@ from workers.store import boards as board_store
 from workers.store.boards import Imported, StoredBoard
 
 SET_PREFIX = "set:"
-DATA = Path(__file__).resolve().parents[2] / "data" / "boards"
+SHIPPED_FILES = resources.files(__package__) / "shipped"  # package data; data/boards in a checkout links to it
 OPTIMAL_COLUMN = "optimal"
 _SET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 _ID_PREFIX = re.compile(r"[0-9a-f]{6,64}")
@@ -34,7 +34,7 @@ _ID_PREFIX = re.compile(r"[0-9a-f]{6,64}")
 
 @dataclass(frozen=True)
 class ShippedSet:
-    """A set that ships with slidelab: board files under data/boards, and optima by board name that they lack."""
+    """A set that ships with slidelab: board files under `SHIPPED_FILES`, and optima by board name that they lack."""
 
     files: tuple[str, ...]
     optima: dict[str, int] = field(default_factory=dict)
@@ -185,7 +185,7 @@ def instance(board: StoredBoard) -> Instance:
 def shipped_boards(name: str) -> tuple[list[Instance], dict[str, int]]:
     """A shipped set's boards, read from its files, and their known optima by board id."""
     shipped = SHIPPED[name]
-    sources = [str(DATA / file) for file in shipped.files]
+    sources = [str(SHIPPED_FILES / file) for file in shipped.files]
     boards = [board for source in sources for board in load_instances(source)]
     optima = {board.id: shipped.optima[board.name] for board in boards if board.name in shipped.optima}
     return boards, {**listed_optima(sources), **optima}

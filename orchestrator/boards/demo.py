@@ -1,5 +1,6 @@
 """`orchestrate demo`: five algorithms on a few Rush Hour boards, in this process, without a database."""
 
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -8,7 +9,7 @@ from puzzles.rushhour.formats import load_board
 from puzzles.rushhour.problem import RushHourProblem
 from puzzles.solver import solve
 
-BOARDS_DIR = Path(__file__).resolve().parents[2] / "data" / "boards" / "rushhour"
+COURSE_FILES = resources.files(__package__) / "shipped" / "rushhour"  # package data (data/boards/rushhour)
 DEMO_BOARDS = ("Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv", "Rushhour9x9_4.csv")
 # (label, algorithm, params, seed) of each demo run.
 DEMO_RUNS: tuple[tuple[str, str, dict[str, Any], int | None], ...] = (
@@ -22,7 +23,7 @@ DEMO_RUNS: tuple[tuple[str, str, dict[str, Any], int | None], ...] = (
 
 def default_boards() -> list[str]:
     """The three 6x6 course boards and Rushhour9x9_4."""
-    return [str(BOARDS_DIR / name) for name in DEMO_BOARDS]
+    return [str(COURSE_FILES / name) for name in DEMO_BOARDS]
 
 
 def run_demo(boards: list[str], limits: Limits) -> list[tuple[str, str, SolveResult]]:

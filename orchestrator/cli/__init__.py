@@ -11,25 +11,15 @@ failed; a search that ends unsolved is data and exits 0.
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import metadata
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from typer import Context, echo
-from typer._click.core import Command  # Typer's own copy of Click, whose exceptions its parser raises
-from typer._click.exceptions import NoArgsIsHelpError, UsageError
 from typer.core import TyperGroup
 
 from orchestrator.cli import catalogue, options, reporting, solving, sweeping
 
 SUBCOMMANDS = {("sweep", "show"): "sweep-show"}  # `sweep` takes boards as arguments; `sweep show` is a command apart
-
-
-class OneLineUsageError(UsageError):
-    """A usage error the parser found (an unknown option, a missing value), shown as one `error:` line."""
-
-    def show(self, file=None) -> None:
-        """Print `error: <message>` on stderr."""
-        echo(f"error: {options.one_line(self.format_message())}", err=True)
 
 
 class Orchestrate(TyperGroup):
@@ -45,7 +35,7 @@ class Orchestrate(TyperGroup):
         with _one_line():
             return super().invoke(ctx)
 
-    def resolve_command(self, ctx: Context, args: list[str]) -> tuple[str | None, Command | None, list[str]]:
+    def resolve_command(self, ctx: Context, args: list[str]) -> tuple[str | None, Any, list[str]]:
         """The command the arguments name, `sweep show SWEEP` included."""
         name = SUBCOMMANDS.get(tuple(args[:2]))
         if name is not None:
@@ -55,12 +45,13 @@ class Orchestrate(TyperGroup):
 
 @contextmanager
 def _one_line() -> Iterator[None]:
+    """An error of Typer's parser (an unknown option, a missing value: exit status 2) as one `error:` line."""
     try:
         yield
-    except NoArgsIsHelpError:
-        raise  # a group named without a command shows its help
-    except UsageError as err:
-        raise OneLineUsageError(err.format_message(), err.ctx) from None
+    except typer.TyperException as err:  # the public base of the errors Typer's copy of Click raises
+        if type(err).__name__ == "NoArgsIsHelpError":  # a group named without a command shows its help (as Typer tells it)
+            raise
+        options.fail(err.format_message(), err.exit_code)
 
 
 app = typer.Typer(

@@ -12,6 +12,7 @@ the settings are imported by the command that needs them, when it runs.
 
 import dataclasses
 import functools
+import importlib
 import inspect
 import json
 import os
@@ -69,6 +70,14 @@ GoalOption = Annotated[
 
 MAX_MESSAGE_CHARS = 300
 PASSWORD_IN_URL = re.compile(r"(://[^:/@\s]*:)[^@\s]*@")  # user:password@ in a URL
+# The libraries only some commands need: the extra of pyproject.toml that installs each, and what needs it.
+EXTRAS = {
+    "starlette": ("web", "orchestrate dashboard"),
+    "uvicorn": ("web", "orchestrate dashboard"),
+    "matplotlib": ("plots", "report --plot"),
+    "pyarrow": ("parquet", "--format parquet"),
+    "psycopg": ("postgresql", "a PostgreSQL database (postgresql+psycopg://)"),
+}
 
 
 @contextmanager
@@ -80,6 +89,12 @@ def user_errors() -> Iterator[None]:
         fail(str(err), 2)
     except OSError as err:  # a file that cannot be written or read: a missing folder, a full disk, no permission
         fail(f"{err.filename}: {err.strerror}" if err.filename and err.strerror else str(err), 1)
+    except ModuleNotFoundError as err:  # an optional library this installation lacks: the extra to install
+        module = (err.name or "").partition(".")[0]
+        if module not in EXTRAS:
+            raise
+        extra, needing = EXTRAS[module]
+        fail(f"{needing} needs the {extra} extra ({module} is not installed): pip install 'slidelab[{extra}]'", 1)
     except Exception as err:
         from workers.failures import service_failure
 
@@ -87,6 +102,11 @@ def user_errors() -> Iterator[None]:
         if failure is None:
             raise
         fail(*failure)
+
+
+def require(module: str) -> None:
+    """Import the optional library `module` now, so that a command missing its extra stops before any work."""
+    importlib.import_module(module)
 
 
 def fail(message: str, code: int) -> None:

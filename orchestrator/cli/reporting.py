@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from orchestrator.cli.options import (
-    CORES, DbOption, SweepArgument, WorkersOption, emit, existing_database, fail, print_table, read_only_database, user_errors,
+    CORES, DbOption, SweepArgument, WorkersOption, emit, existing_database, fail, print_table, read_only_database, require,
+    user_errors,
 )
 
 app = typer.Typer()
@@ -51,6 +52,8 @@ def report_command(
     from orchestrator.publish.outputs import Layout, report_sweep
 
     with user_errors():
+        if fmt == "parquet":
+            require("pyarrow")
         layout = Layout(fmt, out, columns, wide)
         _print(report_sweep(existing_database(db), sweep_name, by=by, baseline=baseline, layout=layout, plot=plot))
 
@@ -96,6 +99,8 @@ def export_command(
     from orchestrator.publish.outputs import export_sweep
 
     with user_errors():
+        if fmt == "parquet":
+            require("pyarrow")
         _print(export_sweep(existing_database(db), sweep_name, fmt, out))
 
 
@@ -168,6 +173,8 @@ def analyze_command(
     from puzzles.npuzzle.board import parse_shape
 
     with user_errors():
+        if fmt == "parquet" and out is not None:
+            require("pyarrow")
         width, height = parse_shape(size)
         found = analyze.analysis(width, height, goal, pdb, fmt=fmt, out=out)
     if out is not None:
@@ -190,9 +197,10 @@ def dashboard_command(
 
     Example: orchestrate dashboard --db postgresql+psycopg://slidelab@db-host/slidelab --port 8050
     """
-    from orchestrator.publish import dashboard
-
     with user_errors():
+        from orchestrator.publish import dashboard  # Starlette and uvicorn: the web extra
+
+        require("uvicorn")
         results = read_only_database(db)
     try:
         listening = dashboard.listen(host, port)

@@ -26,7 +26,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlche
 
 from puzzles.errors import PuzzleError
 
-MIGRATIONS = Path(__file__).resolve().parents[2] / "migrations"
+MIGRATIONS = "workers.store:migrations"  # Alembic's scripts, package data found by importlib.resources
 T = TypeVar("T")
 DatabaseError = SQLAlchemyError  # what a failed call of a storage function raises
 # A server that stops answering (a cut link) fails a call within seconds, rather than when TCP gives up (minutes):
@@ -188,7 +188,7 @@ def _sqlite_pragmas(connection, _record) -> None:
 def alembic_config(url: str) -> Config:
     """An Alembic configuration for the database at `url`, without an alembic.ini."""
     config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
+    config.set_main_option("script_location", MIGRATIONS)
     config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     return config
 

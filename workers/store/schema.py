@@ -1,4 +1,4 @@
-"""The results database's tables (SQLAlchemy Core), changed only through the Alembic migrations in `migrations/`.
+"""The results database's tables (SQLAlchemy Core), changed only by the Alembic migrations beside it (`migrations/`).
 
 The `results` table's columns are derived from the fields of `JobResult`
 (itself `puzzles.result.Findings` and what a stored result adds): a result's
