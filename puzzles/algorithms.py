@@ -188,7 +188,7 @@ def _of_kind(kind: type, value: Any) -> Any:
         return value.lower() in ("true", "1", "yes")
     if isinstance(value, bool) or not isinstance(value, (int, float, str)) or kind is not str and isinstance(value, str):
         raise TypeError(value)
-    if kind is int and (isinstance(value, float) and not value.is_integer() or abs(value) >= 2**63):
+    if kind is int and (isinstance(value, float) and not value.is_integer() or abs(value) >= 2**63):  # type: ignore[arg-type]  # kind is int: no str
         raise ValueError(value)
     converted = kind(value)
     if kind is float and not math.isfinite(converted):

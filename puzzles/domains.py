@@ -6,9 +6,9 @@ planned, whatever file it came from. An N-puzzle's goal is part of its text.
 """
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from puzzles.errors import PuzzleError
 from puzzles.npuzzle import formats as npuzzle_formats
@@ -19,7 +19,6 @@ from puzzles.problem import Problem
 from puzzles.rushhour import formats as rushhour_formats
 from puzzles.rushhour.board import RushHourBoard
 from puzzles.textio import read_text, text_id
-
 
 LITERAL_NAME_CHARS = 40
 

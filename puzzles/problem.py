@@ -50,6 +50,12 @@ class Problem(Protocol):
     def start_key(self) -> np.ndarray:
         """The start state as a key of `kernels.key_words` words."""
 
+    def successors(self, key: np.ndarray) -> list[tuple[int, np.ndarray]]:
+        """The (move code, key) pairs one move away from the state `key`."""
+
+    def is_goal(self, key: np.ndarray) -> bool:
+        """True if the state `key` is a goal."""
+
     def heuristic_defaults(self, name: str) -> dict[str, Any]:
         """The options heuristic `name` takes on this board, with their default values (often none)."""
 

@@ -10,7 +10,13 @@ import time
 from typing import Any
 
 from puzzles.algorithms import (
-    HEURISTIC_OPTIONS, PROBLEM_OPTIONS, SEEDS, WEIGHTS, algorithm_spec, bind_params, heuristic_options,
+    HEURISTIC_OPTIONS,
+    PROBLEM_OPTIONS,
+    SEEDS,
+    WEIGHTS,
+    algorithm_spec,
+    bind_params,
+    heuristic_options,
     with_domain_heuristic,
 )
 from puzzles.errors import PuzzleError
@@ -22,7 +28,7 @@ def solve(
     problem: Problem,
     algorithm: str,
     params: dict[str, Any] | None = None,
-    limits: Limits = Limits(),
+    limits: Limits = Limits(),  # noqa: B008 - a frozen dataclass, shared safely
     seed: int | None = None,
 ) -> SolveResult:
     """Run `algorithm` on `problem`; PuzzleError for an unknown algorithm or a bad parameter.

@@ -152,7 +152,7 @@ def room_for(table, stored, more):
     while full(table, stored + more):
         try:
             table = _grown(table)
-        except Exception:
+        except Exception:  # noqa: BLE001 - numba catches no narrower class than Exception (here a MemoryError)
             return table, False
     return table, True
 

@@ -35,9 +35,9 @@ def distances(width: int, height: int, goal: str = "blank-last") -> dict[tuple[i
         for d_row, d_col in ((-1, 0), (1, 0), (0, -1), (0, 1)):
             if 0 <= row + d_row < height and 0 <= col + d_col < width:
                 target = (row + d_row) * width + col + d_col
-                moved = list(tiles)
-                moved[blank], moved[target] = moved[target], 0
-                moved = tuple(moved)
+                swapped = list(tiles)
+                swapped[blank], swapped[target] = swapped[target], 0
+                moved = tuple(swapped)
                 if moved not in found:
                     found[moved] = found[tiles] + 1
                     queue.append(moved)

@@ -324,13 +324,14 @@ def _parse_json(
     has_goal = isinstance(loaded, dict) and GOAL_KEY in loaded
     data = json_object(text, source, (GOAL_KEY, *JSON_KEYS) if has_goal else JSON_KEYS)
     h, tiles, w = (data[key] for key in JSON_KEYS)
-    goal = data[GOAL_KEY] if has_goal else (goal or DEFAULT_GOAL)
-    if goal not in GOALS:
+    chosen = data[GOAL_KEY] if has_goal else (goal or DEFAULT_GOAL)
+    if not isinstance(chosen, str) or chosen not in GOALS:
         choices = " or ".join(map(json.dumps, GOALS))
-        raise PuzzleError(f'"{GOAL_KEY}" must be {choices}, got {brief(goal)}', source=source)
+        raise PuzzleError(f'"{GOAL_KEY}" must be {choices}, got {brief(chosen)}', source=source)
     for key, value in (("width", w), ("height", h)):
         if not is_integer(value):
             raise PuzzleError(f'"{key}" must be an integer, got {brief(value)}', source=source)
+    assert is_integer(w) and is_integer(h)  # checked just above
     _check_shape(w, h, source, None)
     check_given_shape(w, h, width, height, source)
     if not isinstance(tiles, list) or not all(map(is_integer, tiles)):
@@ -338,4 +339,4 @@ def _parse_json(
     if len(tiles) != w * h:
         raise PuzzleError(f"a {w}x{h} board has {w * h} tiles, got {len(tiles)}", source=source)
     _check_tiles(tiles, [None] * len(tiles), w, h, source)
-    return NPuzzleBoard(w, h, tuple(tiles), name, goal)
+    return NPuzzleBoard(w, h, tuple(tiles), name, chosen)

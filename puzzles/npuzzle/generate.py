@@ -16,10 +16,17 @@ too short to have `count` distinct ends fails with a PuzzleError.
 import random
 
 from puzzles.errors import PuzzleError
-from puzzles.textio import numbered_names
 from puzzles.npuzzle.board import (
-    DEFAULT_GOAL, MAX_SIDE, MIN_SIDE, NPuzzleBoard, apply_moves, check_goal, goal_tiles, is_solvable,
+    DEFAULT_GOAL,
+    MAX_SIDE,
+    MIN_SIDE,
+    NPuzzleBoard,
+    apply_moves,
+    check_goal,
+    goal_tiles,
+    is_solvable,
 )
+from puzzles.textio import numbered_names
 
 DRAWS_PER_BOARD = 100  # draws allowed per board asked for before giving up on distinct boards
 _STEPS = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}  # where the blank goes: (rows, columns)

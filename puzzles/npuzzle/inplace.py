@@ -16,12 +16,32 @@ import numpy as np
 
 from puzzles import kernels
 from puzzles.intrinsics import load_byte
-from puzzles.kernels import ILLEGAL
 from puzzles.jit import nb
+from puzzles.kernels import ILLEGAL
 from puzzles.npuzzle.kernels import (
-    BOARD_ROWS, GROUP_OF, GROUPS, LINEAR_CONFLICT, MANHATTAN, MAX_GROUPS, MIRROR_CELL, MIRROR_PASSED, MIRROR_TILE,
-    MISPLACED, MULTIPLIER_OF, NEIGHBOR, PASSED, PDB, PDB_MAX, Spec, at, group_rank, line_removals, manhattan_sum,
-    mirror_cells, misplaced_count, unpack,
+    BOARD_ROWS,
+    GROUP_OF,
+    GROUPS,
+    LINEAR_CONFLICT,
+    MANHATTAN,
+    MAX_GROUPS,
+    MIRROR_CELL,
+    MIRROR_PASSED,
+    MIRROR_TILE,
+    MISPLACED,
+    MULTIPLIER_OF,
+    NEIGHBOR,
+    PASSED,
+    PDB,
+    PDB_MAX,
+    Spec,
+    at,
+    group_rank,
+    line_removals,
+    manhattan_sum,
+    mirror_cells,
+    misplaced_count,
+    unpack,
 )
 
 

@@ -32,8 +32,8 @@ import mmap
 import os
 import re
 import shlex
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -53,7 +53,7 @@ UNREACHED = 255
 # Partitions known by their sizes whose groups are not consecutive tiles: Korf & Felner's
 # 6-6-6-6 of the 5x5 board (blank-first goal: an irregular group around the blank's corner,
 # three 2x3 blocks), tiles named by their goal cells.
-PUBLISHED = {
+PUBLISHED: dict[tuple[int, int, str], tuple[tuple[int, ...], ...]] = {
     (5, 5, "6-6-6-6"): ((1, 2, 5, 6, 7, 12), (3, 4, 8, 9, 13, 14), (10, 11, 15, 16, 20, 21), (17, 18, 19, 22, 23, 24)),
 }
 
@@ -225,7 +225,7 @@ def _layer(width, height, count, mult, frontier, following, seen, table, depth):
     return reached, more
 
 
-def _mask_type(cells: int) -> type:
+def _mask_type(cells: int) -> type[np.unsignedinteger]:
     return np.uint16 if cells <= 16 else np.uint32 if cells <= 32 else np.uint64
 
 

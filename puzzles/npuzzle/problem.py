@@ -16,8 +16,8 @@ from puzzles.problem import RESERVED_BITS, Heuristic, Kernels
 class NPuzzleProblem:
     """A W x H sliding-tile board to bring to its goal (`blank-last` or Korf's `blank-first`)."""
 
-    heuristic_names = nk.HEURISTICS
-    admissible_heuristics = nk.HEURISTICS
+    heuristic_names: tuple[str, ...] = nk.HEURISTICS
+    admissible_heuristics: tuple[str, ...] = nk.HEURISTICS
     default_heuristic = "linear-conflict"
 
     def __init__(self, board: NPuzzleBoard, goal: str | None = None):

@@ -31,8 +31,8 @@ from itertools import count, product
 from pathlib import Path
 
 from puzzles.errors import PuzzleError
-from puzzles.textio import brief, is_integer, json_object, neither_file_nor_board, quote, read_text
 from puzzles.rushhour.board import RushHourBoard, Vehicle
+from puzzles.textio import brief, is_integer, json_object, neither_file_nor_board, quote, read_text
 
 FORMATS = ("csv", "fogleman", "grid", "json")
 CSV_HEADER = ("car", "orientation", "col", "row", "length")
@@ -163,9 +163,9 @@ def _csv_size(size: int | None, name: str, source: str) -> int:
     found = next((_name_size(a, source) for a, b in _SIZE_IN_NAME.findall(name) if a == b), None)
     if size is not None and found is not None and size != found:
         raise PuzzleError(f"size {size} was given but the file name says {found}x{found}", source=source)
-    if size is None and found is None:
-        raise PuzzleError("board size unknown: pass a size (or name the file like Rushhour6x6_1.csv)", source=source)
     chosen = size if size is not None else found
+    if chosen is None:
+        raise PuzzleError("board size unknown: pass a size (or name the file like Rushhour6x6_1.csv)", source=source)
     _check_size(chosen, source, None)
     return chosen
 
@@ -361,6 +361,7 @@ def _parse_json(text: str, source: str, size: int | None, name: str) -> RushHour
     for key, value in (("vehicles", entries), ("walls", wall_pairs)):
         if not isinstance(value, list):
             raise PuzzleError(f'"{key}" must be a list, got {brief(value)}', source=source)
+    assert isinstance(entries, list) and isinstance(wall_pairs, list)  # checked just above
     numbered = ((None, _json_vehicle(entry, index, source)) for index, entry in enumerate(entries, 1))
     vehicles, lines_of, occupied = _place_all(numbered, board_size, source)
     walls = _json_walls(wall_pairs, board_size, occupied, source)
@@ -379,7 +380,8 @@ def _json_vehicle(entry: object, index: int, source: str) -> Vehicle:
             f"vehicle {index} must be {JSON_VEHICLE} (two strings, three integers), got {brief(entry)}",
             source=source,
         )
-    return _vehicle(*entry, source=source, number=None)
+    car, orientation, col, row, length = entry
+    return _vehicle(car, orientation, col, row, length, source, None)
 
 
 def _json_walls(

@@ -176,8 +176,8 @@ def _packed(size: int, red: Vehicle, rng: random.Random) -> list[Vehicle]:
     fits = [v for v in _vehicles(size, red.row) if set(v.cells()).isdisjoint(red.cells())]
     covering: dict[tuple[int, int], set[int]] = {}
     for index, vehicle in enumerate(fits):
-        for cell in vehicle.cells():
-            covering.setdefault(cell, set()).add(index)
+        for covered in vehicle.cells():
+            covering.setdefault(covered, set()).add(index)
     order = sorted(covering)
     rng.shuffle(order)
     vehicles = [red]

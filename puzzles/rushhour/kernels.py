@@ -27,7 +27,7 @@ class Spec(NamedTuple):
     """The compiled description of one board."""
 
     size: int
-    count: int
+    count: int  # type: ignore[assignment]  # how many vehicles; shadows tuple.count, read as spec.count by the kernels
     horizontal: np.ndarray
     line: np.ndarray
     length: np.ndarray

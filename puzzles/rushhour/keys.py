@@ -68,6 +68,7 @@ def layout(board: RushHourBoard) -> KeyLayout:
     counts = [_count(board.size, [board.vehicles[i].length for i in members]) for members in groups]
     fields = _fields(counts)
     weight = np.zeros((count, board.size), np.int64)
+    table: list[int]  # every vehicle's table, end to end
     bits, field_of, table_start, table = [], np.zeros(count, np.int64), np.zeros(count, np.int64), []
     for f, field in enumerate(fields):
         values = math.prod(counts[g] for g in field)
@@ -175,8 +176,8 @@ def _colex_combinations(n: int, m: int) -> list[tuple[int, ...]]:
 
 def encode(key_layout: KeyLayout, lengths: list[int], positions: list[int]) -> np.ndarray:
     """The key of the vehicles at these positions; PuzzleError if two of one lane overlap or change order."""
-    for members in key_layout.groups:
-        for a, b in zip(members, members[1:]):
+    for group in key_layout.groups:
+        for a, b in zip(group, group[1:]):
             if positions[a] + lengths[a] > positions[b]:
                 raise PuzzleError(f"vehicles {a} and {b} overlap or have swapped places in their lane")
     big = 0

@@ -23,8 +23,8 @@ MOVES_FREED_WEIGHTS = {"w_exit": 3.0, "w_blockers": 3.0, "w_freed": -14.0}  # th
 class RushHourProblem:
     """A Rush Hour board as a search problem under a move model (`slide` or `step`)."""
 
-    heuristic_names = heuristics.HEURISTICS
-    admissible_heuristics = ("blockers", "blockers-lb", "blocking-tree")
+    heuristic_names: tuple[str, ...] = heuristics.HEURISTICS
+    admissible_heuristics: tuple[str, ...] = ("blockers", "blockers-lb", "blocking-tree")
     default_heuristic = "blockers-lb"
 
     def __init__(self, board: RushHourBoard, move_model: str = "slide"):

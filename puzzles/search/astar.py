@@ -9,8 +9,8 @@ search: same code, a heuristic that is neither admissible nor consistent.
 import numpy as np
 
 from puzzles import frontier, limits, nodestore
-from puzzles.jit import nb
 from puzzles.intrinsics import prefetch
+from puzzles.jit import nb
 from puzzles.kernels import child_heuristics, expand, heuristic, is_goal, workspace
 from puzzles.problem import Heuristic, Problem
 from puzzles.result import Limits, SearchReport

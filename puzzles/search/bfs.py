@@ -45,7 +45,7 @@ def _keys_array(rows, key_words):
     """(an empty array of `rows` keys, True), or (an empty one, False) if the allocation fails (a memory cap)."""
     try:
         return np.empty((rows, key_words), dtype=np.uint64), True
-    except Exception:
+    except Exception:  # noqa: BLE001 - numba catches no narrower class than Exception (here a MemoryError)
         return np.empty((0, key_words), dtype=np.uint64), False
 
 

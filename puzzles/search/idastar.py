@@ -15,10 +15,10 @@ import numpy as np
 
 from puzzles import limits
 from puzzles.jit import nb
-from puzzles.search import iddfs
 from puzzles.kernels import ILLEGAL, degree, has_in_place, inverse, make, place, solved, undo
 from puzzles.problem import Heuristic, Problem
 from puzzles.result import Limits, SearchReport
+from puzzles.search import iddfs
 
 NO_BOUND = np.iinfo(np.int64).max
 EXPANDED, GENERATED, MAX_FRONTIER, LEAVES = range(4)  # the counters a bounded search keeps

@@ -30,7 +30,7 @@ class Stack(NamedTuple):
 
     children: np.ndarray
     moves: np.ndarray
-    count: np.ndarray
+    count: np.ndarray  # type: ignore[assignment]  # shadows tuple.count, read as stack.count by the kernels
     taken: np.ndarray
 
 
@@ -128,7 +128,7 @@ def run(problem: Problem, limits_: Limits, heuristic_: Heuristic | None) -> Sear
     """Iterative deepening on depth (no heuristic) or on g + h; the report with the last bound in `extra`."""
     max_nodes, deadline = limits.budget(limits_)
     informed = heuristic_ is not None
-    spec, code, hargs = (heuristic_.spec, heuristic_.code, heuristic_.args) if informed else (problem.kernels.spec, 0, np.zeros(1))
+    spec, code, hargs = (heuristic_.spec, heuristic_.code, heuristic_.args) if heuristic_ is not None else (problem.kernels.spec, 0, np.zeros(1))
     status_code, moves, expanded, generated, max_frontier, bound = deepening(
         spec, problem.start_key(), problem.kernels.max_branching, informed, code, hargs, max_nodes, deadline
     )

@@ -470,7 +470,7 @@ def _report(state: dict[str, Any], outcome: Outcome, reason: str | None, bound: 
     """The report of a run: the bound proven (in words for a limit, and in `extra`) and the layers' figures."""
     layers = state["layers"]
     complete = len(layers) - 1
-    lower = len(path) if outcome == Outcome.SOLVED else _proven(state, bound)
+    lower = len(path) if outcome == Outcome.SOLVED and path is not None else _proven(state, bound)  # SOLVED has a path
     words = f"no solution within {lower - 1} moves"
     if outcome == Outcome.LIMIT:
         reason = f"{words} ({reason})" if reason else f"{words}: every state within the bound searched"

@@ -22,10 +22,10 @@ import numpy as np
 
 from puzzles import limits, nodestore
 from puzzles.jit import nb
-from puzzles.search import randomwalk
 from puzzles.kernels import is_goal, workspace
 from puzzles.problem import Problem
 from puzzles.result import Limits, SearchReport
+from puzzles.search import randomwalk
 
 _UNSEEN = -1
 

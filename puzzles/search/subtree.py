@@ -64,7 +64,8 @@ def search(problem: Problem, limits_: Limits, heuristic: Heuristic, prefix: str,
 
 def _legal_path(problem: Problem, prefix: str) -> list[int]:
     """The move codes of `prefix`; PuzzleError unless each is legal where it is played."""
-    key, codes = problem.start_key(), []
+    key = problem.start_key()
+    codes: list[int] = []
     for letter in prefix:
         following = {problem.format_move(move): (move, successor) for move, successor in problem.successors(key)}
         if letter not in following:
