@@ -8,6 +8,7 @@ import json
 import math
 import os
 from pathlib import Path
+from typing import TypeGuard
 
 from puzzles.errors import PuzzleError
 
@@ -65,7 +66,7 @@ def json_load(text: str, source: str) -> object:
         raise PuzzleError(f"not valid JSON: {str(exc).split(';')[0]}", source=source) from None
 
 
-def is_integer(value: object) -> bool:
+def is_integer(value: object) -> TypeGuard[int]:
     """True for a JSON integer (not a bool, not a float)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
