@@ -246,7 +246,7 @@ def jobs_command(
         results = existing_database(db)
         rows = list_jobs(results, find_sweep(results, sweep_name), wanted, limit)
     if as_json:
-        print_json({"sweep": sweep_name, "jobs": [{**row, "params": json.loads(row["params"])} for row in rows]})
+        print_json({"sweep": sweep_name, "jobs": rows})
         return
     print_table(status_view.jobs_table(rows))
 

@@ -17,7 +17,6 @@ from orchestrator.reports import rows as report_rows
 
 from orchestrator.reports import tables
 
-from orchestrator.sweeps import status_view
 from orchestrator.reports.comparison import compare, shared_groups
 from orchestrator.sweeps.lookups import find_sweep
 from orchestrator.reports.summary import summarize
@@ -184,7 +183,7 @@ def html_parts(frame: pd.DataFrame, rows: pd.DataFrame | None, source: Source | 
     """The parts of the HTML report, and of the dashboard's page of a sweep: figures of `rows`, the sweep's header."""
     from orchestrator.publish import interactive
 
-    shown = frame.assign(params=frame["params"].map(status_view.params_text)) if "params" in frame else frame
+    shown = frame.assign(params=frame["params"].map(report_rows.params_key_text)) if "params" in frame else frame
     charts = interactive.charts(rows) if rows is not None else []
     if source is None:
         return Parts(shown, charts, [], [], None)

@@ -17,7 +17,6 @@ only when a figure is made, to keep the command line quick to start.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from orchestrator.reports.rows import parameter_columns
+from orchestrator.reports.rows import parameter_columns, parameter_name
 from puzzles.algorithms import ALGORITHMS
 
 if TYPE_CHECKING:
@@ -104,22 +103,22 @@ def slug(title: str) -> str:
 def algorithm_labels(rows: pd.DataFrame) -> pd.Series:
     """Per row, the algorithm and its parameters that vary in the sweep or differ from the default: "beam k=50"."""
     defaults = {algorithm: _defaults(algorithm) for algorithm in rows["algorithm"].dropna().unique()}
-    parsed = rows["params"].map(json.loads) if "params" in rows.columns else pd.Series([{}] * len(rows), index=rows.index)
-    varying: dict[str, set[str]] = {}
-    for algorithm, group in parsed.groupby(rows["algorithm"]):
-        seen: dict[str, set[str]] = {}
-        for params in group:
-            for name, value in params.items():
-                seen.setdefault(name, set()).add(json.dumps(value, sort_keys=True))
-        varying[algorithm] = {name for name, values in seen.items() if len(values) > 1}
+    columns = parameter_columns(rows)
+    names = [parameter_name(column) for column in columns]
+    given = [{name: value for name, value in zip(names, values) if pd.notna(value)}
+             for values in rows[columns].itertuples(index=False, name=None)]
+    seen: dict[tuple[str, str], set] = {}
+    for algorithm, params in zip(rows["algorithm"], given):
+        for name, value in params.items():
+            seen.setdefault((algorithm, name), set()).add(value)
+    varying = {key for key, values in seen.items() if len(values) > 1}
 
     def label(algorithm: str, params: dict[str, Any]) -> str:
         shown = [f"{name}={value_text(value)}" for name, value in params.items()
-                 if name in varying.get(algorithm, ()) or name not in defaults[algorithm]
-                 or defaults[algorithm][name] != value]
+                 if (algorithm, name) in varying or name not in defaults[algorithm] or defaults[algorithm][name] != value]
         return " ".join([algorithm, *shown])
 
-    return pd.Series([label(a, p) for a, p in zip(rows["algorithm"], parsed)], index=rows.index, dtype=object)
+    return pd.Series([label(a, p) for a, p in zip(rows["algorithm"], given)], index=rows.index, dtype=object)
 
 
 # Per-parameter line plots ---------------------------------------------------------------------

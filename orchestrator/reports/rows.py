@@ -1,7 +1,8 @@
 """Reports: a sweep's jobs as one DataFrame, the notes a reader must know, and writing tables out.
 
 `load_rows` turns the joined jobs, results and boards into flat records, one
-per job, with each algorithm parameter as a column, the board's known optimum
+per job, with each algorithm parameter as a column (kept apart from the
+others: see `parameter_column`), the board's known optimum
 (`boards.known_optimum`), the best optimum known (that one, else the fewest
 moves an optimal search found on the board anywhere in the database) and the
 optimality gap against it, as a ratio (`gap`) and in moves (`gap_moves`),
@@ -13,15 +14,18 @@ trust the numbers; `write` is the last step, formatting only.
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from orchestrator.sweeps.optima import best_optima, is_optimal
+from orchestrator.sweeps.status_view import params_text
 from puzzles.errors import PuzzleError
 from puzzles.result import measures
 from workers.provenance import TIMING
 from workers.store import Database
 from workers.store.rows import job_rows
+from workers.store.schema import canonical_params
 from workers.store.states import JobState
 from workers.store.sweeps import SweepRow
 
@@ -34,14 +38,29 @@ RESULT_COLUMNS = measures()
 LEADING_COLUMNS = ("job_id", "board", "board_id", "board_size", "algorithm", "params")
 TRAILING_COLUMNS = ("seed", "repeat", "state", "outcome", *RESULT_COLUMNS, "reason", "host", "code_version",
                     "speed", "known_optimum", "optimal")
+DERIVED_COLUMNS = ("optimum", "gap", "gap_moves")
+RESERVED = frozenset((*LEADING_COLUMNS, *TRAILING_COLUMNS, *DERIVED_COLUMNS))  # no parameter's column takes these names
+PARAM_PREFIX = "param:"  # before the name of a parameter called like a reserved column: `param:steps`
+PARAMETERS = "parameters"  # the key of a rows frame's `attrs` that lists its parameter columns
 SPEED_CLASS_RATIO = 1.25  # hosts differ in speed class when one's median speed is more than this × the other's
 
 
 def load_rows(db: Database, sweep: SweepRow) -> pd.DataFrame:
-    """One row per job of the sweep, with its result (if any), its parameters as columns, its board's optima and gaps."""
-    records = [_record(row) for row in job_rows(db, sweep)]
-    optima = best_optima(db, {record["board_id"] for record in records})
-    rows = pd.DataFrame.from_records(records, columns=_columns(records))
+    """One row per job of the sweep (`rows_frame`), the gaps against the best optima known anywhere in the database."""
+    stored = job_rows(db, sweep)
+    return rows_frame(stored, best_optima(db, {row["board_id"] for row in stored}))
+
+
+def rows_frame(stored: list[dict[str, Any]], optima: dict[str, int]) -> pd.DataFrame:
+    """One row per job row of the store, with its result (if any), its parameters as columns, its board's optima and gaps.
+
+    `optima` are the best known per board id, used where the board has no
+    known optimum stored. The parameter columns are named by
+    `parameter_column` and listed in the frame's attrs (`parameter_columns`).
+    """
+    parameters = [parameter_column(name) for name in sorted({name for row in stored for name in row["params"]})]
+    columns = [*LEADING_COLUMNS, *parameters, *TRAILING_COLUMNS]
+    rows = with_parameter_columns(pd.DataFrame.from_records([_record(row) for row in stored], columns=columns), parameters)
     if rows.empty:
         return rows
     for column in parameter_columns(rows):
@@ -74,10 +93,35 @@ def notes(rows: pd.DataFrame, sweep_name: str, by: list[str] | None = None) -> l
             *_speed_warning(finished, groups), TIMING_NOTE]
 
 
+def parameter_column(name: str) -> str:
+    """The column of a parameter: its name (`k`, `heuristic`), or `param:NAME` for one called like another column."""
+    return PARAM_PREFIX + name if name in RESERVED else name
+
+
+def parameter_name(column: str) -> str:
+    """The parameter a parameter column holds (`parameter_column` undone)."""
+    return column.removeprefix(PARAM_PREFIX)
+
+
+def with_parameter_columns(rows: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """`rows`, marked as holding the algorithm parameters in `columns` (kept in its attrs, which pandas carries along)."""
+    rows.attrs[PARAMETERS] = list(columns)
+    return rows
+
+
 def parameter_columns(rows: pd.DataFrame) -> list[str]:
-    """The columns holding algorithm parameters (k, heuristic, batches, ...): the keys of the params JSON."""
-    keys = set().union(*(json.loads(text) for text in rows["params"].unique())) if "params" in rows.columns else set()
-    return [column for column in rows.columns if column in keys]
+    """The columns holding algorithm parameters (k, heuristic, batches, ...), as `rows_frame` marked them."""
+    return [column for column in rows.attrs.get(PARAMETERS, []) if column in rows.columns]
+
+
+def params_key_text(key: str) -> str:
+    """A value of the `params` column as a table shows it: `heuristic=blockers k=5` (`-` for none).
+
+    The column holds each job's parameters as one text, the canonical JSON the
+    job row stores (`workers.store.schema.canonical_params`): a key to group
+    by, written as it is to csv and json, and read back only here, for show.
+    """
+    return params_text(json.loads(key))
 
 
 def write(frame: pd.DataFrame, fmt: str, out: Path | None) -> str | None:
@@ -108,16 +152,17 @@ def read(path: Path, fmt: str) -> pd.DataFrame:
     return readers[fmt](path)
 
 
-def _record(row: dict) -> dict:
-    params = json.loads(row["params"])
+def _record(row: dict[str, Any]) -> dict[str, Any]:
+    """A job row of the store as a row of the frame: its parameters under their columns, apart from the others."""
+    params = row["params"]
     return {
         "job_id": row["job_id"],
         "board": row["board"] or row["board_id"][:12],
         "board_id": row["board_id"],
         "board_size": row["board_size"],
         "algorithm": row["algorithm"],
-        "params": row["params"],
-        **params,
+        "params": canonical_params(params),
+        **{parameter_column(name): value for name, value in params.items()},
         "seed": row["seed"],
         "repeat": row["repeat"],
         "state": row["state"],
@@ -182,11 +227,6 @@ def _mixed_groups(rows: pd.DataFrame, groups: list[str], column: str, mixes: Cal
 def _share(mixed: pd.Series, finished: pd.DataFrame, groups: list[str]) -> str:
     """`2 of 5 groups`: how many groups of the finished rows are mixed."""
     return f"{len(mixed):,} of {finished.groupby(groups, dropna=False).ngroups:,} groups"
-
-
-def _columns(records: list[dict]) -> list[str]:
-    params = sorted({key for record in records for key in json.loads(record["params"])})
-    return list(LEADING_COLUMNS) + params + list(TRAILING_COLUMNS)
 
 
 def _markdown(frame: pd.DataFrame) -> str:

@@ -14,7 +14,7 @@ import pandas as pd
 from rich.table import Table
 
 from orchestrator.reports.comparison import COMPARED, significant
-from orchestrator.sweeps.status_view import params_text
+from orchestrator.reports.rows import params_key_text
 from orchestrator.text import cell, plain_table
 from orchestrator.text import duration_text
 from puzzles.errors import PuzzleError
@@ -142,7 +142,7 @@ def _report_columns(summary: pd.DataFrame) -> dict[str, Column]:
 
 def _group_text(row: dict, column: str) -> str:
     """A group's value; a long one (a literal board's text) cut to GROUP_WIDTH characters, with an ellipsis."""
-    text = params_text(row[column]) if column == "params" else cell(row[column])
+    text = params_key_text(row[column]) if column == "params" else cell(row[column])
     return text if len(text) <= GROUP_WIDTH else text[: GROUP_WIDTH - 1] + "…"
 
 

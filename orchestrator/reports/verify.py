@@ -9,7 +9,6 @@ and its load, not on the code: a stored one is skipped, a fresh one is
 inconclusive. Node limits are deterministic and compared.
 """
 
-import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -39,7 +38,7 @@ class StoredJob:
     job_id: int
     board: str
     algorithm: str
-    params: str  # canonical JSON, as the job row keeps it
+    params: dict[str, Any]
     seed: int | None
     code_version: str | None  # None for results stored before provenance
     result: dict[str, Any]  # the FIELDS of the stored result
@@ -197,5 +196,5 @@ def machine_bound(outcome: str, reason: str | None) -> bool:
 
 
 def _identity(job: StoredJob) -> dict[str, Any]:
-    return {"job_id": job.job_id, "board": job.board, "algorithm": job.algorithm, "params": json.loads(job.params),
+    return {"job_id": job.job_id, "board": job.board, "algorithm": job.algorithm, "params": job.params,
             "seed": job.seed}

@@ -21,6 +21,7 @@ from puzzles.textio import quote
 from puzzles.algorithms import SEEDS, algorithm_spec, heuristic_options, with_domain_heuristic
 from workers.store import Database
 from workers.store import sweeps as sweep_store
+from workers.store.schema import canonical_params
 from workers.store.sweeps import SweepRow
 
 _SWEEP_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,199}")
@@ -120,9 +121,9 @@ def plan_sweep(
             values = with_domain_heuristic(problems[board.id], algorithm, bound, given=params)
             _check_heuristic(board, problems[board.id], values, checked)
             _check_move_model(board, values, checked)
-            text = json.dumps(values, sort_keys=True, separators=(",", ":"))
+            key_text = canonical_params(values)
             for seed, index in _runs(randomized, seeds, repeat):
-                plan.jobs.append(_job(name, namespace, board.id, algorithm, text, seed, index, randomized))
+                plan.jobs.append(_job(name, namespace, board.id, algorithm, values, key_text, seed, index, randomized))
     return plan
 
 
@@ -225,11 +226,13 @@ def _runs(randomized: bool, seeds: list[int] | None, repeat: int) -> list[tuple[
 
 
 def _job(
-    name: str, namespace: str, board_id: str, algorithm: str, params: str, seed: int | None, repeat: int, randomized: bool
+    name: str, namespace: str, board_id: str, algorithm: str, params: dict[str, Any], key_text: str, seed: int | None,
+    repeat: int, randomized: bool,
 ) -> dict[str, Any]:
-    key = _digest(name, board_id, algorithm, params, seed, repeat)
+    """A job row: its key digests the parameters' canonical text (`key_text`), as do its derived seeds."""
+    key = _digest(name, board_id, algorithm, key_text, seed, repeat)
     if randomized and seed is None:
-        seed = int(_digest(namespace, board_id, algorithm, params, seed, repeat)[:8], 16) % SEEDS
+        seed = int(_digest(namespace, board_id, algorithm, key_text, seed, repeat)[:8], 16) % SEEDS
     return {"board_id": board_id, "algorithm": algorithm, "params": params, "seed": seed, "repeat": repeat, "job_key": key}
 
 

@@ -28,7 +28,6 @@ the first bound and kept across bounds, so that they start while the small
 bounds are searched here.
 """
 
-import json
 import math
 import threading
 from collections import Counter
@@ -249,7 +248,7 @@ def _tally(problem: Problem, sweep: str, level: subtree.Frontier, prefixes: list
 
 
 def _rows_by_prefix(db: Database, sweep: str) -> dict[str, dict]:
-    return {json.loads(row["params"])["prefix"]: row for row in job_rows(db, find_sweep(db, sweep))}
+    return {row["params"]["prefix"]: row for row in job_rows(db, find_sweep(db, sweep))}
 
 
 def _skip_after_solution(db: Database, sweep: str, prefixes: list[str], stop: threading.Event,

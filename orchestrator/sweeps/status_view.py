@@ -1,9 +1,9 @@
 """Printing sweeps: the live progress bar, status lines, and the tables of sweeps and jobs."""
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
+from typing import Any
 
 from rich.console import Console
 from rich.progress import TextColumn
@@ -112,15 +112,15 @@ def jobs_table(rows: list[dict]) -> Table:
     return table
 
 
-def params_text(params: str) -> str:
-    """Canonical params JSON as `heuristic=blockers k=5` (`-` for none)."""
-    return " ".join(f"{name}={value}" for name, value in json.loads(params).items()) or "-"
+def params_text(params: dict[str, Any]) -> str:
+    """A job's parameters as `heuristic=blockers k=5` (`-` for none)."""
+    return " ".join(f"{name}={value}" for name, value in params.items()) or "-"
 
 
-def _algorithm_text(algorithm: str, params: str) -> str:
+def _algorithm_text(algorithm: str, params: dict[str, Any]) -> str:
     """`beam k=5 heuristic=blockers-lb`: the parameters that differ from the algorithm's defaults."""
     defaults = algorithm_spec(algorithm).params
-    given = [f"{name}={value}" for name, value in json.loads(params).items() if value != defaults[name].default]
+    given = [f"{name}={value}" for name, value in params.items() if value != defaults[name].default]
     return " ".join([algorithm, *given])
 
 

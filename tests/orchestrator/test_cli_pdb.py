@@ -168,7 +168,7 @@ def stored(url: str) -> list[tuple[str, str, dict, str, int | None]]:
             .outerjoin(Result, Result.job_id == Job.id)
             .order_by(Job.id)
         ).all()
-    return [(name, algorithm, json.loads(params), status, moves) for name, algorithm, params, status, moves in rows]
+    return [(name, algorithm, params, status, moves) for name, algorithm, params, status, moves in rows]
 
 
 def test_a_sweep_gives_pdb_only_to_the_pdb_heuristic_and_stores_the_optima(tmp_path):
@@ -255,7 +255,7 @@ def test_split_runs_a_sweep_of_subtree_jobs_per_bound_here_and_counts_as_one_cor
         ran = session.execute(select(Result.provenance, Job.params).join(Job, Result.job_id == Job.id)
                               .where(Result.started_at.is_not(None))).all()  # not the jobs stopped (stamped here)
     pids = {details["pid"] for details, _ in ran}
-    bounds = {json.loads(params)["bound"] for _, params in ran}
+    bounds = {params["bound"] for _, params in ran}
     assert len(pids) <= 2 and len(bounds) > 1  # the two job processes ran every bound: started once, kept across bounds
 
 

@@ -68,7 +68,7 @@ def job_rows(db: str, sweep_name: str | None = None) -> list[dict]:
         rows = session.execute(query).all()
     return [
         {
-            "id": job.id, "board": board, "algorithm": job.algorithm, "params": json.loads(job.params),
+            "id": job.id, "board": board, "algorithm": job.algorithm, "params": job.params,
             "seed": job.seed, "repeat": job.repeat, "status": job.status, "attempts": job.attempts,
             "finished_at": job.finished_at,
             "result": None if result is None else {
@@ -178,7 +178,7 @@ def test_jobs_sweeps_and_resume(db, six_dir):
     with Session(engine_for(db)) as session, session.begin():
         session.execute(delete(Result).where(Result.job_id == broken["id"]))
         session.execute(update(Job).where(Job.id == broken["id"])
-                        .values(status="pending", params='{"heuristic":"nope","k":50}'))
+                        .values(status="pending", params={"heuristic": "nope", "k": 50}))
 
     resumed = ok(orchestrate("resume", "mix", "--workers", 2, "--db", db))
     assert "6 of 6 done" in resumed.stdout and "outcomes: solved 5, error 1" in resumed.stdout

@@ -8,8 +8,10 @@ import pytest
 from matplotlib.image import imread
 
 from orchestrator.reports import plots
+from orchestrator.reports.rows import with_parameter_columns
 
 BOARDS = ("Rushhour6x6_1", "Rushhour6x6_2")
+PARAMETERS = ["exhaustive", "heuristic", "k"]  # the parameter columns of these rows (those they have)
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -35,7 +37,7 @@ def beam_rows() -> pd.DataFrame:
                 moves = 30 - 3 * k + seed + 5 * b
                 rows.append(job(len(rows) + 1, board, "beam", {"k": k, "heuristic": "blockers"}, seed, status,
                                 moves, 0.01 * k * seed * (1 + b), 100 * k + seed + 50 * b, k=k, heuristic="blockers"))
-    return pd.DataFrame(rows)
+    return with_parameter_columns(pd.DataFrame(rows), PARAMETERS)
 
 
 def comparison_rows() -> pd.DataFrame:
@@ -48,7 +50,7 @@ def comparison_rows() -> pd.DataFrame:
                         exhaustive=None, heuristic="blockers-lb", k=np.nan))
         rows.append(job(len(rows) + 1, board, "beam", {"heuristic": "blockers", "k": 50}, None, "solved", 15, 0.05,
                         300, exhaustive=None, heuristic="blockers", k=50))
-    return pd.DataFrame(rows)
+    return with_parameter_columns(pd.DataFrame(rows), PARAMETERS)
 
 
 def test_numeric_parameters_are_the_varying_numeric_columns():

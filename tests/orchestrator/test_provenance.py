@@ -57,7 +57,7 @@ def outcomes(url: str, sweep: str) -> dict[tuple, tuple]:
     query = select(Job, Result).join(Result, Result.job_id == Job.id).join(Sweep).where(Sweep.name == sweep)
     with Session(engine_for(url)) as session:
         return {
-            (job.board_id, job.algorithm, job.params, job.seed, job.repeat): tuple(getattr(result, f) for f in COMPARED)
+            (job.board_id, job.algorithm, json.dumps(job.params), job.seed, job.repeat): tuple(getattr(result, f) for f in COMPARED)
             for job, result in session.execute(query)
         }
 
@@ -75,7 +75,7 @@ def test_every_result_records_its_provenance(swept):
             platform.python_version(), numba.__version__, numpy.__version__)
         assert details["spec"] == {
             "board_id": job.board_id, "domain": details["spec"]["domain"], "algorithm": job.algorithm,
-            "params": json.loads(job.params), "seed": job.seed,
+            "params": job.params, "seed": job.seed,
             "limits": {"max_nodes": 200000, "time_limit": None, "memory_limit": None},
         }
         assert result.host == details["host"] == job.worker_host

@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 from typer.testing import CliRunner
 
 from orchestrator.reports import rows as report_rows
+from orchestrator.reports.plots import algorithm_labels
 from orchestrator.reports.summary import summarize
 from orchestrator.cli import app
 from orchestrator.sweeps.lookups import find_sweep
@@ -20,6 +21,7 @@ from workers.store import connect
 from workers.store.database import engine_for, upgrade
 from workers.store.jobs import record
 from workers.store.records import JobResult
+from workers.store.schema import RESULT_FIELDS
 
 # job index (in plan order) -> the result recorded by hand
 BY_HAND = {
@@ -42,7 +44,7 @@ def db(tmp_path, boards_dir) -> str:
     plan = plan_sweep("hand", boards, ["bfs", "beam"], {"k": [1, 2]}, repeat=2)
     sweep_id, _ = store_plan(db, plan)
     ids = unfinished_jobs(db, sweep_id)
-    order = sorted(range(6), key=lambda i: (plan.jobs[i]["algorithm"] != "bfs", plan.jobs[i]["params"], i))
+    order = sorted(range(6), key=lambda i: (plan.jobs[i]["algorithm"] != "bfs", plan.jobs[i]["params"].get("k"), i))
     record(db, [(ids[job], BY_HAND[index]) for index, job in enumerate(order)])
     return url
 
@@ -161,3 +163,24 @@ def test_rows_carry_the_known_optimum_and_the_gap_in_moves(db):
     assert math.isnan(summary.loc['{"heuristic":"blockers","k":1}', "gap_moves_mean"])  # nothing solved
     table = run("report", "hand", "--by", "algo,k", "--wide", "--db", db)
     assert table.exit_code == 0 and "gap moves" in table.output and "+6.0" in table.output
+
+
+def stored_row(job_id: int, params: dict, **result) -> dict:
+    """A job row as `workers.store.rows.job_rows` gives it: a done beam job on one board, with `result`'s fields."""
+    fields = dict.fromkeys(RESULT_FIELDS) | {"provenance": {}, "outcome": "solved"} | result
+    return {"job_id": job_id, "board_id": "b" * 64, "algorithm": "beam", "params": params, "seed": None, "repeat": 0,
+            "state": "done", "worker_host": "h", "board": "board", "board_size": 6, "domain": "rushhour",
+            "canonical_text": "", "known_optimum": None, **fields}
+
+
+def test_a_parameter_named_like_a_result_column_neither_overwrites_it_nor_is_lost():
+    stored = [stored_row(1, {"k": 2, "steps": 3, "seed": 7}, moves=10, steps=10),
+              stored_row(2, {"k": 2, "steps": 4, "seed": 7}, moves=12, steps=11)]
+    rows = report_rows.rows_frame(stored, {})
+    assert rows["steps"].tolist() == [10, 11] and rows["seed"].isna().all()  # the results' own columns
+    assert rows["param:steps"].tolist() == [3, 4] and rows["param:seed"].tolist() == [7, 7]
+    assert report_rows.parameter_columns(rows) == ["k", "param:seed", "param:steps"]
+    assert rows["params"].tolist() == ['{"k":2,"seed":7,"steps":3}', '{"k":2,"seed":7,"steps":4}']
+    summary = summarize(rows, ["param:steps"]).set_index("param:steps")
+    assert summary.loc[3, "steps_mean"] == 10 and summary.loc[4, "steps_mean"] == 11
+    assert algorithm_labels(rows).tolist() == ["beam k=2 seed=7 steps=3", "beam k=2 seed=7 steps=4"]

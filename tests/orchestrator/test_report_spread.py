@@ -62,7 +62,7 @@ def store(tmp_path, boards_dir):
         ids = unfinished_jobs(db, sweep_id)
         results = []
         for job_id, job in zip(ids, plan.jobs, strict=True):
-            k, i = (1 if '"k":1' in job["params"] else 2), job["repeat"]
+            k, i = job["params"]["k"], job["repeat"]
             results.append((job_id, result(k, i, host(k, i), version(k, i), speed(k, i))))
         record(db, results)
         return url

@@ -122,7 +122,7 @@ def test_execute_runs_claims_and_stores_a_small_sweep(db_url, boards, runner):
     _, ids = stored(db, boards, ["bfs", "beam"], grid, limits={"time_limit": 30.0})
     broken = ids[-1]  # beam on 6x6_3, given a heuristic the planner never lets through
     with Session(db.engine) as session, session.begin():
-        session.execute(update(Job).where(Job.id == broken).values(params='{"heuristic":"nope","k":50}'))
+        session.execute(update(Job).where(Job.id == broken).values(params={"heuristic": "nope", "k": 50}))
     outcomes = execute(db, ids, runner, "host-a")
     assert outcomes == ["solved"] * 5 + [Outcome.ERROR]
     rows, job_rows = results(db), jobs(db)

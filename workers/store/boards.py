@@ -3,7 +3,6 @@
 A known optimum, once stored, is never changed; a set never holds a board twice.
 """
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -167,7 +166,7 @@ def solved_by(db: Database, board_ids: Iterable[str], algorithms: Iterable[str])
     )
     with db.engine.connect() as connection:
         return [
-            SolvedResult(board_id, algorithm, json.loads(params), domain, text, moves)
+            SolvedResult(board_id, algorithm, params, domain, text, moves)
             for board_id, algorithm, params, domain, text, moves in connection.execute(query)
         ]
 

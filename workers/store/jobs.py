@@ -8,7 +8,6 @@ job is delivered or run it keeps one result, the first, and the job is `done`.
 A job whose worker was lost `max_attempts` times is stored as an error.
 """
 
-import json
 from collections.abc import Iterable, Iterator
 from datetime import timedelta
 from typing import Any
@@ -212,7 +211,7 @@ def _specs_query(ids: list[int]) -> Select:
 
 
 def _spec(
-    job_id: int, board_id: str, domain: str, text: str, algorithm: str, params: str, seed: int | None, limits: dict[str, Any]
+    job_id: int, board_id: str, domain: str, text: str, algorithm: str, params: dict[str, Any], seed: int | None, limits: dict[str, Any]
 ) -> JobSpec:
     return JobSpec(
         job_id=job_id,
@@ -220,7 +219,7 @@ def _spec(
         domain=domain,
         board_text=text,
         algorithm=algorithm,
-        params=json.loads(params),
+        params=params,
         seed=seed,
         max_nodes=limits.get("max_nodes"),
         time_limit=limits.get("time_limit"),

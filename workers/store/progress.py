@@ -4,7 +4,6 @@ Every count here uses the two vocabularies of `workers.store.states`: a job's
 state (pending, queued, running, done) and a done job's outcome.
 """
 
-import json
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -190,7 +189,7 @@ def job_record(db: Database, job_id: int) -> dict[str, Any]:
         result = connection.execute(select(results).where(results.c.job_id == job_id)).one_or_none()
     job = {column.key: row._mapping[column] for column in jobs.columns}
     return {
-        "job": _plain({**job, "params": json.loads(job["params"])}),
+        "job": _plain(job),
         "sweep": row.sweep_name,
         "board": {"name": row.board_name, "domain": row.domain, "size": row.size, "known_optimum": row.known_optimum},
         "result": _plain(dict(result._mapping)) if result else None,

@@ -5,13 +5,14 @@ The `results` table's columns are derived from the fields of `JobResult`
 fields are declared once, in Python, and the table follows them.
 """
 
+import json
 from dataclasses import MISSING, fields
 from datetime import datetime, timezone
 from types import NoneType, UnionType
 from typing import Any, get_args, get_type_hints
 
 from sqlalchemy import JSON, BigInteger, Column, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text
-from sqlalchemy.types import TypeEngine
+from sqlalchemy.types import TypeDecorator, TypeEngine
 
 from puzzles.result import Outcome
 from workers.store.records import JobResult
@@ -31,6 +32,26 @@ metadata = MetaData(naming_convention=NAMING_CONVENTION)
 def utc_now() -> datetime:
     """The current time, in UTC."""
     return datetime.now(timezone.utc)
+
+
+def canonical_params(params: dict[str, Any]) -> str:
+    """A job's parameters as its row keeps them and its key digests them: JSON with sorted keys and no spaces."""
+    return json.dumps(params, sort_keys=True, separators=(",", ":"))
+
+
+class CanonicalParams(TypeDecorator):
+    """The `params` column: a dict in Python, its `canonical_params` text in SQL (decoded here, and nowhere else)."""
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value: dict[str, Any] | None, dialect: Any) -> str | None:
+        """The text stored for a job's parameters."""
+        return None if value is None else canonical_params(value)
+
+    def process_result_value(self, value: str | None, dialect: Any) -> dict[str, Any] | None:
+        """A job's parameters read back."""
+        return None if value is None else json.loads(value)
 
 
 boards = Table(
@@ -77,7 +98,7 @@ jobs = Table(
     Column("sweep_id", ForeignKey("sweeps.id", ondelete="CASCADE"), nullable=False),
     Column("board_id", ForeignKey("boards.id"), nullable=False),
     Column("algorithm", String(32), nullable=False),
-    Column("params", Text, nullable=False),  # canonical JSON: sorted keys, no spaces
+    Column("params", CanonicalParams, nullable=False),  # a dict, stored as canonical JSON text
     Column("seed", BigInteger),
     Column("repeat", Integer, nullable=False, default=0),
     Column("job_key", String(64), nullable=False, unique=True),
