@@ -16,8 +16,8 @@ import html
 import json
 import math
 from collections.abc import Iterable
+from importlib import resources
 from numbers import Integral, Real
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from orchestrator.publish.interactive import Chart
 
 MISSING = "–"
-STATIC = Path(__file__).resolve().parent / "static"
+STATIC = resources.files(__package__) / "static"  # package data
 MAX_BOARDS = 48  # board pictures in one report; a note names how many more the sweep has
 
 
