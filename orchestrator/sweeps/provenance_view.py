@@ -74,7 +74,7 @@ def job_text(record: dict[str, Any]) -> str:
         f"job:        {job['id']} ({job['job_key'][:12]}) in sweep {record['sweep']}: {job['status']},"
         f" {_plural(job['attempts'], 'attempt')}{lost}{lease}",
         f"board:      {board['name'] or '-'} ({board['domain']}, size {board['size']}, known optimum {optimum})",
-        f"algorithm:  {job['algorithm']} {params_text(json.dumps(job['params']))}{seed}, repeat {job['repeat']}",
+        f"algorithm:  {job['algorithm']} {params_text(job['params'])}{seed}, repeat {job['repeat']}",
     ]
     if result is None:
         return "\n".join(lines + ["result:     none yet"])

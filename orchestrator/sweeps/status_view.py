@@ -13,6 +13,7 @@ from orchestrator.sweeps.plan import SweepPlan
 from orchestrator.text import counts_text, duration_text, plain_table, progress_bar
 from puzzles.algorithms import algorithm_spec
 from workers.store.progress import COMPLETE, QUEUED, STOPPED, SweepStatus, SweepSummary
+from workers.store.schema import canonical_params
 from workers.store.states import JobState
 
 SAMPLE_JOBS = 5
@@ -81,7 +82,7 @@ def plan_text(plan: SweepPlan) -> str:
     lines = [f"sweep {plan.name}: {len(plan.jobs):,} jobs on {len(plan.boards)} boards"]
     for job in plan.jobs[:SAMPLE_JOBS]:
         seed = f" seed={job['seed']}" if job["seed"] is not None else ""
-        lines.append(f"  {names[job['board_id']]}  {job['algorithm']} {job['params']}{seed} repeat={job['repeat']}")
+        lines.append(f"  {names[job['board_id']]}  {job['algorithm']} {canonical_params(job['params'])}{seed} repeat={job['repeat']}")
     if len(plan.jobs) > SAMPLE_JOBS:
         lines.append(f"  ... and {len(plan.jobs) - SAMPLE_JOBS:,} more")
     return "\n".join(lines)
