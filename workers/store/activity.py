@@ -70,5 +70,5 @@ def sweep_version(db: Database, sweep: SweepRow) -> tuple[int, int, int]:
             select(func.count(results.c.id), func.coalesce(func.max(results.c.id), 0))
             .join(jobs, results.c.job_id == jobs.c.id).where(in_sweep)
         ).one()
-        running = connection.scalar(select(func.count()).where(in_sweep, jobs.c.status == JobState.RUNNING))
+        running = connection.execute(select(func.count()).where(in_sweep, jobs.c.status == JobState.RUNNING)).scalar_one()
     return int(count), int(last), int(running)

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import Select, or_, select, update
+from sqlalchemy import Select, false, or_, select, true, update
 from sqlalchemy.engine import Connection
 
 from workers.store.database import Database
@@ -32,7 +32,7 @@ def claim(db: Database, job_ids: Iterable[int], host: str, lease_s: float, *, ta
     """
     ids, now = list(job_ids), utc_now()
     free = or_(jobs.c.status.in_((JobState.PENDING, JobState.QUEUED)), jobs.c.lease_until.is_(None),
-               jobs.c.lease_until < now, take_over)
+               jobs.c.lease_until < now, true() if take_over else false())
     with db.engine.begin() as connection:
         taken = list(connection.scalars(
             update(jobs)

@@ -98,14 +98,14 @@ def sweep_status(db: Database, sweep: SweepRow) -> SweepStatus:
     in_sweep = jobs.c.sweep_id == sweep.id
     now = datetime.now(timezone.utc)
     with db.engine.connect() as connection:
-        states = dict(connection.execute(select(jobs.c.status, func.count()).where(in_sweep).group_by(jobs.c.status)).all())
-        outcomes = dict(
+        states: dict[str, int] = dict(connection.execute(select(jobs.c.status, func.count()).where(in_sweep).group_by(jobs.c.status)).all())
+        outcomes: dict[str, int] = dict(
             connection.execute(
                 select(results.c.outcome, func.count()).join(jobs, results.c.job_id == jobs.c.id).where(in_sweep)
                 .group_by(results.c.outcome)
             ).all()
         )
-        hosts = dict(
+        hosts: dict[str, int] = dict(
             connection.execute(
                 select(jobs.c.worker_host, func.count())
                 .where(in_sweep, jobs.c.status == JobState.DONE, jobs.c.worker_host.is_not(None))
@@ -119,10 +119,10 @@ def sweep_status(db: Database, sweep: SweepRow) -> SweepStatus:
         if first_start is None or last_finish is None:
             return status
         end = now if status.phase == RUNNING else aware(last_finish)
-        recent = connection.scalar(
+        recent = connection.execute(
             select(func.count()).where(in_sweep, jobs.c.finished_at >= end - timedelta(seconds=RATE_WINDOW_S),
                                        jobs.c.finished_at <= end)
-        )
+        ).scalar_one()
     window = min(RATE_WINDOW_S, max((end - aware(first_start)).total_seconds(), 1e-3))
     status.jobs_per_s = recent / window
     if status.phase == RUNNING and status.jobs_per_s:

@@ -120,7 +120,9 @@ def _sql_type(annotation: Any) -> tuple[TypeEngine, bool]:
     optional = isinstance(annotation, UnionType)
     base = next(option for option in get_args(annotation) if option is not NoneType) if optional else annotation
     base = getattr(base, "__origin__", base)  # dict[str, Any] is a dict
-    types = {Outcome: String(16), int: BigInteger(), float: Float(), str: Text(), dict: JSON(), datetime: DateTime(timezone=True)}
+    types: dict[Any, TypeEngine[Any]] = {
+        Outcome: String(16), int: BigInteger(), float: Float(), str: Text(), dict: JSON(), datetime: DateTime(timezone=True),
+    }
     return types[base], optional or base is dict
 
 

@@ -83,9 +83,9 @@ def store_boards(db: Database, connection: Connection, instances: "Iterable[Inst
     rows = [{"id": b.id, "domain": b.domain, "size": b.size, "name": b.name, "canonical_text": b.text} for b in instances]
     if not rows:
         return 0
-    before = connection.scalar(select(func.count()).select_from(boards))
+    before = connection.execute(select(func.count()).select_from(boards)).scalar_one()
     connection.execute(db.insert(boards).on_conflict_do_nothing(index_elements=["id"]), rows)
-    return connection.scalar(select(func.count()).select_from(boards)) - before
+    return connection.execute(select(func.count()).select_from(boards)).scalar_one() - before
 
 
 def unfinished_jobs(db: Database, sweep_id: int, *, pending_only: bool = False, held_too: bool = True) -> list[int]:
@@ -106,7 +106,9 @@ def unfinished_jobs(db: Database, sweep_id: int, *, pending_only: bool = False, 
 def _sweep_id(db: Database, connection: Connection, name: str, spec: dict[str, Any], limits: dict[str, Any]) -> int:
     found = connection.scalar(select(sweeps.c.id).where(sweeps.c.name == name))
     if found is None:
-        return connection.execute(sweeps.insert().values(name=name, spec=spec, limits=limits)).inserted_primary_key[0]
+        inserted = connection.execute(sweeps.insert().values(name=name, spec=spec, limits=limits)).inserted_primary_key
+        assert inserted is not None  # an insert of one row has its key
+        return inserted[0]
     connection.execute(update(sweeps).where(sweeps.c.id == found).values(spec=spec, limits=limits))
     return found
 
@@ -124,4 +126,4 @@ def _reset(connection: Connection, sweep_id: int, keys: list[str]) -> None:
 
 
 def _job_count(connection: Connection, sweep_id: int) -> int:
-    return connection.scalar(select(func.count()).select_from(jobs).where(jobs.c.sweep_id == sweep_id))
+    return connection.execute(select(func.count()).select_from(jobs).where(jobs.c.sweep_id == sweep_id)).scalar_one()
