@@ -1,12 +1,12 @@
-# make demo | make test | make bench — each creates or reuses .venv.
-# A stamp file per set of extras records the install; it is redone only when
+# make demo | make test | make lint | make bench — each creates or reuses .venv.
+# A stamp file records the install (every extra and the test tools); it is redone only when
 # pyproject.toml changes.
 
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test bench
+.PHONY: demo test lint bench
 
 # A real sweep on the embedded default (a local pool of processes, results in ./slidelab.db),
 # then its report: a table here and an HTML file with the plots.
@@ -19,6 +19,11 @@ demo: $(VENV)/.stamp-test
 # The tests run in parallel, a process per core (at most four), each module's tests in one process.
 test: $(VENV)/.stamp-test
 	$(PY) -m pytest -n auto --maxprocesses 4 --dist loadscope
+
+# Lint and import order (ruff), types of the core and the storage layer (mypy): both configured in pyproject.toml.
+lint: $(VENV)/.stamp-test
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 bench: $(VENV)/.stamp-test
 	$(PY) bench/cli.py

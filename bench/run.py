@@ -37,8 +37,8 @@ def _run_case(case, queue) -> None:
     name, board, algorithm, params, time_limit, memory = case
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     from puzzles.result import Limits
-    from puzzles.rushhour.problem import RushHourProblem
     from puzzles.rushhour.formats import load_board
+    from puzzles.rushhour.problem import RushHourProblem
     from puzzles.solver import solve
 
     problem = RushHourProblem(load_board(str(BOARDS / f"Rushhour{board}.csv")))

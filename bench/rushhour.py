@@ -29,12 +29,12 @@ sys.path.insert(0, str(ROOT))
 
 from puzzles.intrinsics import prefetch  # noqa: E402
 from puzzles.jit import nb  # noqa: E402
-from puzzles.stateset import new_table  # noqa: E402
 from puzzles.rushhour.formats import load_board  # noqa: E402
 from puzzles.rushhour.problem import RushHourProblem  # noqa: E402
 from puzzles.search.astar import astar  # noqa: E402
 from puzzles.search.beam import beam  # noqa: E402
 from puzzles.search.bfs import bfs  # noqa: E402
+from puzzles.stateset import new_table  # noqa: E402
 
 BOARDS = ROOT / "data" / "boards" / "rushhour"
 FORTY = ROOT / "data" / "boards" / "fogleman" / "forty.txt"

@@ -7,8 +7,9 @@ here, against each algorithm's table: the algorithm modules trust what they get.
 
 import importlib
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from puzzles.errors import PuzzleError
 from puzzles.textio import brief

@@ -9,16 +9,7 @@ import secrets
 import time
 from typing import Any
 
-from puzzles.algorithms import (
-    HEURISTIC_OPTIONS,
-    PROBLEM_OPTIONS,
-    SEEDS,
-    WEIGHTS,
-    algorithm_spec,
-    bind_params,
-    heuristic_options,
-    with_domain_heuristic,
-)
+from puzzles.algorithms import HEURISTIC_OPTIONS, PROBLEM_OPTIONS, SEEDS, WEIGHTS, algorithm_spec, bind_params, heuristic_options, with_domain_heuristic
 from puzzles.errors import PuzzleError
 from puzzles.problem import Problem
 from puzzles.result import Limits, Outcome, SearchReport, SolveResult, findings_of
@@ -28,7 +19,7 @@ def solve(
     problem: Problem,
     algorithm: str,
     params: dict[str, Any] | None = None,
-    limits: Limits = Limits(),  # noqa: B008 - a frozen dataclass, shared safely
+    limits: Limits = Limits(),
     seed: int | None = None,
 ) -> SolveResult:
     """Run `algorithm` on `problem`; PuzzleError for an unknown algorithm or a bad parameter.

@@ -28,10 +28,10 @@ def results(url: str, sweep: str, *, by: str | list[str] | None = None, baseline
     `orchestrator.reports.summary`). Raises `puzzles.errors.PuzzleError` for an unknown
     sweep or column, or a database that is not there.
     """
-    from orchestrator.sweeps.lookups import find_sweep
     from orchestrator.publish.outputs import column_names
     from orchestrator.reports.rows import load_rows
     from orchestrator.reports.summary import summarize
+    from orchestrator.sweeps.lookups import find_sweep
     from workers.store import open_existing
 
     db = open_existing(url)

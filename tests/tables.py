@@ -1,6 +1,6 @@
 """The results tables as ORM classes, for the tests' own queries and assertions (slidelab itself uses Core)."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, registry
@@ -52,7 +52,7 @@ def expire_leases(engine, job_ids) -> None:
     """The jobs' leases lapsed a second ago, as if their worker had stopped renewing them."""
     with Session(engine) as session, session.begin():
         session.execute(update(Job).where(Job.id.in_(job_ids))
-                        .values(lease_until=datetime.now(timezone.utc) - timedelta(seconds=1)))
+                        .values(lease_until=datetime.now(UTC) - timedelta(seconds=1)))
 
 
 def job_rows(db) -> dict:

@@ -88,7 +88,7 @@ class Heartbeat:
         for duty in self._duties:
             try:
                 duty()
-            except Exception:  # noqa: BLE001 - e.g. the broker away: the duty comes again next beat, the beat goes on
+            except Exception:
                 log.exception("heartbeat: %s failed", getattr(duty, "__qualname__", type(duty).__name__))
         return reached
 

@@ -9,7 +9,6 @@ slidelab reads `os.environ`.
 
 from pathlib import Path
 from typing import Any
-
 from urllib.parse import urlsplit
 
 from pydantic import ValidationError, field_validator, model_validator
@@ -58,7 +57,7 @@ def check_broker_url(url: str) -> str:
     """`url` once it is a broker URL whose scheme Celery speaks and whose port is a number; PuzzleError if not."""
     try:
         parts = urlsplit(url)
-        parts.port
+        _ = parts.port  # reading it parses it
     except ValueError:  # a port that is no number, a bracket that opens no IPv6 address
         raise PuzzleError("the broker URL (--broker or SLIDELAB_BROKER_URL) is not valid: its host or port does not"
                           " parse (a password with / or @ must be percent-encoded)") from None

@@ -86,7 +86,7 @@ def run() -> None:
     """The `orchestrate` program: the command line, with any error no command foresaw shown as one line, exit 1."""
     try:
         app()
-    except Exception as err:  # the last resort: a bug, never a traceback for the user
+    except Exception as err:  # noqa: BLE001 - the last resort: a bug, never a traceback for the user
         message = f"internal error ({type(err).__name__}: {err}); please report it with the command that caused it"
         echo(f"error: {options.one_line(message)}", err=True)
         raise SystemExit(1) from None

@@ -5,8 +5,23 @@ from typing import Annotated
 import typer
 
 from orchestrator.cli.options import (
-    CORES, BrokerOption, ChunkOption, DbOption, JsonOption, MaxNodesOption, MemoryLimitOption, SetOption, SvgOption,
-    TimeLimitOption, WorkersOption, configured, database, existing_database, print_json, print_table, user_errors,
+    CORES,
+    BrokerOption,
+    ChunkOption,
+    DbOption,
+    JsonOption,
+    MaxNodesOption,
+    MemoryLimitOption,
+    SetOption,
+    SvgOption,
+    TimeLimitOption,
+    WorkersOption,
+    configured,
+    database,
+    existing_database,
+    print_json,
+    print_table,
+    user_errors,
     write_file,
 )
 
@@ -51,8 +66,8 @@ def boards_import_command(
 
     Example: orchestrate boards import data/boards/npuzzle/korf100.csv 412763580 --set mine
     """
-    from orchestrator.sweeps.sources import board_sources, load_boards
     from orchestrator.boards import catalogue
+    from orchestrator.sweeps.sources import board_sources, load_boards
 
     with user_errors():
         results = database(db)
@@ -69,8 +84,7 @@ def boards_list_command(set_name: SetOption = None, as_json: JsonOption = False,
 
     Example: orchestrate boards list --set korf100
     """
-    from orchestrator.boards import catalogue_view
-    from orchestrator.boards import catalogue
+    from orchestrator.boards import catalogue, catalogue_view
 
     with user_errors():
         results = existing_database(db)
@@ -97,8 +111,7 @@ def boards_show_command(
 
     Example: orchestrate boards show Rushhour6x6_1 --svg board.svg
     """
-    from orchestrator.boards import catalogue_view
-    from orchestrator.boards import catalogue
+    from orchestrator.boards import catalogue, catalogue_view
 
     with user_errors():
         info = catalogue.board_info(existing_database(db), board)
@@ -175,9 +188,9 @@ def boards_optimum_command(
 
     Example: orchestrate boards optimum --set korf100 --time-limit 600
     """
-    from orchestrator.sweeps.limits import job_limits
     from orchestrator.boards import catalogue
     from orchestrator.sweeps import optima
+    from orchestrator.sweeps.limits import job_limits
     from workers.store import boards as board_store
 
     with user_errors():

@@ -7,7 +7,16 @@ from typing import Annotated
 import typer
 
 from orchestrator.cli.options import (
-    CORES, DbOption, SweepArgument, WorkersOption, emit, existing_database, fail, print_table, read_only_database, require,
+    CORES,
+    DbOption,
+    SweepArgument,
+    WorkersOption,
+    emit,
+    existing_database,
+    fail,
+    print_table,
+    read_only_database,
+    require,
     user_errors,
 )
 
@@ -124,13 +133,9 @@ def verify_command(
     """
     from rich.console import Console
 
+    from orchestrator.reports import verify, verify_tables
     from orchestrator.sweeps.lookups import find_sweep
-
     from orchestrator.text import build_bar
-
-    from orchestrator.reports import verify
-
-    from orchestrator.reports import verify_tables
 
     with user_errors():
         results = existing_database(db)

@@ -5,9 +5,7 @@ from typing import Annotated, Any
 
 import typer
 
-from orchestrator.cli.options import (
-    GoalOption, MaxNodesOption, MemoryLimitOption, TimeLimitOption, configured, user_errors, with_parameters,
-)
+from orchestrator.cli.options import GoalOption, MaxNodesOption, MemoryLimitOption, TimeLimitOption, configured, user_errors, with_parameters
 from puzzles.algorithms import ALGORITHMS
 from puzzles.errors import PuzzleError
 
@@ -47,9 +45,9 @@ def solve_command(
     from rich.console import Console
 
     from orchestrator.boards import show
+    from orchestrator.sweeps.limits import job_limits
     from puzzles.domains import load_problem
     from puzzles.result import Limits
-    from orchestrator.sweeps.limits import job_limits
     from puzzles.rushhour.problem import RushHourProblem
     from puzzles.solver import solve
     from workers.runner import memory_cap

@@ -20,7 +20,7 @@ import html
 import json
 import socket
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from starlette.applications import Starlette
@@ -29,15 +29,13 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from orchestrator.publish import html_report
-
-from orchestrator.reports import rows as report_rows
-
-from orchestrator.sweeps import status_view
-from orchestrator.text import counts_text
-from orchestrator.sweeps.lookups import find_sweep
-from orchestrator.sweeps.limits import limits_text
 from orchestrator.publish.outputs import Source, html_parts, sweep_rows
+from orchestrator.reports import rows as report_rows
 from orchestrator.reports.summary import summarize
+from orchestrator.sweeps import status_view
+from orchestrator.sweeps.limits import limits_text
+from orchestrator.sweeps.lookups import find_sweep
+from orchestrator.text import counts_text
 from puzzles.errors import PuzzleError
 from puzzles.result import Outcome
 from workers.store import Database
@@ -91,7 +89,7 @@ def overview(db: Database) -> dict[str, Any]:
     """What the overview shows: sweeps, hosts with the jobs they hold, recent results, recent errors and limits."""
     return {
         "database": db.shown_url,
-        "refreshed": datetime.now(timezone.utc),
+        "refreshed": datetime.now(UTC),
         "sweeps": [_sweep_line(db, summary.name) for summary in list_sweeps(db)[:SWEEPS_SHOWN]],
         "hosts": hosts(db),
         "recent": [_result_line(row) for row in recent_results(db, RECENT)],
@@ -150,7 +148,7 @@ def sweep_payload(db: Database, sweep: SweepRow) -> dict[str, Any]:
     parts = html_parts(summary, rows, Source(db, sweep))
     status = sweep_status(db, sweep)
     return {
-        "name": sweep.name, "refreshed": datetime.now(timezone.utc), "pace": status_view.pace(status),
+        "name": sweep.name, "refreshed": datetime.now(UTC), "pace": status_view.pace(status),
         "header": html_report.header_list(parts.header), "notes": report_rows.notes(rows, name, groups),
         "figures": [{"title": chart.title, "figure": chart.figure} for chart in parts.charts],
         "boards": html_report.board_cards(parts.boards), "table": html_report.summary_table(parts.summary, parts.keys),
@@ -221,5 +219,5 @@ def _json(data: Any, status_code: int = 200) -> Response:
 
 def _plain(value: Any) -> Any:
     if isinstance(value, datetime):
-        return (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).isoformat()
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).isoformat()
     raise TypeError(f"{type(value).__name__} is not JSON")

@@ -29,8 +29,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from orchestrator.reports.plots import (METRICS, X_LOG_SPAN, algorithm_labels, natural_key, numeric_parameters, numeric_values,
-                                spans_decades, value_text, wants_bars, with_metrics)
+from orchestrator.reports.plots import (
+    METRICS,
+    X_LOG_SPAN,
+    algorithm_labels,
+    natural_key,
+    numeric_parameters,
+    numeric_values,
+    spans_decades,
+    value_text,
+    wants_bars,
+    with_metrics,
+)
 from orchestrator.reports.rows import parameter_columns
 from orchestrator.reports.summary import mean_interval, mean_intervals, share_interval
 

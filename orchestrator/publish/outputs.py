@@ -14,12 +14,10 @@ import pandas as pd
 from rich.table import Table
 
 from orchestrator.reports import rows as report_rows
-
 from orchestrator.reports import tables
-
 from orchestrator.reports.comparison import compare, shared_groups
-from orchestrator.sweeps.lookups import find_sweep
 from orchestrator.reports.summary import summarize
+from orchestrator.sweeps.lookups import find_sweep
 from puzzles.errors import PuzzleError
 from workers.store import Database
 from workers.store.progress import sweep_provenance, sweep_status

@@ -133,7 +133,7 @@ def _parameter_figures(rows: pd.DataFrame, param: str) -> list[tuple[str, Figure
     keys = ["board", *(["algorithm"] if len(algorithms) > 1 else []), *others]
     prefix = f"{', '.join(algorithms)}: " if len(algorithms) == 1 else ""
     out = []
-    for name, metric, ylabel, noun in METRICS:
+    for _name, metric, ylabel, noun in METRICS:
         title = f"{prefix}{noun} vs {param}"
         figure, ax = _axes()
         _lines(ax, data, param, keys, metric, band=True)

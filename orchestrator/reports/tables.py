@@ -15,10 +15,8 @@ from rich.table import Table
 
 from orchestrator.reports.comparison import COMPARED, significant
 from orchestrator.reports.rows import params_key_text
-from orchestrator.text import cell, plain_table
-from orchestrator.text import duration_text
+from orchestrator.text import cell, duration_text, plain_table
 from puzzles.errors import PuzzleError
-
 
 GROUP_WIDTH = 28
 

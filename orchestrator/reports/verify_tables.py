@@ -5,8 +5,8 @@ from itertools import groupby
 from rich import box
 from rich.table import Table
 
-from orchestrator.sweeps.status_view import params_text
 from orchestrator.reports.verify import INCONCLUSIVE, SKIPPED, Check, Verification
+from orchestrator.sweeps.status_view import params_text
 
 UNKNOWN_VERSION = "unknown (before provenance)"
 VALUE_WIDTH = 40  # characters of a stored or current value shown in a table cell

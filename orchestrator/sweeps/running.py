@@ -18,8 +18,8 @@ from typing import TypeVar
 from rich.console import Console
 
 from orchestrator.sweeps import status_view
-from orchestrator.sweeps.plan import SweepPlan, store_plan
 from orchestrator.sweeps.lookups import find_sweep
+from orchestrator.sweeps.plan import SweepPlan, store_plan
 from workers.dispatch import chunk_size, chunks, send
 from workers.execute import execute
 from workers.recovery import Recovery

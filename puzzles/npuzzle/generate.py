@@ -16,16 +16,7 @@ too short to have `count` distinct ends fails with a PuzzleError.
 import random
 
 from puzzles.errors import PuzzleError
-from puzzles.npuzzle.board import (
-    DEFAULT_GOAL,
-    MAX_SIDE,
-    MIN_SIDE,
-    NPuzzleBoard,
-    apply_moves,
-    check_goal,
-    goal_tiles,
-    is_solvable,
-)
+from puzzles.npuzzle.board import DEFAULT_GOAL, MAX_SIDE, MIN_SIDE, NPuzzleBoard, apply_moves, check_goal, goal_tiles, is_solvable
 from puzzles.textio import numbered_names
 
 DRAWS_PER_BOARD = 100  # draws allowed per board asked for before giving up on distinct boards

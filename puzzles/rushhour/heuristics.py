@@ -11,19 +11,7 @@ import numpy as np
 
 from puzzles import kernels
 from puzzles.jit import nb
-from puzzles.rushhour.kernels import (
-    WALL,
-    Spec,
-    cell_index,
-    count_moves,
-    decode_positions,
-    expand,
-    fill_grid,
-    is_goal,
-    paint_grid,
-    unpack_move,
-    workspace,
-)
+from puzzles.rushhour.kernels import WALL, Spec, cell_index, count_moves, decode_positions, expand, fill_grid, is_goal, paint_grid, unpack_move, workspace
 
 HEURISTICS = ("blockers", "blockers-lb", "moves-freed", "blocking-tree")  # codes 0, 1, 2, 3
 BLOCKERS, BLOCKERS_LB, MOVES_FREED, BLOCKING_TREE = range(4)

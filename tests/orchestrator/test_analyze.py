@@ -3,8 +3,8 @@
 import pandas as pd
 from typer.testing import CliRunner
 
-from orchestrator.reports import analyze
 from orchestrator.cli import app
+from orchestrator.reports import analyze
 
 # Boards of the 8-puzzle at each distance from the goal 123456780 (OEIS A089473).
 EIGHT_PUZZLE_DEPTHS = [

@@ -7,7 +7,8 @@ import pytest
 
 from orchestrator.boards import pictures
 from puzzles.errors import PuzzleError
-from puzzles.npuzzle.formats import canonical_text as npuzzle_text, parse_npuzzle
+from puzzles.npuzzle.formats import canonical_text as npuzzle_text
+from puzzles.npuzzle.formats import parse_npuzzle
 from puzzles.rushhour.formats import canonical_text, load_board, parse_board
 from tests.browser import browser_page
 from tests.orchestrator.clirun import assert_usage_error, ok, orchestrate

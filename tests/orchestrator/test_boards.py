@@ -13,14 +13,14 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from orchestrator.reports import rows as report_rows
 from orchestrator.boards.catalogue import members
-from tests.orchestrator.clirun import ok, orchestrate
-from orchestrator.sweeps.optima import optimal_search, plan_optima
+from orchestrator.reports import rows as report_rows
 from orchestrator.sweeps.lookups import find_sweep
+from orchestrator.sweeps.optima import optimal_search, plan_optima
 from orchestrator.sweeps.sources import load_boards
 from puzzles.domains import load_instance
 from puzzles.errors import PuzzleError
+from tests.orchestrator.clirun import ok, orchestrate
 from tests.tables import Board, BoardSet, BoardSetMember, Job, Result, Sweep
 from workers.store import connect
 from workers.store.database import engine_for

@@ -9,14 +9,14 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from tests.orchestrator.clirun import assert_usage_error, ok
-from tests.orchestrator.clirun import orchestrate as run
 from puzzles.npuzzle import pdb, pdb_folder
 from puzzles.npuzzle.boardlist import load_npuzzle, read_board_list
 from puzzles.npuzzle.problem import NPuzzleProblem
 from puzzles.solver import solve
-from workers.settings import configure
+from tests.orchestrator.clirun import assert_usage_error, ok
+from tests.orchestrator.clirun import orchestrate as run
 from tests.tables import Board, Job, Result
+from workers.settings import configure
 from workers.store.database import engine_for
 
 KORF100 = Path(__file__).resolve().parents[2] / "data" / "boards" / "npuzzle" / "korf100.csv"

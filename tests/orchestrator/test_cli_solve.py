@@ -7,8 +7,8 @@ from typer.testing import CliRunner
 
 from orchestrator.cli import app
 from puzzles.result import Limits
-from puzzles.rushhour.problem import RushHourProblem
 from puzzles.rushhour.formats import format_board, load_board
+from puzzles.rushhour.problem import RushHourProblem
 from puzzles.solver import solve
 
 runner = CliRunner()

@@ -1,11 +1,27 @@
 """Sweep value lists and grids."""
 
+import json
+from dataclasses import replace
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orchestrator.sweeps.grid import MAX_VALUES, combinations, parse_values, values_text
+from orchestrator.sweeps.grid import MAX_VALUES, SweepGrid, combinations, flag_name, parse_values, values_text
+from puzzles.algorithms import ALGORITHMS
 from puzzles.errors import PuzzleError
+
+VALUES = st.lists(st.one_of(st.integers(-50, 500), st.sampled_from(["blockers", "blockers-lb"]), st.sampled_from([0.5, 2.5])),
+                  min_size=1, max_size=40, unique=True)
+GRIDS = st.builds(
+    SweepGrid,
+    algorithms=st.lists(st.sampled_from(sorted(ALGORITHMS)), min_size=1, max_size=4, unique=True),
+    params=st.dictionaries(st.sampled_from(["k", "heuristic", "batch_size", "max_steps", "w_exit"]), VALUES, max_size=3),
+    seeds=st.none() | st.lists(st.integers(0, 2**32 - 1), min_size=1, max_size=10, unique=True),
+    repeat=st.integers(1, 100),
+    seed_namespace=st.none() | st.text(min_size=1, max_size=12),
+    boards=st.lists(st.text(min_size=1, max_size=12), max_size=4),
+)
 
 
 @pytest.mark.parametrize(
@@ -39,6 +55,25 @@ def test_an_integer_range_is_python_s_inclusive_range(low, span, step):
                 min_size=1, max_size=40, unique=True))
 def test_values_are_written_as_they_are_read(values):
     assert parse_values(values_text(values), "--k") == values
+
+
+@given(GRIDS)
+def test_a_grid_reads_back_as_a_sweep_row_or_a_spec_file_keeps_it(grid):
+    assert SweepGrid.from_json(json.loads(json.dumps(grid.to_json()))) == grid
+
+
+@given(GRIDS)
+def test_a_grid_written_as_options_reads_back_from_them(grid):
+    words = grid.options_text().split(" ")
+    options = dict(zip(words[::2], words[1::2]))
+    params = {name: options[flag_name(name)] for name in grid.params}
+    seeds = values_text(grid.seeds) if grid.seeds else None
+    read = SweepGrid.from_options(options["--algo"], params, seeds, grid.repeat)
+    assert read == replace(grid, seed_namespace=None, boards=[])
+
+
+def test_a_parameter_s_option_is_its_name_with_hyphens():
+    assert [flag_name(name) for name in ("k", "batch_size", "max_nodes")] == ["--k", "--batch-size", "--max-nodes"]
 
 
 def test_evenly_spaced_integers_are_written_as_a_range():

@@ -14,13 +14,13 @@ import pytest
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from tests.orchestrator.clirun import local_environment, orchestrate
 from orchestrator.reports.verify import INCONCLUSIVE, SKIPPED, StoredJob, compare, sampled
 from orchestrator.reports.verify_tables import id_ranges
+from tests.orchestrator.clirun import local_environment, orchestrate
 from tests.tables import Job, Result
+from workers.provenance import environment
 from workers.store.database import engine_for
 from workers.store.records import JobResult
-from workers.provenance import environment
 
 ROOT = Path(__file__).resolve().parents[2]
 EIGHT = "1 2 3/4 5 6/0 7 8"

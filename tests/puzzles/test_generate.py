@@ -18,9 +18,9 @@ from puzzles.npuzzle.board import GOALS, goal_tiles, is_solvable
 from puzzles.npuzzle.generate import random_boards
 from puzzles.npuzzle.problem import NPuzzleProblem
 from puzzles.result import Outcome
-from puzzles.rushhour.problem import RushHourProblem
 from puzzles.rushhour.formats import canonical_text, format_board, parse_board
 from puzzles.rushhour.generate import TooFewBoards, cluster_distances, default_max_attempts, hardest_boards
+from puzzles.rushhour.problem import RushHourProblem
 from puzzles.solver import solve
 from tests.puzzles.test_rushhour_search import course, distances_to_goal, enumerate_space
 

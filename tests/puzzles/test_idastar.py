@@ -13,16 +13,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from puzzles import limits
-from puzzles.npuzzle import pdb
-from puzzles.search import iddfs, idastar
 from puzzles.kernels import estimates, has_in_place
+from puzzles.npuzzle import pdb
 from puzzles.npuzzle.board import GOALS, NPuzzleBoard, goal_tiles
 from puzzles.npuzzle.boardlist import read_board_list
 from puzzles.npuzzle.generate import solvable_board
 from puzzles.npuzzle.problem import NPuzzleProblem
-from puzzles.result import Limits, SolveResult, Outcome
-from puzzles.rushhour.problem import RushHourProblem
+from puzzles.result import Limits, Outcome, SolveResult
 from puzzles.rushhour.formats import parse_board
+from puzzles.rushhour.problem import RushHourProblem
+from puzzles.search import idastar, iddfs
 from puzzles.solver import solve
 from tests.puzzles.npuzzle_cases import SEED_CASES
 

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from puzzles.search import astar, beam, iddfs, randomwalk, spr
 from puzzles.errors import PuzzleError
 from puzzles.result import Limits
 from puzzles.rushhour.formats import load_board
 from puzzles.rushhour.kernels import pack_move, unpack_move
 from puzzles.rushhour.problem import RushHourProblem
+from puzzles.search import astar, beam, iddfs, randomwalk, spr
 from puzzles.solver import solve
 
 BOARDS = Path(__file__).resolve().parents[2] / "data" / "boards" / "rushhour"

@@ -1,6 +1,7 @@
 """N-puzzle search: the seed's cases, the whole 8-puzzle space, and optimal algorithms agreeing."""
 
 import random
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -8,8 +9,8 @@ from hypothesis import strategies as st
 
 from puzzles.kernels import estimates
 from puzzles.npuzzle import kernels as nk
-from puzzles.npuzzle.board import MOVES, NPuzzleBoard, goal_tiles
 from puzzles.npuzzle.analysis import distances
+from puzzles.npuzzle.board import MOVES, NPuzzleBoard, goal_tiles
 from puzzles.npuzzle.problem import NPuzzleProblem
 from puzzles.result import Outcome
 from puzzles.solver import solve

@@ -17,15 +17,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from puzzles.errors import PuzzleError
+from puzzles.jit import nb
 from puzzles.kernels import estimates
 from puzzles.npuzzle import pdb, pdb_folder
-from puzzles.errors import PuzzleError
-from puzzles.npuzzle.board import GOALS, NPuzzleBoard, goal_tiles
 from puzzles.npuzzle.analysis import distances
+from puzzles.npuzzle.board import GOALS, NPuzzleBoard, goal_tiles
 from puzzles.npuzzle.problem import NPuzzleProblem
-from puzzles.jit import nb
 from puzzles.solver import solve
-
 
 # --- ground truth and an independent lookup --------------------------------------------------
 

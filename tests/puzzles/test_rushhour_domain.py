@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from puzzles.errors import PuzzleError
 from puzzles.problem import RESERVED_BITS
 from puzzles.rushhour.board import RushHourBoard, Vehicle
+from puzzles.rushhour.formats import load_board, parse_board
 from puzzles.rushhour.keys import MAX_ARRANGEMENTS, TABLE_START
 from puzzles.rushhour.problem import RushHourProblem
-from puzzles.rushhour.formats import load_board, parse_board
 
 BOARDS = Path(__file__).resolve().parents[2] / "data" / "boards" / "rushhour"
 COURSE = ["6x6_1", "6x6_2", "6x6_3", "9x9_4", "9x9_5", "9x9_6", "12x12_7"]

@@ -11,13 +11,7 @@ from hypothesis import strategies as st
 
 from puzzles.errors import PuzzleError
 from puzzles.rushhour.board import RushHourBoard, Vehicle
-from puzzles.rushhour.formats import (
-    canonical_text,
-    detect_format,
-    format_board,
-    load_board,
-    parse_board,
-)
+from puzzles.rushhour.formats import canonical_text, detect_format, format_board, load_board, parse_board
 from puzzles.textio import text_id
 
 

@@ -20,14 +20,13 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from orchestrator.boards.catalogue import COURSE_OPTIMA
-
 from puzzles.kernels import estimates
+from puzzles.result import Limits, SolveResult
 from puzzles.rushhour import heuristics as rh
 from puzzles.rushhour import kernels as rk
-from puzzles.result import Limits, SolveResult
 from puzzles.rushhour.board import RushHourBoard
-from puzzles.rushhour.problem import RushHourProblem
 from puzzles.rushhour.formats import load_board, parse_board
+from puzzles.rushhour.problem import RushHourProblem
 from puzzles.solver import solve
 
 BOARDS = Path(__file__).resolve().parents[2] / "data" / "boards" / "rushhour"

@@ -209,7 +209,7 @@ def _wait(ready, what: str, log: Path, timeout: float = 60.0) -> None:
         try:
             if ready():
                 return
-        except Exception as err:  # noqa: BLE001 - not yet
+        except Exception as err:
             if time.monotonic() > deadline:
                 tail = log.read_text(errors="replace")[-2000:] if log.exists() else "(no log)"
                 raise RuntimeError(f"{what} did not start: {err}\n{tail}") from err

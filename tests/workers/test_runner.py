@@ -14,10 +14,10 @@ import time
 import pytest
 
 from puzzles.domains import load_instance
-from workers import runner as runner_module
 from puzzles.result import Outcome
-from workers.store.records import JobSpec
+from workers import runner as runner_module
 from workers.runner import JobRunner, Lost, hard_deadline
+from workers.store.records import JobSpec
 
 OPTIMUM = {"6x6_1": 21, "6x6_2": 15, "6x6_3": 33, "9x9_4": 27}
 

@@ -5,7 +5,7 @@ state (pending, queued, running, done) and a done job's outcome.
 """
 
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, select
@@ -96,7 +96,7 @@ class Origin:
 def sweep_status(db: Database, sweep: SweepRow) -> SweepStatus:
     """The sweep's counts and its throughput over the last minute, with the ETA it implies."""
     in_sweep = jobs.c.sweep_id == sweep.id
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     with db.engine.connect() as connection:
         states: dict[str, int] = dict(connection.execute(select(jobs.c.status, func.count()).where(in_sweep).group_by(jobs.c.status)).all())
         outcomes: dict[str, int] = dict(
@@ -219,7 +219,7 @@ def sweep_provenance(db: Database, sweep: SweepRow) -> list[Origin]:
 
 def aware(moment: datetime) -> datetime:
     """SQLite gives back naive datetimes; they are UTC."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def _result_columns() -> list:

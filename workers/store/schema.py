@@ -7,7 +7,7 @@ fields are declared once, in Python, and the table follows them.
 
 import json
 from dataclasses import MISSING, fields
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from types import NoneType, UnionType
 from typing import Any, get_args, get_type_hints
 
@@ -31,7 +31,7 @@ metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 def utc_now() -> datetime:
     """The current time, in UTC."""
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def canonical_params(params: dict[str, Any]) -> str:
