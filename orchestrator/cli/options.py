@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from orchestrator.sweeps.grid import flag_name
 from puzzles.algorithms import ALGORITHMS, PROBLEM_OPTIONS, Param
 from puzzles.errors import PuzzleError
 
@@ -246,7 +247,7 @@ def _option(name: str, grid: bool) -> inspect.Parameter:
     """The option of one algorithm parameter, its help naming the algorithms that take it."""
     algorithms = _PARAMETERS[name]
     param = _param(name)
-    flag = "--" + name.replace("_", "-")
+    flag = flag_name(name)
     takers = "every algorithm" if name in PROBLEM_OPTIONS else ", ".join(algorithms)
     help_text = f"{takers}: {param.help}{_defaults(name, algorithms)}"
     if grid:

@@ -12,6 +12,7 @@ from orchestrator.cli.options import (
     TimeLimitOption, WaitOption, WorkersOption, configured, database, existing_database, fail, print_json, print_table,
     user_errors, with_parameters, write_file,
 )
+from orchestrator.sweeps.grid import SweepGrid, flag_name
 from puzzles.algorithms import ALGORITHMS
 from puzzles.errors import PuzzleError
 from workers.store.states import JobState, Outcome, parse_status
@@ -81,7 +82,7 @@ def sweep_command(
         if from_spec is not None:
             grid_options = {"--algo": algo, "--boards": sources or None, "--goal": goal, "--repeat": repeat != 1 or None,
                             "--seeds": seeds, "--time-limit": time_limit, "--memory-limit": memory_limit,
-                            "--max-nodes": max_nodes, **{"--" + p.replace("_", "-"): v for p, v in params.items()}}
+                            "--max-nodes": max_nodes, **{flag_name(p): v for p, v in params.items()}}
             given = [option for option, value in grid_options.items() if value is not None]
             if given:
                 raise PuzzleError(f"--from-spec gives the grid, boards and limits: drop {', '.join(given)}")
@@ -89,12 +90,12 @@ def sweep_command(
         else:
             if algo is None:
                 raise PuzzleError("give --algo (or --from-spec FILE)")
-            grid = plan.Grid(algo, params, sources, seeds, repeat, goal)
+            grid = SweepGrid.from_options(algo, params, seeds, repeat)
             catalogue = None
             if needs_database(sources):
                 catalogue = existing_database(db) if dry_run else database(db, broker)
             limits = job_limits(time_limit, max_nodes, memory_limit)
-            sweep_plan = plan.grid_plan(grid, name, limits, catalogue, write=not dry_run)
+            sweep_plan = plan.grid_plan(grid, sources, name, limits, catalogue, goal=goal, write=not dry_run)
         if dry_run:
             typer.echo(status_view.plan_text(sweep_plan))
             return

@@ -1,5 +1,7 @@
-"""Sweep grids: value lists such as `1..50:5,64` and their product per algorithm.
+"""Sweep grids: the `SweepGrid` value, value lists such as `1..50:5,64`, and their product per algorithm.
 
+A sweep's grid is one `SweepGrid` from the command line (`from_options`) to
+the plan, the sweep row (`to_json`, `stored_grid`) and the spec file.
 `parse_values` reads what a user writes after a sweep option; `combinations`
 gives each algorithm every combination of the values of the parameters it
 takes, checked by the solver's own parameter tables.
@@ -7,15 +9,106 @@ takes, checked by the solver's own parameter tables.
 
 import itertools
 import math
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from puzzles.errors import PuzzleError
 from puzzles.textio import quote
 from puzzles.algorithms import ALGORITHMS, HEURISTIC_OPTIONS, PROBLEM_OPTIONS, algorithm_spec, bind_params, without_foreign_options
 
+if TYPE_CHECKING:
+    from workers.store.sweeps import SweepRow
+
 MAX_VALUES = 100_000  # per option: a typo such as 1..10000000 is refused, not expanded
 MAX_MAGNITUDE = Decimal(10) ** 15  # numbers beyond it are typos, and would overflow the kernels' integers
+PARTS = "optimum"  # the key of a sweep row planned in parts, one grid each (the optima sweep, hence the name)
+
+
+@dataclass(frozen=True)
+class SweepGrid:
+    """A sweep's grid: what the command line, the plan, the sweep row and the spec file all hold of it.
+
+    The algorithms, each parameter's values, the seeds of the randomized
+    algorithms or the runs per point (`repeat`), and the name derived seeds
+    are digested with (`seed_namespace`: None until planned, then the sweep's
+    name, or its original's for a replay). `boards` names the planned sweep's
+    boards in order; the planner fills it in.
+    """
+
+    algorithms: list[str]
+    params: dict[str, list[Any]] = field(default_factory=dict)
+    seeds: list[int] | None = None
+    repeat: int = 1
+    seed_namespace: str | None = None
+    boards: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_options(cls, algorithms: str, params: dict[str, str], seeds: str | None = None, repeat: int = 1) -> "SweepGrid":
+        """The grid of the command line's texts (`--algo beam --k 1..50:5 --seeds 1..10`); PuzzleError for a bad one."""
+        values = {name: parse_values(text, flag_name(name)) for name, text in params.items()}
+        chosen = [str(algorithm) for algorithm in parse_values(algorithms, "--algo")]
+        seed_values = parse_values(seeds, "--seeds") if seeds else None
+        if seed_values is not None and not all(isinstance(seed, int) for seed in seed_values):
+            raise PuzzleError(f"--seeds: {seeds!r} are not whole numbers")
+        return cls(chosen, values, seed_values, repeat)
+
+    def to_json(self) -> dict[str, Any]:
+        """The grid as the sweep row keeps it; a spec file has the same keys, but its boards in full."""
+        return {"algorithms": self.algorithms, "params": self.params, "boards": self.boards, "seeds": self.seeds,
+                "repeat": self.repeat, "seed_namespace": self.seed_namespace}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "SweepGrid":
+        """The grid of `to_json`'s keys; those sweeps planned long ago lack (boards, repeat, namespace) take defaults."""
+        return cls(list(data["algorithms"]), dict(data["params"]), data.get("seeds"), data.get("repeat", 1),
+                   data.get("seed_namespace"), list(data.get("boards", [])))
+
+    def union(self, other: "SweepGrid", name: str) -> "SweepGrid":
+        """This grid of the sweep `name` extended by `other`: every algorithm, parameter value, board and seed of either.
+
+        It then covers every job of the sweep (replayed, it may plan
+        combinations neither grid had); `other`'s seed namespace is kept.
+        PuzzleError if one grid gives seeds and the other repeats.
+        """
+        if (self.seeds is None) != (other.seeds is None):
+            given = "--seeds" if self.seeds is not None else "--repeat"
+            raise PuzzleError(f"sweep {name!r} was planned with {given}: extend it with {given} too")
+        params = {param: _union(self.params.get(param, []), values) for param, values in other.params.items()}
+        return replace(
+            other,
+            algorithms=_union(self.algorithms, other.algorithms),
+            params={**self.params, **params},
+            boards=_union(self.boards, other.boards),
+            seeds=None if other.seeds is None else _union(self.seeds or [], other.seeds),
+            repeat=max(self.repeat, other.repeat),
+        )
+
+    def options_text(self) -> str:
+        """The grid as command-line options: `--algo beam,astar --k 1..50 --heuristic blockers`."""
+        options = [f"--algo {','.join(self.algorithms)}"]
+        return " ".join(options + [f"{flag_name(name)} {values_text(values)}" for name, values in self.params.items()])
+
+
+def flag_name(name: str) -> str:
+    """The command-line option of a parameter or limit: `--batch-size` for `batch_size`."""
+    return "--" + name.replace("_", "-")
+
+
+def stored_grid(sweep: "SweepRow") -> SweepGrid | None:
+    """The grid a stored sweep was planned from, its seed namespace filled in.
+
+    None for a sweep planned in parts (the optima sweep) or before grids were kept.
+    """
+    if "algorithms" not in sweep.spec:
+        return None
+    grid = SweepGrid.from_json(sweep.spec)
+    return grid if grid.seed_namespace is not None else replace(grid, seed_namespace=sweep.name)
+
+
+def grids_json(grids: list[SweepGrid]) -> dict[str, Any]:
+    """What a sweep row keeps of the grids it was planned from: the grid, or each part's under PARTS."""
+    return grids[0].to_json() if len(grids) == 1 else {PARTS: [grid.to_json() for grid in grids]}
 
 
 def parse_values(text: str, option: str) -> list[Any]:
@@ -79,6 +172,10 @@ def grid_size(algorithms: list[str], params: dict[str, list[Any]]) -> int:
         math.prod(len(values) for param, values in params.items() if param in spec.params or param in PROBLEM_OPTIONS)
         for spec in specs if spec is not None
     )
+
+
+def _union(first: list[Any], second: list[Any]) -> list[Any]:
+    return list(dict.fromkeys([*first, *second]))
 
 
 def _scalar(item: str, option: str) -> Any:

@@ -4,6 +4,7 @@ import math
 import re
 from typing import Any
 
+from orchestrator.sweeps.grid import flag_name
 from puzzles.errors import PuzzleError
 from puzzles.textio import brief, quote
 
@@ -37,7 +38,7 @@ def checked_limits(limits: dict[str, Any]) -> dict[str, Any]:
     for name, value in limits.items():
         if value is None:
             continue
-        option = "--" + name.replace("_", "-")
+        option = flag_name(name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise PuzzleError(f"{option}: {brief(value)} is not a number")
         if not 0 <= value <= MAX_LIMITS[name]:

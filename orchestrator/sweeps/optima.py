@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from orchestrator.boards.catalogue import instance
+from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.plan import SweepPlan, plan_sweep
 from orchestrator.sweeps.running import store_and_run
 from puzzles.domains import Instance, problem_for
@@ -93,11 +94,11 @@ def plan_optima(boards: list[Instance], limits: dict[str, Any]) -> SweepPlan:
         groups.setdefault(optimal_search(board), []).append(board)
     name = sweep_name(limits)
     plans = [
-        plan_sweep(name, members, [algorithm], {"heuristic": [heuristic]} if heuristic else {}, limits=limits)
+        plan_sweep(name, members, SweepGrid([algorithm], {"heuristic": [heuristic]} if heuristic else {}), limits)
         for (algorithm, heuristic), members in groups.items()
     ]
     jobs = [job for part in plans for job in part.jobs]
-    return SweepPlan(name, {"optimum": [part.spec for part in plans]}, limits, boards, jobs)
+    return SweepPlan(name, [grid for part in plans for grid in part.grids], limits, boards, jobs)
 
 
 def sweep_name(limits: dict[str, Any]) -> str:

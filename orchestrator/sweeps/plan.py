@@ -9,10 +9,10 @@ jobs it lacks.
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from orchestrator.sweeps.grid import combinations, grid_size, parse_values
+from orchestrator.sweeps.grid import SweepGrid, combinations, grid_size, grids_json, stored_grid
 from orchestrator.sweeps.limits import checked_limits, limits_text
 from orchestrator.sweeps.sources import load_boards
 from puzzles.domains import Instance, problem_for
@@ -29,40 +29,34 @@ _SWEEP_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,199}")
 
 @dataclass
 class SweepPlan:
-    """A sweep's name, its grid as given, its limits and its job rows."""
+    """A sweep's name, the grids it was planned from, its limits, its boards and its job rows.
+
+    A sweep has one grid, its boards' names and seed namespace filled in; the
+    optima sweep has several, one per optimal search on its own boards.
+    """
 
     name: str
-    spec: dict[str, Any]
+    grids: list[SweepGrid]
     limits: dict[str, Any]
     boards: list[Instance]
     jobs: list[dict[str, Any]] = field(default_factory=list)
 
-
-@dataclass(frozen=True)
-class Grid:
-    """A sweep as the command line gives it: algorithms, parameter values (as typed), seeds or repeats, boards."""
-
-    algorithms: str
-    params: dict[str, str]
-    boards: list[str]
-    seeds: str | None = None
-    repeat: int = 1
-    goal: str | None = None
+    @property
+    def seed_namespace(self) -> str:
+        """The name the plan's derived seeds come from (every grid of a plan has the same)."""
+        return self.grids[0].seed_namespace or self.name
 
 
-def grid_plan(grid: Grid, name: str | None, limits: dict[str, Any], db: Database | None, *, write: bool = True) -> SweepPlan:
-    """The plan of a sweep given on the command line; PuzzleError on bad input.
+def grid_plan(
+    grid: SweepGrid, sources: list[str], name: str | None, limits: dict[str, Any], db: Database | None, *,
+    goal: str | None = None, write: bool = True,
+) -> SweepPlan:
+    """The plan of a sweep given on the command line: the grid on the boards of `sources`; PuzzleError on bad input.
 
     `db` is read for board sets only (a shipped one it lacks is imported there if `write`).
     """
-    params = {param: parse_values(text, "--" + param.replace("_", "-")) for param, text in grid.params.items()}
-    algorithms = [str(a) for a in parse_values(grid.algorithms, "--algo")]
-    seeds = parse_values(grid.seeds, "--seeds") if grid.seeds else None
-    if seeds is not None and not all(isinstance(seed, int) for seed in seeds):
-        raise PuzzleError(f"--seeds: {grid.seeds!r} are not whole numbers")
-    instances = load_boards(grid.boards, goal=grid.goal, db=db, write=write)
-    sweep_name = name or default_name(algorithms, params, seeds, grid.repeat)
-    return plan_sweep(sweep_name, instances, algorithms, params, seeds=seeds, repeat=grid.repeat, limits=limits)
+    instances = load_boards(sources, goal=goal, db=db, write=write)
+    return plan_sweep(name or default_name(grid), instances, grid, limits)
 
 
 def check_sweep_name(name: str) -> str:
@@ -73,31 +67,22 @@ def check_sweep_name(name: str) -> str:
     return name
 
 
-def default_name(algorithms: list[str], params: dict[str, list[Any]], seeds: list[int] | None, repeat: int) -> str:
+def default_name(grid: SweepGrid) -> str:
     """`beam+astar-1a2b3c4d`: the algorithms and a digest of the grid, the same for the same grid."""
-    grid = json.dumps([algorithms, params, seeds, repeat], sort_keys=True)
-    return f"{'+'.join(algorithms)}-{hashlib.sha256(grid.encode()).hexdigest()[:8]}"
+    digested = json.dumps([grid.algorithms, grid.params, grid.seeds, grid.repeat], sort_keys=True)
+    return f"{'+'.join(grid.algorithms)}-{hashlib.sha256(digested.encode()).hexdigest()[:8]}"
 
 
-def plan_sweep(
-    name: str,
-    boards: list[Instance],
-    algorithms: list[str],
-    params: dict[str, list[Any]],
-    *,
-    seeds: list[int] | None = None,
-    repeat: int = 1,
-    limits: dict[str, Any] | None = None,
-    seed_namespace: str | None = None,
-) -> SweepPlan:
+def plan_sweep(name: str, boards: list[Instance], grid: SweepGrid, limits: dict[str, Any] | None = None) -> SweepPlan:
     """Every job of the grid on every board; PuzzleError for anything the solver would refuse.
 
-    A randomized algorithm runs once per seed of `seeds`, or `repeat` times with
-    seeds derived from the job and the `seed_namespace` (by default the sweep's
-    name; a replay under another name keeps the original's); a deterministic one
-    runs once per seed or repeat, without a seed.
+    A randomized algorithm runs once per seed of the grid's seeds, or `repeat`
+    times with seeds derived from the job and the grid's seed namespace (by
+    default the sweep's name; a replay under another name keeps the
+    original's); a deterministic one runs once per seed or repeat, without a seed.
     """
     check_sweep_name(name)
+    seeds, repeat = grid.seeds, grid.repeat
     if seeds is not None and repeat != 1:
         raise PuzzleError("give --seeds or --repeat, not both")
     if repeat < 1:
@@ -105,20 +90,17 @@ def plan_sweep(
     for seed in seeds or []:
         if not 0 <= seed < SEEDS:
             raise PuzzleError(f"--seeds: a seed must be between 0 and {SEEDS - 1}, not {seed}")
-    _check_job_count(grid_size(algorithms, params) * len(boards) * (len(seeds) if seeds else repeat))
-    grid = combinations(algorithms, params)
+    _check_job_count(grid_size(grid.algorithms, grid.params) * len(boards) * (len(seeds) if seeds else repeat))
+    points = combinations(grid.algorithms, grid.params)
     problems = {board.id: problem_for(board.domain, board.text) for board in boards}
-    namespace = seed_namespace or name
-    spec = {
-        "algorithms": algorithms, "params": params, "boards": [b.name for b in boards], "seeds": seeds, "repeat": repeat,
-        "seed_namespace": namespace,
-    }
-    plan = SweepPlan(name, spec, checked_limits(limits or {}), boards)
+    namespace = grid.seed_namespace or name
+    planned = replace(grid, boards=[board.name for board in boards], seed_namespace=namespace)
+    plan = SweepPlan(name, [planned], checked_limits(limits or {}), boards)
     checked: set[tuple] = set()
     for board in boards:
-        for algorithm, bound in grid:
+        for algorithm, bound in points:
             randomized = algorithm_spec(algorithm).randomized
-            values = with_domain_heuristic(problems[board.id], algorithm, bound, given=params)
+            values = with_domain_heuristic(problems[board.id], algorithm, bound, given=grid.params)
             _check_heuristic(board, problems[board.id], values, checked)
             _check_move_model(board, values, checked)
             key_text = canonical_params(values)
@@ -145,42 +127,17 @@ def store_plan(db: Database, plan: SweepPlan, *, rerun: bool = False) -> tuple[i
     """
     existing = sweep_store.find(db, plan.name)
     if existing is not None:
-        _check_compatible(existing, plan, rerun)
-        plan.spec = grid_union(existing.spec, plan.spec, plan.name)
-    return sweep_store.save(db, plan.name, plan.spec, plan.limits, plan.boards, plan.jobs, rerun=rerun)
+        stored = stored_grid(existing)
+        _check_compatible(existing, stored, plan, rerun)
+        if stored is not None and len(plan.grids) == 1:  # a sweep planned in parts, or long ago, takes the plan's
+            plan.grids = [stored.union(plan.grids[0], plan.name)]
+    return sweep_store.save(db, plan.name, grids_json(plan.grids), plan.limits, plan.boards, plan.jobs, rerun=rerun)
 
 
-def grid_union(stored: dict[str, Any], new: dict[str, Any], name: str) -> dict[str, Any]:
-    """The grid of a sweep extended by another: every algorithm, parameter value, board and seed of either.
-
-    Its spec then covers every job of the sweep (replayed, it may plan
-    combinations neither grid had). A sweep planned before grids were kept
-    (no algorithms in its spec) takes the new grid.
-    """
-    if "algorithms" not in stored:
-        return new
-    if (stored.get("seeds") is None) != (new.get("seeds") is None):
-        given = "--seeds" if stored.get("seeds") is not None else "--repeat"
-        raise PuzzleError(f"sweep {name!r} was planned with {given}: extend it with {given} too")
-    params = {name: _union(stored["params"].get(name, []), values) for name, values in new["params"].items()}
-    return {
-        **new,
-        "algorithms": _union(stored["algorithms"], new["algorithms"]),
-        "params": {**stored["params"], **params},
-        "boards": _union(stored.get("boards", []), new["boards"]),
-        "seeds": None if new.get("seeds") is None else _union(stored["seeds"], new["seeds"]),
-        "repeat": max(stored.get("repeat", 1), new["repeat"]),
-    }
-
-
-def _union(first: list[Any], second: list[Any]) -> list[Any]:
-    return list(dict.fromkeys([*first, *second]))
-
-
-def _check_compatible(sweep: SweepRow, plan: SweepPlan, rerun: bool) -> None:
+def _check_compatible(sweep: SweepRow, stored: SweepGrid | None, plan: SweepPlan, rerun: bool) -> None:
     """PuzzleError if the plan would change a stored sweep's seeds, or its limits without `rerun`."""
-    namespace = sweep.spec.get("seed_namespace", sweep.name)
-    if namespace != plan.spec.get("seed_namespace", plan.name):
+    namespace = stored.seed_namespace if stored is not None else sweep.name
+    if namespace != plan.seed_namespace:
         raise PuzzleError(
             f"sweep {plan.name!r} derives its seeds from {namespace!r} (it was replayed from a spec):"
             " extend it with orchestrate sweep --from-spec FILE, or give another --name"

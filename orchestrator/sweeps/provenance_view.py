@@ -3,7 +3,7 @@
 import json
 from typing import Any
 
-from orchestrator.sweeps.grid import values_text
+from orchestrator.sweeps.grid import SweepGrid, stored_grid
 from orchestrator.sweeps.limits import limits_text
 from orchestrator.sweeps.status_view import params_text, status_text
 from orchestrator.text import duration_text
@@ -14,11 +14,12 @@ from workers.store.sweeps import SweepRow
 
 def sweep_text(sweep: SweepRow, status: SweepStatus, origins: list[Origin]) -> str:
     """The sweep's definition, progress, and its results per code version, host and software."""
-    spec = sweep.spec
+    grid = stored_grid(sweep)
+    shown = {"algorithms": grid.algorithms, "params": grid.params} if grid is not None else {}
     lines = [
         f"sweep:    {sweep.name} (created {sweep.created_at:%Y-%m-%d %H:%M})",
-        f"grid:     {json.dumps({key: spec[key] for key in ('algorithms', 'params') if key in spec})}",
-        f"runs:     {_runs_text(spec)}",
+        f"grid:     {json.dumps(shown)}",
+        f"runs:     {_runs_text(grid)}",
         f"limits:   {limits_text(sweep.limits)}",
         *status_text(status).splitlines()[1:],
         f"code now: {environment()['code_version']}",
@@ -30,17 +31,15 @@ def sweep_text(sweep: SweepRow, status: SweepStatus, origins: list[Origin]) -> s
 
 def sweep_header(sweep: SweepRow, status: SweepStatus, boards: int, origins: list[Origin]) -> list[tuple[str, str]]:
     """What a report's or the dashboard's header says of a sweep: grid, runs, limits, size, time span, hosts, code."""
-    spec = sweep.spec
-    grid = [f"--algo {','.join(spec.get('algorithms', []))}"]
-    grid += [f"--{name.replace('_', '-')} {values_text(values)}" for name, values in spec.get("params", {}).items()]
+    grid = stored_grid(sweep)
     starts = [origin.first_start for origin in origins if origin.first_start]
     ends = [origin.last_finish for origin in origins if origin.last_finish]
     span = "not recorded" if origins else "no results yet"
     if starts and ends:
         span = f"{min(starts):%Y-%m-%d %H:%M:%S} .. {max(ends):%Y-%m-%d %H:%M:%S} ({duration_text((max(ends) - min(starts)).total_seconds())})"
     return [
-        ("grid", " ".join(grid)),
-        ("runs", _runs_text(spec)),
+        ("grid", grid.options_text() if grid is not None else "-"),
+        ("runs", _runs_text(grid)),
         ("limits", limits_text(sweep.limits)),
         ("size", f"{status.total:,} jobs on {_plural(boards, 'board')}, {status.finished:,} done ({status.phase})"),
         ("created", f"{sweep.created_at:%Y-%m-%d %H:%M:%S}"),
@@ -100,9 +99,12 @@ def job_text(record: dict[str, Any]) -> str:
     return "\n".join(lines + [f"note:       {TIMING}"])
 
 
-def _runs_text(spec: dict[str, Any]) -> str:
-    seeds = f"seeds {spec['seeds']}" if spec.get("seeds") else f"repeat {spec.get('repeat', 1)}"
-    return f"{seeds}, derived seeds from {spec.get('seed_namespace', '-')!r}" if "seed_namespace" in spec else seeds
+def _runs_text(grid: SweepGrid | None) -> str:
+    """`seeds [1, 2]`, or `repeat 3, derived seeds from 'name'`; `-` for a sweep without one grid."""
+    if grid is None:
+        return "-"
+    seeds = f"seeds {grid.seeds}" if grid.seeds else f"repeat {grid.repeat}"
+    return f"{seeds}, derived seeds from {grid.seed_namespace!r}"
 
 
 def _origin_text(origin: Origin) -> str:

@@ -11,8 +11,8 @@ only the jobs the sweep lacks.
 from pathlib import Path
 from typing import Any
 
+from orchestrator.sweeps.grid import MAX_VALUES, SweepGrid, stored_grid
 from orchestrator.sweeps.plan import SweepPlan, plan_sweep
-from orchestrator.sweeps.grid import MAX_VALUES
 from puzzles.domains import Instance, instance_from_text
 from puzzles.errors import PuzzleError
 from puzzles.textio import brief, json_load, read_text
@@ -22,24 +22,23 @@ from workers.store.rows import sweep_boards
 from workers.store.sweeps import SweepRow
 
 FORMAT = "slidelab-sweep/1"
-GRID_KEYS = ("algorithms", "params", "seeds", "repeat")
+GRID_KEYS = ("algorithms", "params", "seeds", "repeat", "seed_namespace")  # the grid's, but its boards (in full here)
 LIMITS = {"max_nodes": int, "time_limit": (int, float), "memory_limit": int}
 MAX_SPEC_BYTES = 64 << 20
 
 
 def export_spec(db: Database, sweep: SweepRow) -> dict[str, Any]:
     """The sweep's definition: its grid, limits, seed namespace and boards (canonical text, in order)."""
-    missing = [key for key in GRID_KEYS if key not in sweep.spec]
-    if missing:
-        raise PuzzleError(f"sweep {sweep.name!r} was not planned from one grid (no {', '.join(missing)}): it has no spec to export")
-    boards = sweep_boards(db, sweep)
+    grid = stored_grid(sweep)
+    if grid is None:
+        raise PuzzleError(f"sweep {sweep.name!r} was not planned from one grid: it has no spec to export")
+    stored = grid.to_json()
     return {
         "format": FORMAT,
         "name": sweep.name,
-        **{key: sweep.spec[key] for key in GRID_KEYS},
-        "seed_namespace": sweep.spec.get("seed_namespace", sweep.name),
+        **{key: stored[key] for key in GRID_KEYS},
         "limits": sweep.limits,
-        "boards": boards,
+        "boards": sweep_boards(db, sweep),
         "exported_by": environment()["code_version"],
     }
 
@@ -59,16 +58,8 @@ def read_spec(path: Path) -> dict[str, Any]:
 def plan_from_spec(spec: dict[str, Any], name: str | None = None, source: str = "spec") -> SweepPlan:
     """The plan of a spec, under its own name or `name`; PuzzleError for anything the planner refuses."""
     boards = [_instance(board, index, source) for index, board in enumerate(spec["boards"])]
-    return plan_sweep(
-        name or spec["name"],
-        boards,
-        spec["algorithms"],
-        spec["params"],
-        seeds=spec["seeds"],
-        repeat=spec["repeat"],
-        limits=spec["limits"],
-        seed_namespace=spec["seed_namespace"],
-    )
+    grid = SweepGrid.from_json({key: spec[key] for key in GRID_KEYS if key in spec})
+    return plan_sweep(name or spec["name"], boards, grid, spec["limits"])
 
 
 def _instance(board: dict[str, Any], index: int, source: str) -> Instance:

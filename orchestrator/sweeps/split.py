@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 
 from orchestrator.sweeps.lookups import find_sweep
 
+from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.plan import plan_sweep
 from orchestrator.sweeps.running import job_processes, store_and_run
 from puzzles.domains import problem_for
@@ -203,8 +204,8 @@ def _heuristic(problem: Problem, params: dict[str, str], depth: int):
 def _run_bound(db: Database, instance, sweep: str, prefixes: list[str], level: subtree.Frontier,
                params: dict[str, str], workers: int, chunk: int | None, runners: list[JobRunner] | None) -> dict[str, dict]:
     """Run one job per leaf, in `runners` if given (stopped once the bound's answer is known); the job rows by prefix."""
-    grid = {**{k: [v] for k, v in params.items()}, "prefix": prefixes, "bound": [level.bound], "split_depth": [level.depth]}
-    plan = plan_sweep(sweep, [instance], [SPLIT_ALGORITHM], grid)
+    values = {**{k: [v] for k, v in params.items()}, "prefix": prefixes, "bound": [level.bound], "split_depth": [level.depth]}
+    plan = plan_sweep(sweep, [instance], SweepGrid([SPLIT_ALGORITHM], values))
     stop = threading.Event()
 
     def settled(reason: str) -> None:

@@ -2,6 +2,7 @@
 
 from orchestrator.sweeps.sources import load_boards
 
+from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.plan import plan_sweep, store_plan
 from workers.store import connect
 from workers.store.jobs import claim, job_specs, record
@@ -22,7 +23,7 @@ def beam_sweep(url: str, boards_dir, *, leave: int = 0) -> list[int]:
     but the last `leave`, which stay pending; the job ids in order."""
     db = connect(url)
     boards = load_boards([str(boards_dir / f"{name}.csv") for name in SOLUTIONS])
-    plan = plan_sweep(NAME, boards, ["astar", "beam"], {"k": [1, 2, 3, 4], "heuristic": ["blockers-lb"]}, seeds=[1, 2])
+    plan = plan_sweep(NAME, boards, SweepGrid(["astar", "beam"], {"k": [1, 2, 3, 4], "heuristic": ["blockers-lb"]}, seeds=[1, 2]))
     sweep_id, _ = store_plan(db, plan)
     ids = unfinished_jobs(db, sweep_id)
     done = claim(db, ids[: len(ids) - leave], "hand@test", 60)

@@ -51,8 +51,7 @@ def test_an_integer_range_is_python_s_inclusive_range(low, span, step):
     assert parse_values(f"{low}..{low + span}:{step}", "--k") == list(range(low, low + span + 1, step))
 
 
-@given(st.lists(st.one_of(st.integers(-50, 500), st.sampled_from(["blockers", "blockers-lb"]), st.sampled_from([0.5, 2.5])),
-                min_size=1, max_size=40, unique=True))
+@given(VALUES)
 def test_values_are_written_as_they_are_read(values):
     assert parse_values(values_text(values), "--k") == values
 

@@ -15,6 +15,7 @@ from sqlalchemy import update
 from orchestrator.reports.comparison import compare, shared_groups
 from orchestrator.sweeps.lookups import find_sweep
 from orchestrator.sweeps.sources import load_boards
+from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.plan import plan_sweep, store_plan
 from orchestrator.reports.rows import load_rows
 from orchestrator.reports.summary import summarize
@@ -43,7 +44,7 @@ def db(tmp_path) -> str:
 def planned(db: str, boards_dir, name: str, count: int, **grid):
     """A sweep of beam over k = 1..count on the 6x6 course boards, stored and not run: (sweep, job ids)."""
     boards = load_boards([str(boards_dir / board) for board in SIX])
-    sweep_id, _ = store_plan(connect(db), plan_sweep(name, boards, ["beam"], {"k": list(range(1, count + 1)), **grid}))
+    sweep_id, _ = store_plan(connect(db), plan_sweep(name, boards, SweepGrid(["beam"], {"k": list(range(1, count + 1)), **grid})))
     return find_sweep(connect(db), name), unfinished_jobs(connect(db), sweep_id)
 
 
@@ -115,7 +116,7 @@ def test_a_group_over_boards_is_the_mean_of_the_boards_means_with_their_spread_a
 
 def test_a_baseline_gives_the_geometric_mean_of_each_boards_ratio(db, boards_dir):
     boards = load_boards([str(boards_dir / board) for board in SIX[:2]])
-    plan = plan_sweep("base", boards, ["beam", "astar"], {"k": [1], "heuristic": ["blockers"]})
+    plan = plan_sweep("base", boards, SweepGrid(["beam", "astar"], {"k": [1], "heuristic": ["blockers"]}))
     sweep_id, _ = store_plan(connect(db), plan)
     ids = unfinished_jobs(connect(db), sweep_id)
     kinds = {job_id: (job["board_id"], job["algorithm"]) for job_id, job in zip(ids, plan.jobs)}

@@ -1,17 +1,20 @@
 """Planning sweeps: board sources, grids, seeds, job keys, and storing plans on SQLite and PostgreSQL."""
 
+import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from orchestrator.sweeps.grid import parse_values
+from orchestrator.sweeps.grid import SweepGrid, parse_values, stored_grid
 from orchestrator.sweeps.sources import board_sources, load_boards
 from orchestrator.sweeps.lookups import find_sweep
 from orchestrator.sweeps.limits import parse_size
-from orchestrator.sweeps.plan import plan_sweep, store_plan
+from orchestrator.sweeps.plan import grid_plan, plan_sweep, store_plan
+from orchestrator.sweeps.spec_file import export_spec, plan_from_spec, read_spec
 from puzzles.domains import load_instance, problem_for
 from puzzles.errors import PuzzleError
 from puzzles.algorithms import SEEDS
@@ -107,7 +110,7 @@ def test_goal_applies_to_n_puzzle_boards_without_their_own_and_changes_their_job
     assert first[0].name == last[0].name == "412763580" and first[0].id != last[0].id
     assert problem_for(first[0].domain, first[0].text).goal == "blank-first"
     assert problem_for(last[0].domain, last[0].text).goal == "blank-last"
-    keys = [{job["job_key"] for job in plan_sweep("goals", boards[:1], ["bfs"], {}).jobs} for boards in (first, last)]
+    keys = [{job["job_key"] for job in plan_sweep("goals", boards[:1], SweepGrid(["bfs"])).jobs} for boards in (first, last)]
     assert len(keys[0] | keys[1]) == 2
     korf = load_boards([f"{KORF100}#1"], goal="blank-last")  # a row's own goal wins
     assert problem_for("npuzzle", korf[0].text).goal == "blank-first"
@@ -137,8 +140,8 @@ def test_parse_size_refuses_what_is_not_a_size(text):
 
 def test_beam_over_50_widths_and_two_heuristics_on_the_seven_course_boards_is_700_jobs(boards_dir):
     boards = load_boards([str(boards_dir)])
-    plan = plan_sweep("beam-k", boards, ["beam"], {"k": parse_values("1..50", "--k"),
-                                                   "heuristic": ["blockers", "blockers-lb"]})
+    grid = SweepGrid(["beam"], {"k": parse_values("1..50", "--k"), "heuristic": ["blockers", "blockers-lb"]})
+    plan = plan_sweep("beam-k", boards, grid)
     assert len(boards) == 7 and len(plan.jobs) == 700
     assert len({job["job_key"] for job in plan.jobs}) == 700
     assert sorted((job["params"]["heuristic"], job["params"]["k"]) for job in plan.jobs if job["board_id"] == boards[0].id) == [
@@ -148,7 +151,7 @@ def test_beam_over_50_widths_and_two_heuristics_on_the_seven_course_boards_is_70
 
 
 def test_an_algorithm_gets_only_the_parameters_it_takes(six_boards):
-    plan = plan_sweep("mixed", six_boards, ["beam", "bfs"], {"k": [1, 2, 3]})
+    plan = plan_sweep("mixed", six_boards, SweepGrid(["beam", "bfs"], {"k": [1, 2, 3]}))
     for board in six_boards:
         jobs = [job for job in plan.jobs if job["board_id"] == board.id]
         assert [job["params"] for job in jobs if job["algorithm"] == "beam"] == [
@@ -159,19 +162,19 @@ def test_an_algorithm_gets_only_the_parameters_it_takes(six_boards):
 
 
 def test_seeds_give_a_randomized_algorithm_one_job_per_seed(six_boards):
-    plan = plan_sweep("spr-seeds", six_boards[:1], ["spr"], {}, seeds=[1, 2, 3, 4, 5])
+    plan = plan_sweep("spr-seeds", six_boards[:1], SweepGrid(["spr"], {}, seeds=[1, 2, 3, 4, 5]))
     assert [(job["seed"], job["repeat"]) for job in plan.jobs] == [(s, 0) for s in (1, 2, 3, 4, 5)]
 
 
 def test_seeds_give_a_deterministic_algorithm_repeats_without_a_seed(six_boards):
-    plan = plan_sweep("bfs-seeds", six_boards[:1], ["bfs"], {}, seeds=[1, 2, 3, 4, 5])
+    plan = plan_sweep("bfs-seeds", six_boards[:1], SweepGrid(["bfs"], {}, seeds=[1, 2, 3, 4, 5]))
     assert [(job["seed"], job["repeat"]) for job in plan.jobs] == [(None, r) for r in range(5)]
     assert len({job["job_key"] for job in plan.jobs}) == 5
 
 
 def test_a_randomized_algorithm_without_seeds_gets_derived_seeds_the_same_every_time(six_boards):
-    first = plan_sweep("spr-repeat", six_boards, ["spr", "bfs"], {}, repeat=3)
-    again = plan_sweep("spr-repeat", six_boards, ["spr", "bfs"], {}, repeat=3)
+    first = plan_sweep("spr-repeat", six_boards, SweepGrid(["spr", "bfs"], {}, repeat=3))
+    again = plan_sweep("spr-repeat", six_boards, SweepGrid(["spr", "bfs"], {}, repeat=3))
     spr = [job["seed"] for job in first.jobs if job["algorithm"] == "spr"]
     assert len(spr) == 9 and len(set(spr)) == 9 and all(0 <= seed < SEEDS for seed in spr)
     assert [job["seed"] for job in again.jobs] == [job["seed"] for job in first.jobs]
@@ -179,10 +182,10 @@ def test_a_randomized_algorithm_without_seeds_gets_derived_seeds_the_same_every_
 
 
 def test_job_keys_are_unique_stable_and_include_the_sweep_name(six_boards):
-    grid = (["beam", "spr"], {"k": [1, 2], "batches": [1, 2]})
-    first = plan_sweep("keys", six_boards, *grid, seeds=[7, 8])
-    again = plan_sweep("keys", list(reversed(six_boards)), *grid, seeds=[7, 8])
-    other = plan_sweep("keys-2", six_boards, *grid, seeds=[7, 8])
+    grid = SweepGrid(["beam", "spr"], {"k": [1, 2], "batches": [1, 2]}, seeds=[7, 8])
+    first = plan_sweep("keys", six_boards, grid)
+    again = plan_sweep("keys", list(reversed(six_boards)), grid)
+    other = plan_sweep("keys-2", six_boards, grid)
     keys = [job["job_key"] for job in first.jobs]
     assert len(keys) == len(set(keys)) == 3 * (2 * 2 + 2 * 2)
     assert {job["job_key"] for job in again.jobs} == set(keys)
@@ -206,7 +209,7 @@ def test_job_keys_are_unique_stable_and_include_the_sweep_name(six_boards):
 )
 def test_plan_refuses_what_the_solver_would_refuse(six_boards, algorithms, params, options, message):
     with pytest.raises(PuzzleError, match=message.replace("(", r"\(")):
-        plan_sweep("bad", six_boards, algorithms, params, **options)
+        plan_sweep("bad", six_boards, SweepGrid(algorithms, params, **options))
 
 
 def test_an_empty_range_is_refused():
@@ -216,7 +219,7 @@ def test_an_empty_range_is_refused():
 
 def test_an_unknown_heuristic_is_refused_when_planning(six_boards):
     with pytest.raises(PuzzleError, match="unknown heuristic"):
-        plan_sweep("bad-h", six_boards, ["beam"], {"heuristic": ["nope"]})
+        plan_sweep("bad-h", six_boards, SweepGrid(["beam"], {"heuristic": ["nope"]}))
 
 
 # --------------------------------------------------------------------------- storing plans
@@ -242,7 +245,7 @@ def _finish(db, sweep_id: int) -> None:
 
 def test_storing_a_plan_twice_adds_its_jobs_once(db_url, six_boards):
     db = connect(db_url)
-    plan = plan_sweep("twice", six_boards, ["beam", "bfs"], {"k": [1, 2, 3]}, limits={"time_limit": 10.0})
+    plan = plan_sweep("twice", six_boards, SweepGrid(["beam", "bfs"], {"k": [1, 2, 3]}), limits={"time_limit": 10.0})
     sweep_id, added = store_plan(db, plan)
     assert added == 12
     assert store_plan(db, plan) == (sweep_id, 0)
@@ -255,9 +258,9 @@ def test_storing_a_plan_twice_adds_its_jobs_once(db_url, six_boards):
 
 def test_extending_the_grid_adds_only_the_missing_jobs(db_url, six_boards):
     db = connect(db_url)
-    sweep_id, _ = store_plan(db, plan_sweep("grow", six_boards[:2], ["beam"], {"k": [1, 2]}))
+    sweep_id, _ = store_plan(db, plan_sweep("grow", six_boards[:2], SweepGrid(["beam"], {"k": [1, 2]})))
     _finish(db, sweep_id)
-    wider = plan_sweep("grow", six_boards, ["beam"], {"k": [1, 2, 3]})
+    wider = plan_sweep("grow", six_boards, SweepGrid(["beam"], {"k": [1, 2, 3]}))
     assert store_plan(db, wider) == (sweep_id, 9 - 4)
     assert _counts(db) == {"boards": 3, "sweeps": 1, "jobs": 9, "results": 4}
     assert len(unfinished_jobs(db, sweep_id)) == 5  # the four finished jobs keep their results
@@ -265,18 +268,18 @@ def test_extending_the_grid_adds_only_the_missing_jobs(db_url, six_boards):
 
 def test_two_sweeps_with_the_same_grid_keep_their_own_jobs(db_url, six_boards):
     db = connect(db_url)
-    first, _ = store_plan(db, plan_sweep("one", six_boards, ["bfs"], {}))
-    second, added = store_plan(db, plan_sweep("two", six_boards, ["bfs"], {}))
+    first, _ = store_plan(db, plan_sweep("one", six_boards, SweepGrid(["bfs"])))
+    second, added = store_plan(db, plan_sweep("two", six_boards, SweepGrid(["bfs"])))
     assert first != second and added == 3
     assert _counts(db) == {"boards": 3, "sweeps": 2, "jobs": 6, "results": 0}
 
 
 def test_other_limits_without_rerun_are_refused_and_change_nothing(db_url, six_boards):
     db = connect(db_url)
-    sweep_id, _ = store_plan(db, plan_sweep("limits", six_boards[:1], ["bfs"], {}, limits={"time_limit": 10.0}))
+    sweep_id, _ = store_plan(db, plan_sweep("limits", six_boards[:1], SweepGrid(["bfs"]), limits={"time_limit": 10.0}))
     _finish(db, sweep_id)
     before = _counts(db)
-    wider = plan_sweep("limits", six_boards, ["bfs", "beam"], {}, limits={"time_limit": 20.0})
+    wider = plan_sweep("limits", six_boards, SweepGrid(["bfs", "beam"]), limits={"time_limit": 20.0})
     with pytest.raises(PuzzleError, match=r"planned with limits time_limit=10.0, not time_limit=20.0.*--rerun"):
         store_plan(db, wider)
     assert _counts(db) == before
@@ -286,12 +289,12 @@ def test_other_limits_without_rerun_are_refused_and_change_nothing(db_url, six_b
 
 def test_rerun_deletes_the_results_and_makes_the_jobs_pending(db_url, six_boards):
     db = connect(db_url)
-    plan = plan_sweep("again", six_boards, ["bfs"], {}, limits={"time_limit": 10.0})
+    plan = plan_sweep("again", six_boards, SweepGrid(["bfs"]), limits={"time_limit": 10.0})
     sweep_id, _ = store_plan(db, plan)
     _finish(db, sweep_id)
     with Session(db.engine) as session, session.begin():
         session.execute(update(Job).values(worker_host="w1"))
-    rerun = plan_sweep("again", six_boards, ["bfs"], {}, limits={"time_limit": 30.0})
+    rerun = plan_sweep("again", six_boards, SweepGrid(["bfs"]), limits={"time_limit": 30.0})
     assert store_plan(db, rerun, rerun=True) == (sweep_id, 0)
     assert _counts(db) == {"boards": 3, "sweeps": 1, "jobs": 3, "results": 0}
     with Session(db.engine) as session:
@@ -306,7 +309,43 @@ def test_find_sweep_names_the_recent_sweeps(db_url, six_boards):
     db = connect(db_url)
     with pytest.raises(PuzzleError, match="no sweep named 'x' \\(there are none yet\\)"):
         find_sweep(db, "x")
-    store_plan(db, plan_sweep("first", six_boards, ["bfs"], {}))
-    store_plan(db, plan_sweep("second", six_boards, ["bfs"], {}))
+    store_plan(db, plan_sweep("first", six_boards, SweepGrid(["bfs"])))
+    store_plan(db, plan_sweep("second", six_boards, SweepGrid(["bfs"])))
     with pytest.raises(PuzzleError, match="no sweep named 'x' \\(recent: second, first\\)"):
         find_sweep(db, "x")
+
+
+# --------------------------------------------------------------------------- one grid, from the command line to a replay
+
+
+def test_the_grid_is_the_same_from_the_command_line_to_the_plan_the_sweep_row_the_spec_file_and_a_replay(
+        db_url, boards_dir, tmp_path):
+    grid = SweepGrid.from_options("beam,spr", {"k": "1..3", "batches": "2,4", "batch_size": "5"}, repeat=2)
+    assert grid == SweepGrid(["beam", "spr"], {"k": [1, 2, 3], "batches": [2, 4], "batch_size": [5]}, repeat=2)
+    db = connect(db_url)
+    plan = grid_plan(grid, [str(boards_dir / name) for name in SIX[:2]], "round", {"max_nodes": 1000}, db)
+    planned = replace(grid, boards=["Rushhour6x6_1", "Rushhour6x6_2"], seed_namespace="round")
+    assert plan.grids == [planned]
+    store_plan(db, plan)
+    sweep = find_sweep(db, "round")
+    assert stored_grid(sweep) == planned
+    spec_path = tmp_path / "round.json"
+    spec_path.write_text(json.dumps(export_spec(db, sweep)))
+    replayed = plan_from_spec(read_spec(spec_path))
+    assert replayed.grids == [planned] and replayed.jobs == plan.jobs
+    renamed = plan_from_spec(read_spec(spec_path), "round-again")
+    assert renamed.grids == [planned] and [job["seed"] for job in renamed.jobs] == [job["seed"] for job in plan.jobs]
+
+
+def test_a_sweep_row_of_before_the_grid_type_loads(db_url, six_boards):
+    db = connect(db_url)
+    store_plan(db, plan_sweep("old", six_boards[:1], SweepGrid(["bfs"])))
+    with Session(db.engine) as session, session.begin():  # as stored before seed namespaces and board names were kept
+        session.execute(update(Sweep).values(spec={"algorithms": ["bfs"], "params": {}, "seeds": None, "repeat": 1}))
+    assert stored_grid(find_sweep(db, "old")) == SweepGrid(["bfs"], seed_namespace="old")
+    with Session(db.engine) as session, session.begin():  # planned before grids were kept at all
+        session.execute(update(Sweep).values(spec={}))
+    assert stored_grid(find_sweep(db, "old")) is None
+    assert store_plan(db, plan_sweep("old", six_boards, SweepGrid(["bfs"])))[1] == 2
+    assert stored_grid(find_sweep(db, "old")) == SweepGrid(["bfs"], boards=[b.name for b in six_boards],
+                                                           seed_namespace="old")

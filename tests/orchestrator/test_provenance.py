@@ -17,6 +17,7 @@ import pytest
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
+from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.plan import plan_sweep, store_plan
 from puzzles.domains import load_instance
 from puzzles.errors import PuzzleError
@@ -144,12 +145,12 @@ def test_a_spec_fills_the_gaps_of_its_own_sweep(swept, tmp_path):
 
 def test_derived_seeds_are_unchanged_for_sweeps_planned_before_specs():
     board = load_instance(str(BOARDS / "Rushhour6x6_1.csv"))
-    plan = plan_sweep("old", [board], ["random"], {}, repeat=2)
+    plan = plan_sweep("old", [board], SweepGrid(["random"], {}, repeat=2))
     params = json.dumps({"max_steps": 1_000_000}, separators=(",", ":"))
     for index, job in enumerate(plan.jobs):  # the seeds of sweeps stored before seed namespaces existed
         key = hashlib.sha256(json.dumps(["old", board.id, "random", params, None, index]).encode()).hexdigest()
         assert (job["job_key"], job["seed"]) == (key, int(key[:8], 16) % 2**32)
-    renamed = plan_sweep("new", [board], ["random"], {}, repeat=2, seed_namespace="old")
+    renamed = plan_sweep("new", [board], SweepGrid(["random"], {}, repeat=2, seed_namespace="old"))
     assert [job["seed"] for job in renamed.jobs] == [job["seed"] for job in plan.jobs]
     assert {job["job_key"] for job in renamed.jobs}.isdisjoint(job["job_key"] for job in plan.jobs)
 
@@ -158,11 +159,11 @@ def test_a_replayed_sweep_keeps_its_seed_namespace(tmp_path):
     url = f"sqlite:///{tmp_path / 'results.db'}"
     upgrade(url)
     board = load_instance(str(BOARDS / "Rushhour6x6_1.csv"))
-    store_plan(connect(url), plan_sweep("copy", [board], ["random"], {}, repeat=2, seed_namespace="original"))
-    extended = plan_sweep("copy", [board], ["random"], {}, repeat=3)  # seeds from "copy": not the sweep's own
+    store_plan(connect(url), plan_sweep("copy", [board], SweepGrid(["random"], {}, repeat=2, seed_namespace="original")))
+    extended = plan_sweep("copy", [board], SweepGrid(["random"], {}, repeat=3))  # seeds from "copy": not the sweep's own
     with pytest.raises(PuzzleError, match="sweep 'copy' derives its seeds from 'original'"):
         store_plan(connect(url), extended)
-    again = plan_sweep("copy", [board], ["random"], {}, repeat=3, seed_namespace="original")
+    again = plan_sweep("copy", [board], SweepGrid(["random"], {}, repeat=3, seed_namespace="original"))
     assert store_plan(connect(url), again)[1] == 1
 
 

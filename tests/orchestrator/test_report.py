@@ -14,6 +14,7 @@ from orchestrator.reports.summary import summarize
 from orchestrator.cli import app
 from orchestrator.sweeps.lookups import find_sweep
 from orchestrator.sweeps.sources import load_boards
+from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.plan import plan_sweep, store_plan
 from workers.store.sweeps import unfinished_jobs
 from tests.tables import Board, Sweep
@@ -41,7 +42,7 @@ def db(tmp_path, boards_dir) -> str:
     upgrade(url)
     db = connect(url)
     boards = load_boards([str(boards_dir / "Rushhour6x6_1.csv")])
-    plan = plan_sweep("hand", boards, ["bfs", "beam"], {"k": [1, 2]}, repeat=2)
+    plan = plan_sweep("hand", boards, SweepGrid(["bfs", "beam"], {"k": [1, 2]}, repeat=2))
     sweep_id, _ = store_plan(db, plan)
     ids = unfinished_jobs(db, sweep_id)
     order = sorted(range(6), key=lambda i: (plan.jobs[i]["algorithm"] != "bfs", plan.jobs[i]["params"].get("k"), i))
@@ -120,7 +121,7 @@ def test_cli_report_table_and_a_running_sweep_says_so(db, boards_dir):
     result = run("report", "hand", "--db", db)
     assert result.exit_code == 0, result.output
     assert "heuristic=blockers k=2" in result.output and "26.0" in result.output
-    plan = plan_sweep("hand", load_boards([str(boards_dir / "Rushhour6x6_2.csv")]), ["bfs"], {}, repeat=1)
+    plan = plan_sweep("hand", load_boards([str(boards_dir / "Rushhour6x6_2.csv")]), SweepGrid(["bfs"], {}, repeat=1))
     store_plan(connect(db), plan)  # a job not run, and none running: the sweep has stopped
     result = run("report", "hand", "--db", db, "--by", "algo")
     assert result.exit_code == 0

@@ -18,6 +18,7 @@ from orchestrator.reports.summary import mean_interval, summarize
 from orchestrator.cli import app
 from orchestrator.sweeps.lookups import find_sweep
 from orchestrator.sweeps.sources import load_boards
+from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.plan import plan_sweep, store_plan
 from workers.store.sweeps import unfinished_jobs
 from workers.store.database import downgrade, upgrade
@@ -57,7 +58,7 @@ def store(tmp_path, boards_dir):
         upgrade(url)
         db = connect(url)
         boards = load_boards([str(boards_dir / "Rushhour6x6_1.csv")])
-        plan = plan_sweep("spread", boards, ["beam"], {"k": [1, 2]}, repeat=RUNS)
+        plan = plan_sweep("spread", boards, SweepGrid(["beam"], {"k": [1, 2]}, repeat=RUNS))
         sweep_id, _ = store_plan(db, plan)
         ids = unfinished_jobs(db, sweep_id)
         results = []

@@ -5,6 +5,7 @@ import time
 
 from orchestrator.sweeps.sources import load_boards
 
+from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.plan import plan_sweep, store_plan
 from orchestrator.sweeps.split import (
     MAX_SHARE, SPLIT_ALGORITHM, WATCH_S, _rows_by_prefix, _skip_after_solution, deeper_splits,
@@ -25,7 +26,7 @@ def solved(job_id: int) -> tuple[int, JobResult]:
 def bound_jobs(db, sweep: str, bound: int) -> list[int]:
     """A bound's sweep of subtree jobs, one per prefix of PREFIXES, stored pending; their ids in that order."""
     board = load_boards(["8 1 3/4 0 2/7 6 5"])
-    sweep_id, _ = store_plan(db, plan_sweep(sweep, board, [SPLIT_ALGORITHM], {"prefix": PREFIXES, "bound": [bound]}))
+    sweep_id, _ = store_plan(db, plan_sweep(sweep, board, SweepGrid([SPLIT_ALGORITHM], {"prefix": PREFIXES, "bound": [bound]})))
     return unfinished_jobs(db, sweep_id)
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from orchestrator.sweeps.sources import load_boards
 
+from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.plan import plan_sweep, store_plan
 from tests.tables import expire_leases, job_rows as rows, result_rows as results
 from workers.execute import execute
@@ -40,7 +41,7 @@ def boards(boards_dir):
 
 
 def stored(db, boards, repeat: int = 1, algorithm: str = "bfs") -> list[int]:
-    sweep_id, _ = store_plan(db, plan_sweep("s", boards, [algorithm], {}, repeat=repeat))
+    sweep_id, _ = store_plan(db, plan_sweep("s", boards, SweepGrid([algorithm], {}, repeat=repeat)))
     return unfinished_jobs(db, sweep_id)
 
 

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from orchestrator.sweeps.sources import load_boards
 
+from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.plan import plan_sweep, store_plan
 from puzzles.result import Outcome
 from tests.conftest import truncate_tables
@@ -39,9 +40,9 @@ def boards(boards_dir):
     return load_boards([str(boards_dir / name) for name in SIX])
 
 
-def stored(db, boards, algorithms=("bfs",), params=None, **options) -> tuple[int, list[int]]:
+def stored(db, boards, algorithms=("bfs",), params=None, seeds=None, limits=None) -> tuple[int, list[int]]:
     """A sweep of the grid stored in the database: its id and its job ids."""
-    sweep_id, _ = store_plan(db, plan_sweep("s", boards, list(algorithms), params or {}, **options))
+    sweep_id, _ = store_plan(db, plan_sweep("s", boards, SweepGrid(list(algorithms), params or {}, seeds), limits))
     return sweep_id, unfinished_jobs(db, sweep_id)
 
 
