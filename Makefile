@@ -16,7 +16,8 @@ demo: $(VENV)/.stamp-test
 	$(VENV)/bin/orchestrate report demo-beam --by algorithm,k
 	$(VENV)/bin/orchestrate report demo-beam --format html --out demo-report.html
 
-# The tests run in parallel, a process per core (at most four), each module's tests in one process.
+# The tests run in parallel, a process per core (at most four), each module's tests in one process;
+# first the kernels are compiled once into numba's cache, for all of them to load (tests/warmup.py).
 test: $(VENV)/.stamp-test
 	$(PY) -m pytest -n auto --maxprocesses 4 --dist loadscope
 
