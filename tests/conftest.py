@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from sqlalchemy import text
 
 from puzzles.npuzzle import pdb
@@ -14,6 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # Throwaway Redis and PostgreSQL servers (or SLIDELAB_TEST_REDIS_URL / SLIDELAB_TEST_DATABASE_URL), and the
 # kernels compiled once before the test processes start (`-p no:tests.warmup` leaves that to each process).
 pytest_plugins = ["tests.services", "tests.warmup"]
+# No deadline for a Hypothesis example (200 ms by default): on a busy machine any example may take longer.
+settings.register_profile("slidelab", deadline=None)
+settings.load_profile("slidelab")
 
 
 @pytest.fixture(scope="session", autouse=True)
