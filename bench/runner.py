@@ -148,7 +148,7 @@ def heartbeat(stack: Stack) -> list[dict]:
     stack.fresh()
     stack.orchestrate("sweep", "--algo", "bfs", "--boards", TRIVIAL_BOARD, "--repeat", "1000", "--name", "held")
     db = connect(stack.env["SLIDELAB_DATABASE_URL"])
-    ids = [spec.job_id for spec in claim(db, range(1, 1001), "bench-host", 45)]
+    ids = [job.job_id for job in claim(db, range(1, 1001), "bench-host", 45)]
     rows = []
     for held in (1, 100, 1000):
         renew(db, ids[:held], "bench-host", 45)  # a connection in the pool

@@ -141,8 +141,8 @@ def problem_options(values: dict[str, Any]) -> dict[str, Any]:
     return {name: values[name] for name in PROBLEM_OPTIONS if name in values}
 
 
-def algorithm_spec(name: str) -> Algorithm:
-    """The algorithm called `name`; PuzzleError naming the choices if there is none."""
+def find_algorithm(name: str) -> Algorithm:
+    """The table's entry of the algorithm called `name`; PuzzleError naming the choices if there is none."""
     if name not in ALGORITHMS:
         raise PuzzleError(f"unknown algorithm {name!r} (choose from {', '.join(ALGORITHMS)})")
     return ALGORITHMS[name]
@@ -150,7 +150,7 @@ def algorithm_spec(name: str) -> Algorithm:
 
 def bind_params(algorithm: str, params: dict[str, Any]) -> dict[str, Any]:
     """`params` checked and converted against the algorithm's table (and the problem options), defaults filled in."""
-    table = algorithm_spec(algorithm).params | PROBLEM_OPTIONS
+    table = find_algorithm(algorithm).params | PROBLEM_OPTIONS
     unknown = sorted(set(params) - set(table))
     if unknown:
         takes = ", ".join(table) or "no parameters"

@@ -9,7 +9,7 @@ import secrets
 import time
 from typing import Any
 
-from puzzles.algorithms import HEURISTIC_OPTIONS, PROBLEM_OPTIONS, SEEDS, WEIGHTS, algorithm_spec, bind_params, heuristic_options, with_domain_heuristic
+from puzzles.algorithms import HEURISTIC_OPTIONS, PROBLEM_OPTIONS, SEEDS, WEIGHTS, bind_params, find_algorithm, heuristic_options, with_domain_heuristic
 from puzzles.errors import PuzzleError
 from puzzles.problem import Problem
 from puzzles.result import Limits, Outcome, SearchReport, SolveResult, findings_of
@@ -30,25 +30,25 @@ def solve(
     is timed apart, as the warm-up. The peak memory is this search's own where
     Linux can reset the process's peak.
     """
-    spec = algorithm_spec(algorithm)
+    entry = find_algorithm(algorithm)
     values = bind_params(algorithm, params or {})
     values = with_domain_heuristic(problem, algorithm, values, given=params or {})
-    if spec.randomized:
+    if entry.randomized:
         seed = secrets.randbelow(SEEDS) if seed is None else seed
         if not 0 <= seed < SEEDS:
             raise PuzzleError(f"a seed must be between 0 and {SEEDS - 1}, not {seed}")
     if problem.proven_unsolvable():
         return SolveResult(outcome=Outcome.UNSOLVABLE, algorithm=algorithm, params=values,
-                           seed=seed if spec.randomized else None,
+                           seed=seed if entry.randomized else None,
                            reason="unsolvable by the parity of the board: nothing searched")
     warming = time.perf_counter()
-    arguments = _search_arguments(problem, values, seed if spec.randomized else None)
-    spec.search(problem, Limits(max_nodes=0), **arguments)  # compile or load the kernels first
+    arguments = _search_arguments(problem, values, seed if entry.randomized else None)
+    entry.search(problem, Limits(max_nodes=0), **arguments)  # compile or load the kernels first
     warmup = time.perf_counter() - warming
     _reset_peak_memory()
     started, cpu_started = time.perf_counter(), time.process_time()
     try:
-        report = spec.search(problem, limits, **arguments)
+        report = entry.search(problem, limits, **arguments)
     except MemoryError:
         report = SearchReport(outcome=Outcome.LIMIT, reason="out of memory (memory limit reached)")
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
@@ -66,7 +66,7 @@ def solve(
         algorithm=algorithm,
         params=values,
         solution=[problem.format_move(m) for m in report.path],
-        seed=seed if spec.randomized else None,
+        seed=seed if entry.randomized else None,
         move_codes=report.path,
     )
 

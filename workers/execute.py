@@ -21,7 +21,7 @@ from workers.settings import settings
 from workers.store import Database
 from workers.store.database import retrying
 from workers.store.jobs import claim, give_back, lose, record
-from workers.store.records import JobResult, JobSpec
+from workers.store.records import JobInput, JobResult
 from workers.store.states import JobState
 
 FLUSH_SECONDS = 1.0  # a long batch writes its results at least this often
@@ -38,41 +38,41 @@ def execute(db: Database, job_ids: list[int], runner: JobRunner, host: str,
     `take_over` claims jobs that other workers hold too (`resume --force`).
     """
     patience = settings().db_retry_seconds
-    specs = retrying(lambda: claim(db, job_ids, host, settings().lease_seconds, take_over=take_over), patience)
+    jobs = retrying(lambda: claim(db, job_ids, host, settings().lease_seconds, take_over=take_over), patience)
     writer = _Writer(db, patience)
-    with heartbeat(db, host).holding(spec.job_id for spec in specs):
-        while specs and not runner.stopping:
-            specs = _run_once(db, specs, runner, host, writer)
+    with heartbeat(db, host).holding(job.job_id for job in jobs):
+        while jobs and not runner.stopping:
+            jobs = _run_once(db, jobs, runner, host, writer)
         if runner.stopping and runner.verdict is not None:
-            for spec in specs:
-                writer.add(spec.job_id, ran_by(stamped(replace(runner.verdict), spec), host))
-            specs = []
+            for job in jobs:
+                writer.add(job.job_id, ran_by(stamped(replace(runner.verdict), job), host))
+            jobs = []
         writer.flush()
-        if runner.stopping and specs:
+        if runner.stopping and jobs:
             state = JobState.QUEUED if requeue else JobState.PENDING
-            given = retrying(lambda: give_back(db, [spec.job_id for spec in specs], host, state), patience)
+            given = retrying(lambda: give_back(db, [job.job_id for job in jobs], host, state), patience)
             log.info("stopped: %d jobs handed back (%s)", len(given), state)
             if requeue and given:
                 requeue(given)
     return writer.outcomes
 
 
-def _run_once(db: Database, specs: list[JobSpec], runner: JobRunner, host: str, writer: "_Writer") -> list[JobSpec]:
+def _run_once(db: Database, jobs: list[JobInput], runner: JobRunner, host: str, writer: "_Writer") -> list[JobInput]:
     """Run the jobs, storing their results; those still to run: lost ones to run again, or all left if stopped."""
     lost: dict[int, str] = {}
     finished: set[int] = set()
-    for spec, result in runner.run(specs):
-        finished.add(spec.job_id)
+    for job, result in runner.run(jobs):
+        finished.add(job.job_id)
         if isinstance(result, Lost):
-            lost[spec.job_id] = result.cause
+            lost[job.job_id] = result.cause
         else:
-            writer.add(spec.job_id, ran_by(result, host))
+            writer.add(job.job_id, ran_by(result, host))
     if runner.stopping:
-        return [spec for spec in specs if spec.job_id not in finished or spec.job_id in lost]
+        return [job for job in jobs if job.job_id not in finished or job.job_id in lost]
     again = set(retrying(lambda: lose(db, lost, host, settings().max_attempts), writer.patience)) if lost else set()
     if lost:
         log.warning("jobs %s: their job process died; %d to run again", sorted(lost), len(again))
-    return [spec for spec in specs if spec.job_id in again]
+    return [job for job in jobs if job.job_id in again]
 
 
 class _Writer:

@@ -17,18 +17,18 @@ from puzzles.problem import Problem
 from puzzles.result import Limits
 from puzzles.solver import solve
 from workers import provenance
-from workers.store.records import JobResult, JobSpec
+from workers.store.records import JobInput, JobResult
 from workers.store.schema import utc_now
 
 
-def run_job(spec: JobSpec) -> JobResult:
+def run_job(job: JobInput) -> JobResult:
     """Run one job in this process; every failure is a result, never an exception."""
     started = utc_now()
-    params, seed = spec.params, spec.seed
+    params, seed = job.params, job.seed
     try:
-        problem = _problem(spec.domain, spec.board_text, spec.params.get("move_model"))
-        limits = Limits(max_nodes=spec.max_nodes, time_limit=spec.time_limit)
-        solved = solve(problem, spec.algorithm, spec.params, limits, seed=spec.seed)
+        problem = _problem(job.domain, job.board_text, job.params.get("move_model"))
+        limits = Limits(max_nodes=job.max_nodes, time_limit=job.time_limit)
+        solved = solve(problem, job.algorithm, job.params, limits, seed=job.seed)
         result, params, seed = JobResult.from_solve(solved), solved.params, solved.seed
     except MemoryError as err:
         detail = f": {err}" if str(err) else ""  # the raiser's words, e.g. how to build a pattern database beforehand
@@ -37,16 +37,16 @@ def run_job(spec: JobSpec) -> JobResult:
         last = traceback.extract_tb(err.__traceback__)[-1]
         result = JobResult.failure(f"{type(err).__name__}: {err} ({last.filename}:{last.lineno})")
     result.started_at, result.finished_at = started, utc_now()
-    return stamped(result, spec, params, seed)
+    return stamped(result, job, params, seed)
 
 
-def stamped(result: JobResult, spec: JobSpec, params: dict[str, Any] | None = None, seed: int | None = None) -> JobResult:
-    """`result` with the provenance of this process and of `spec` as it ran (its own parameters by default).
+def stamped(result: JobResult, job: JobInput, params: dict[str, Any] | None = None, seed: int | None = None) -> JobResult:
+    """`result` with the provenance of this process and of `job` as it ran (its own parameters by default).
 
     A result made outside the job process (killed, or the process died) has
     no start time: it ends when it is stamped.
     """
-    result.provenance = {**provenance.process(), "spec": spec.described(spec.params if params is None else params, seed)}
+    result.provenance = {**provenance.process(), "spec": job.described(job.params if params is None else params, seed)}
     result.code_version = result.provenance["code_version"]
     result.finished_at = result.finished_at or utc_now()
     return result

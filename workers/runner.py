@@ -22,7 +22,7 @@ from multiprocessing.connection import Connection
 from workers import provenance
 from workers.jobs import run_job, stamped
 from workers.settings import Settings, configure, settings
-from workers.store.records import JobResult, JobSpec
+from workers.store.records import JobInput, JobResult
 
 COMPILE_ALLOWANCE_S = 600.0  # the first job of an algorithm in a child may compile its kernels
 _PR_SET_PDEATHSIG = 1
@@ -51,22 +51,22 @@ class JobRunner:
         self._stopping = False
         self._verdict: JobResult | None = None
 
-    def run(self, specs: list[JobSpec]) -> Iterator[tuple[JobSpec, JobResult | Lost]]:
+    def run(self, jobs: list[JobInput]) -> Iterator[tuple[JobInput, JobResult | Lost]]:
         """Each job with its result (or `Lost`, its process having died under it), in order, as soon as it is done."""
-        pending = list(specs)
+        pending = list(jobs)
         try:
             while pending and not self._stopping:
                 conn = self._started()
                 conn.send(pending)
-                for spec in list(pending):
-                    result = self._receive(conn, spec)
+                for job in list(pending):
+                    result = self._receive(conn, job)
                     if self._stopping:
                         return  # stopped from outside: this job has no result and stays unfinished
                     pending.pop(0)
                     lost = self._process is None
                     if not lost:
-                        self._warm.add((spec.domain, spec.algorithm))
-                    yield spec, result
+                        self._warm.add((job.domain, job.algorithm))
+                    yield job, result
                     if lost:
                         break  # the rest of the batch goes to a new child
         finally:
@@ -126,28 +126,28 @@ class JobRunner:
             self._process, self._conn = process, parent_conn
         return self._conn
 
-    def _receive(self, conn: Connection, spec: JobSpec) -> JobResult | Lost:
+    def _receive(self, conn: Connection, job: JobInput) -> JobResult | Lost:
         deadline = None
-        if spec.time_limit is not None:
-            deadline = hard_deadline(spec.time_limit)
-            if (spec.domain, spec.algorithm) not in self._warm:
+        if job.time_limit is not None:
+            deadline = hard_deadline(job.time_limit)
+            if (job.domain, job.algorithm) not in self._warm:
                 deadline += COMPILE_ALLOWANCE_S
         try:
             if conn.poll(deadline):
                 return conn.recv()
         except (EOFError, OSError):
-            return self._lost(spec)
+            return self._lost(job)
         self.close()
-        return stamped(JobResult.limit(f"time limit (killed after {deadline:.0f} s)", elapsed_s=deadline), spec)
+        return stamped(JobResult.limit(f"time limit (killed after {deadline:.0f} s)", elapsed_s=deadline), job)
 
-    def _lost(self, spec: JobSpec) -> JobResult | Lost:
+    def _lost(self, job: JobInput) -> JobResult | Lost:
         if self._process is not None:
             self._process.join(1.0)  # its pipe closed as it died: reaped in a moment
         exitcode = self._process.exitcode if self._process else None
         self.close()
-        if spec.memory_limit is None:
+        if job.memory_limit is None:
             return Lost(f"the job process died (exit code {exitcode})")
-        return stamped(JobResult.limit(f"out of memory (the job process died under its memory cap, exit {exitcode})"), spec)
+        return stamped(JobResult.limit(f"out of memory (the job process died under its memory cap, exit {exitcode})"), job)
 
 
 def _serve(conn: Connection, parent_pid: int, parent_settings: Settings) -> None:
@@ -158,16 +158,16 @@ def _serve(conn: Connection, parent_pid: int, parent_settings: Settings) -> None
     provenance.process()  # the code's identity and this process's speed, measured before any job runs
     while True:
         try:
-            specs = conn.recv()
+            jobs = conn.recv()
         except EOFError:
             return
-        for spec in specs:
-            conn.send(_capped(spec))
+        for job in jobs:
+            conn.send(_capped(job))
 
 
-def _capped(spec: JobSpec) -> JobResult:
-    with memory_cap(spec.memory_limit):
-        return run_job(spec)
+def _capped(job: JobInput) -> JobResult:
+    with memory_cap(job.memory_limit):
+        return run_job(job)
 
 
 @contextmanager

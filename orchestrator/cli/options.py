@@ -17,10 +17,10 @@ import inspect
 import json
 import os
 import re
-from datetime import datetime
-from pathlib import Path
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -218,15 +218,15 @@ def with_parameters(*, grid: bool) -> Callable[[Callable], Callable]:
 def _takers() -> dict[str, list[str]]:
     """Each parameter's name with the algorithms that take it (the problem options: every one)."""
     takers: dict[str, list[str]] = {name: list(ALGORITHMS) for name in PROBLEM_OPTIONS}
-    for algorithm, spec in ALGORITHMS.items():
-        for name in spec.params:
+    for algorithm, entry in ALGORITHMS.items():
+        for name in entry.params:
             takers.setdefault(name, []).append(algorithm)
     return takers
 
 
 def _param(name: str) -> Param:
     """The declaration of a parameter or problem option."""
-    return PROBLEM_OPTIONS.get(name) or next(spec.params[name] for spec in ALGORITHMS.values() if name in spec.params)
+    return PROBLEM_OPTIONS.get(name) or next(entry.params[name] for entry in ALGORITHMS.values() if name in entry.params)
 
 
 _PARAMETERS = _takers()

@@ -8,9 +8,27 @@ from typing import Annotated, Any
 import typer
 
 from orchestrator.cli.options import (
-    CORES, BrokerOption, ChunkOption, DbOption, GoalOption, JsonOption, MaxNodesOption, MemoryLimitOption, SweepArgument,
-    TimeLimitOption, WaitOption, WorkersOption, configured, database, existing_database, fail, print_json, print_table,
-    user_errors, with_parameters, write_file,
+    CORES,
+    BrokerOption,
+    ChunkOption,
+    DbOption,
+    GoalOption,
+    JsonOption,
+    MaxNodesOption,
+    MemoryLimitOption,
+    SweepArgument,
+    TimeLimitOption,
+    WaitOption,
+    WorkersOption,
+    configured,
+    database,
+    existing_database,
+    fail,
+    print_json,
+    print_table,
+    user_errors,
+    with_parameters,
+    write_file,
 )
 from orchestrator.sweeps.grid import SweepGrid, flag_name
 from puzzles.algorithms import ALGORITHMS
@@ -69,12 +87,10 @@ def sweep_command(
 
     Example: orchestrate sweep --algo beam --k 1..50 --heuristic blockers --boards data/boards/rushhour/
     """
+    from orchestrator.sweeps import plan, spec_file, status_view
     from orchestrator.sweeps.limits import job_limits
-    from orchestrator.sweeps.sources import needs_database
-    from orchestrator.sweeps import plan
-    from orchestrator.sweeps import spec_file
-    from orchestrator.sweeps import status_view
     from orchestrator.sweeps.running import store_and_run
+    from orchestrator.sweeps.sources import needs_database
 
     with user_errors():
         configured(db, broker)
@@ -117,9 +133,8 @@ def sweep_show_command(
 
     Example: orchestrate sweep show beam-k --spec > beam-k.json
     """
+    from orchestrator.sweeps import provenance_view, spec_file
     from orchestrator.sweeps.lookups import find_sweep
-    from orchestrator.sweeps import provenance_view
-    from orchestrator.sweeps import spec_file
     from workers.store.progress import sweep_provenance, sweep_status
 
     with user_errors():
@@ -130,7 +145,9 @@ def sweep_show_command(
             return
         status, origins = sweep_status(results, sweep), sweep_provenance(results, sweep)
     if as_json:
-        print_json({**dataclasses.asdict(sweep), "status": status.to_dict(), "origins": origins})
+        # scripts read the grid under "spec", the name of its column
+        row = {"spec" if key == "grid" else key: value for key, value in dataclasses.asdict(sweep).items()}
+        print_json({**row, "status": status.to_dict(), "origins": origins})
         return
     typer.echo(provenance_view.sweep_text(sweep, status, origins))
 
@@ -185,8 +202,8 @@ def status_command(
 
     Example: orchestrate status beam-k --watch
     """
-    from orchestrator.sweeps.lookups import find_sweep, newest_sweep
     from orchestrator.sweeps import status_view
+    from orchestrator.sweeps.lookups import find_sweep, newest_sweep
     from orchestrator.sweeps.running import follow
     from workers.store.progress import sweep_status
 
@@ -236,8 +253,8 @@ def jobs_command(
 
     Example: orchestrate jobs beam-k --status failed
     """
-    from orchestrator.sweeps.lookups import find_sweep
     from orchestrator.sweeps import status_view
+    from orchestrator.sweeps.lookups import find_sweep
     from workers.store.progress import list_jobs
 
     with user_errors():

@@ -270,8 +270,8 @@ def numeric_values(column: pd.Series) -> pd.Series | None:
 
 
 def _defaults(algorithm: str) -> dict[str, Any]:
-    spec = ALGORITHMS.get(algorithm)  # an algorithm this checkout does not know: every parameter shown
-    return {name: param.default for name, param in spec.params.items()} if spec else {}
+    entry = ALGORITHMS.get(algorithm)  # an algorithm this checkout does not know: every parameter shown
+    return {name: param.default for name, param in entry.params.items()} if entry else {}
 
 
 def value_text(value: Any) -> str:

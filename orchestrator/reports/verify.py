@@ -1,6 +1,6 @@
 """Verifying a sweep: its finished jobs run again, each result compared with the one stored.
 
-Every job runs again as a worker runs it: its spec read from the database,
+Every job runs again as a worker runs it: its input read from the database,
 under the sweep's limits, in a `JobRunner` child. Nothing is written. The
 searches are deterministic (the randomized ones given their stored seed), so a
 result that differs from the stored one means the code, or the database,
@@ -20,8 +20,8 @@ from puzzles.result import Outcome
 from workers.provenance import environment
 from workers.runner import JobRunner
 from workers.store import Database
-from workers.store.jobs import job_specs
-from workers.store.records import JobResult, JobSpec
+from workers.store.jobs import job_inputs
+from workers.store.records import JobInput, JobResult
 from workers.store.rows import job_rows
 from workers.store.sweeps import SweepRow
 
@@ -140,7 +140,7 @@ def select_jobs(db: Database, sweep: SweepRow, *, sample: int | None = None, sam
 def verify(db: Database, selection: Selection, *, workers: int = 1, progress: Progress | None = None) -> Verification:
     """Run the selected jobs again, `workers` at once, and compare each result with the stored one; writes nothing."""
     reproducible = [job.job_id for job in selection.jobs if job.reproducible]
-    runs = rerun(job_specs(db, reproducible), workers, progress)
+    runs = rerun(job_inputs(db, reproducible), workers, progress)
     checks = [compare(job, runs.get(job.job_id)) for job in selection.jobs]
     return Verification(selection.sweep, environment()["code_version"], selection.finished, checks)
 
@@ -162,18 +162,18 @@ def sampled(jobs: list[StoredJob], size: int | None, seed: int) -> list[StoredJo
     return sorted(random.Random(seed).sample(jobs, size), key=lambda job: job.job_id)
 
 
-def rerun(specs: list[JobSpec], workers: int, progress: Progress | None = None) -> dict[int, JobResult]:
+def rerun(jobs: list[JobInput], workers: int, progress: Progress | None = None) -> dict[int, JobResult]:
     """Each job run again in a `JobRunner`, `workers` at once: its result by job id."""
     results: dict[int, JobResult] = {}
 
-    def run(runner: JobRunner, spec: JobSpec) -> None:
-        results.update((done.job_id, result) for done, result in runner.run([spec]))
+    def run(runner: JobRunner, job: JobInput) -> None:
+        results.update((done.job_id, result) for done, result in runner.run([job]))
 
     def report() -> None:
         if progress:
-            progress(len(results), len(specs))
+            progress(len(results), len(jobs))
 
-    run_pool(specs, workers, run, report)
+    run_pool(jobs, workers, run, report)
     report()
     return results
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
+from puzzles.algorithms import ALGORITHMS, HEURISTIC_OPTIONS, PROBLEM_OPTIONS, bind_params, find_algorithm, without_foreign_options
 from puzzles.errors import PuzzleError
 from puzzles.textio import quote
-from puzzles.algorithms import ALGORITHMS, HEURISTIC_OPTIONS, PROBLEM_OPTIONS, algorithm_spec, bind_params, without_foreign_options
 
 if TYPE_CHECKING:
     from workers.store.sweeps import SweepRow
@@ -100,9 +100,9 @@ def stored_grid(sweep: "SweepRow") -> SweepGrid | None:
 
     None for a sweep planned in parts (the optima sweep) or before grids were kept.
     """
-    if "algorithms" not in sweep.spec:
+    if "algorithms" not in sweep.grid:
         return None
-    grid = SweepGrid.from_json(sweep.spec)
+    grid = SweepGrid.from_json(sweep.grid)
     return grid if grid.seed_namespace is not None else replace(grid, seed_namespace=sweep.name)
 
 
@@ -146,14 +146,14 @@ def combinations(algorithms: list[str], params: dict[str, list[Any]]) -> list[tu
     goes only with the heuristics that take it; the points it would duplicate are
     kept once.
     """
-    specs = {name: algorithm_spec(name) for name in algorithms}
-    taken = {param for spec in specs.values() for param in spec.params} | set(PROBLEM_OPTIONS)
+    entries = {name: find_algorithm(name) for name in algorithms}
+    taken = {param for entry in entries.values() for param in entry.params} | set(PROBLEM_OPTIONS)
     unused = sorted(set(params) - taken)
     if unused:
         raise PuzzleError(f"no algorithm among {', '.join(algorithms)} takes {', '.join(unused)}")
     grid, seen = [], set()
-    for name, spec in specs.items():
-        own = [param for param in params if param in spec.params or param in PROBLEM_OPTIONS]
+    for name, entry in entries.items():
+        own = [param for param in params if param in entry.params or param in PROBLEM_OPTIONS]
         for values in itertools.product(*(params[param] for param in own)):
             bound = without_foreign_options(bind_params(name, dict(zip(own, values))))
             if (name, *sorted(bound.items())) not in seen:
@@ -167,10 +167,10 @@ def combinations(algorithms: list[str], params: dict[str, list[Any]]) -> list[tu
 
 def grid_size(algorithms: list[str], params: dict[str, list[Any]]) -> int:
     """How many points `combinations` gives at most, counted without making them (0 for an unknown algorithm)."""
-    specs = [ALGORITHMS.get(name) for name in algorithms]
+    entries = [ALGORITHMS.get(name) for name in algorithms]
     return sum(
-        math.prod(len(values) for param, values in params.items() if param in spec.params or param in PROBLEM_OPTIONS)
-        for spec in specs if spec is not None
+        math.prod(len(values) for param, values in params.items() if param in entry.params or param in PROBLEM_OPTIONS)
+        for entry in entries if entry is not None
     )
 
 

@@ -17,8 +17,8 @@ from orchestrator.boards.catalogue import instance
 from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.plan import SweepPlan, plan_sweep
 from orchestrator.sweeps.running import store_and_run
-from puzzles.domains import Instance, problem_for
 from puzzles.algorithms import ALGORITHMS
+from puzzles.domains import Instance, problem_for
 from workers.store import Database
 from workers.store import boards as board_store
 from workers.store.boards import StoredBoard
@@ -29,15 +29,15 @@ BFS_CELLS = 9  # N-puzzles of up to 9 cells (3x3) by BFS: at most 181,440 states
 
 def is_optimal(algorithm: str, params: dict[str, Any], domain: str, text: str) -> bool:
     """True if a solution of this job is a shortest one: an optimal algorithm, its heuristic (if any) admissible."""
-    spec = ALGORITHMS.get(algorithm)
-    if spec is None or not spec.optimal or params.get("move_model", "slide") != "slide":
+    entry = ALGORITHMS.get(algorithm)
+    if entry is None or not entry.optimal or params.get("move_model", "slide") != "slide":
         return False  # under the step model a search is optimal in steps, not in the moves an optimum counts
     return "heuristic" not in params or _admissible(domain, text, params["heuristic"])
 
 
 def best_optima(db: Database, board_ids: set[str]) -> dict[str, int]:
     """The fewest moves any optimal search found on each board, over the whole database."""
-    optimal = [name for name, spec in ALGORITHMS.items() if spec.optimal]
+    optimal = [name for name, entry in ALGORITHMS.items() if entry.optimal]
     optima: dict[str, int] = {}
     for found in board_store.solved_by(db, board_ids, optimal):
         if is_optimal(found.algorithm, found.params, found.domain, found.text):

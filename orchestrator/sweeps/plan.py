@@ -15,10 +15,10 @@ from typing import Any
 from orchestrator.sweeps.grid import SweepGrid, combinations, grid_size, grids_json, stored_grid
 from orchestrator.sweeps.limits import checked_limits, limits_text
 from orchestrator.sweeps.sources import load_boards
+from puzzles.algorithms import SEEDS, find_algorithm, heuristic_options, with_domain_heuristic
 from puzzles.domains import Instance, problem_for
 from puzzles.errors import PuzzleError
 from puzzles.textio import quote
-from puzzles.algorithms import SEEDS, algorithm_spec, heuristic_options, with_domain_heuristic
 from workers.store import Database
 from workers.store import sweeps as sweep_store
 from workers.store.schema import canonical_params
@@ -99,7 +99,7 @@ def plan_sweep(name: str, boards: list[Instance], grid: SweepGrid, limits: dict[
     checked: set[tuple] = set()
     for board in boards:
         for algorithm, bound in points:
-            randomized = algorithm_spec(algorithm).randomized
+            randomized = find_algorithm(algorithm).randomized
             values = with_domain_heuristic(problems[board.id], algorithm, bound, given=grid.params)
             _check_heuristic(board, problems[board.id], values, checked)
             _check_move_model(board, values, checked)
@@ -139,7 +139,7 @@ def _check_compatible(sweep: SweepRow, stored: SweepGrid | None, plan: SweepPlan
     namespace = stored.seed_namespace if stored is not None else sweep.name
     if namespace != plan.seed_namespace:
         raise PuzzleError(
-            f"sweep {plan.name!r} derives its seeds from {namespace!r} (it was replayed from a spec):"
+            f"sweep {plan.name!r} derives its seeds from {namespace!r} (it was replayed from a spec file):"
             " extend it with orchestrate sweep --from-spec FILE, or give another --name"
         )
     if sweep.limits != plan.limits and not rerun:

@@ -30,15 +30,14 @@ bounds are searched here.
 
 import math
 import threading
-from collections import Counter
 import time
+from collections import Counter
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 
-from orchestrator.sweeps.lookups import find_sweep
-
 from orchestrator.sweeps.grid import SweepGrid
+from orchestrator.sweeps.lookups import find_sweep
 from orchestrator.sweeps.plan import plan_sweep
 from orchestrator.sweeps.running import job_processes, store_and_run
 from puzzles.domains import problem_for

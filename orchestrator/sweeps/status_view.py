@@ -11,7 +11,7 @@ from rich.table import Table
 
 from orchestrator.sweeps.plan import SweepPlan
 from orchestrator.text import counts_text, duration_text, plain_table, progress_bar
-from puzzles.algorithms import algorithm_spec
+from puzzles.algorithms import find_algorithm
 from workers.store.progress import COMPLETE, QUEUED, STOPPED, SweepStatus, SweepSummary
 from workers.store.schema import canonical_params
 from workers.store.states import JobState
@@ -120,7 +120,7 @@ def params_text(params: dict[str, Any]) -> str:
 
 def _algorithm_text(algorithm: str, params: dict[str, Any]) -> str:
     """`beam k=5 heuristic=blockers-lb`: the parameters that differ from the algorithm's defaults."""
-    defaults = algorithm_spec(algorithm).params
+    defaults = find_algorithm(algorithm).params
     given = [f"{name}={value}" for name, value in params.items() if value != defaults[name].default]
     return " ".join([algorithm, *given])
 

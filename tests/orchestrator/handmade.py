@@ -1,12 +1,11 @@
 """A small sweep with results stored by hand (real solutions), for the report's and the dashboard's tests."""
 
-from orchestrator.sweeps.sources import load_boards
-
 from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.plan import plan_sweep, store_plan
+from orchestrator.sweeps.sources import load_boards
 from workers.store import connect
-from workers.store.jobs import claim, job_specs, record
-from workers.store.records import JobResult, JobSpec
+from workers.store.jobs import claim, job_inputs, record
+from workers.store.records import JobInput, JobResult
 from workers.store.sweeps import unfinished_jobs
 
 # Optimal solutions (A*, blockers-lb) of two course boards, as stored results spell them.
@@ -27,25 +26,25 @@ def beam_sweep(url: str, boards_dir, *, leave: int = 0) -> list[int]:
     sweep_id, _ = store_plan(db, plan)
     ids = unfinished_jobs(db, sweep_id)
     done = claim(db, ids[: len(ids) - leave], "hand@test", 60)
-    record(db, [(spec.job_id, result_for(spec, boards_dir)) for spec in done])
+    record(db, [(job.job_id, result_for(job, boards_dir)) for job in done])
     return ids
 
 
 def store_result(url: str, job_id: int, boards_dir) -> None:
     """Store one job's result, as a worker would (the job need not be claimed)."""
     db = connect(url)
-    record(db, [(job_id, result_for(job_specs(db, [job_id])[0], boards_dir))])
+    record(db, [(job_id, result_for(job_inputs(db, [job_id])[0], boards_dir))])
 
 
-def result_for(spec: JobSpec, boards_dir) -> JobResult:
+def result_for(job: JobInput, boards_dir) -> JobResult:
     """A plausible result: A* and beam from k = 3 on solve (beam with a longer count), smaller k fail."""
-    board = {board.id: board.name for board in load_boards([str(boards_dir / f"{name}.csv") for name in SOLUTIONS])}[spec.board_id]
-    k = spec.params.get("k")
+    board = {board.id: board.name for board in load_boards([str(boards_dir / f"{name}.csv") for name in SOLUTIONS])}[job.board_id]
+    k = job.params.get("k")
     moves = len(SOLUTIONS[board].split())
     if k is not None and k < 3:
         return JobResult(outcome="failed", expanded=10 * k, generated=40 * k, elapsed_s=0.001 * k, reason="beam emptied",
                          host="hand@test")
-    extra = 0 if k is None else 4 - k + (spec.seed or 0)
+    extra = 0 if k is None else 4 - k + (job.seed or 0)
     solution = SOLUTIONS[board] if k is None else None
     return JobResult(outcome="solved", moves=moves + extra, steps=moves + extra, expanded=(5000 if k is None else 100 * k),
                      generated=20_000, elapsed_s=(0.5 if k is None else 0.01 * k), solution=solution, host="hand@test")

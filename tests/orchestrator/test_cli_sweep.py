@@ -20,9 +20,9 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from orchestrator.sweeps import running as running_module
-from orchestrator.sweeps.sources import load_boards
 from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.plan import plan_sweep, store_plan
+from orchestrator.sweeps.sources import load_boards
 from tests.orchestrator.clirun import assert_usage_error, ok, orchestrate
 from tests.tables import Board, Job, Result, Sweep
 from workers.store import connect

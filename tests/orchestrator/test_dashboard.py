@@ -16,7 +16,7 @@ from tests.orchestrator.clirun import assert_usage_error, orchestrate
 from tests.orchestrator.handmade import NAME, beam_sweep, result_for, store_result
 from workers.store import connect
 from workers.store.database import open_read_only, upgrade
-from workers.store.jobs import claim, job_specs, record
+from workers.store.jobs import claim, job_inputs, record
 
 LIVE_S = 5.0  # a result stored shows on the open pages within this
 
@@ -87,8 +87,8 @@ def test_its_connections_cannot_write(db_url, boards_dir):
     ids = beam_sweep(db_url, boards_dir, leave=1)
     reader = open_read_only(db_url)
     with pytest.raises(DBAPIError, match="(?i)read.?only"):
-        record(reader, [(ids[-1], result_for(job_specs(reader, ids[-1:])[0], boards_dir))])
-    assert job_specs(reader, ids[-1:])  # reading works
+        record(reader, [(ids[-1], result_for(job_inputs(reader, ids[-1:])[0], boards_dir))])
+    assert job_inputs(reader, ids[-1:])  # reading works
 
 
 def test_the_command_says_what_is_wrong_in_one_line(tmp_path, sqlite_results):

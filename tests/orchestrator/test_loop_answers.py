@@ -4,7 +4,7 @@ import json
 import os
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pandas as pd
@@ -13,12 +13,12 @@ from rich.console import Console
 from sqlalchemy import update
 
 from orchestrator.reports.comparison import compare, shared_groups
-from orchestrator.sweeps.lookups import find_sweep
-from orchestrator.sweeps.sources import load_boards
-from orchestrator.sweeps.grid import SweepGrid
-from orchestrator.sweeps.plan import plan_sweep, store_plan
 from orchestrator.reports.rows import load_rows
 from orchestrator.reports.summary import summarize
+from orchestrator.sweeps.grid import SweepGrid
+from orchestrator.sweeps.lookups import find_sweep
+from orchestrator.sweeps.plan import plan_sweep, store_plan
+from orchestrator.sweeps.sources import load_boards
 from orchestrator.sweeps.status_view import live_bar
 from tests.orchestrator.clirun import assert_usage_error, ok, orchestrate
 from workers.store import connect
@@ -67,7 +67,7 @@ def solved(moves: int, elapsed: float = 0.01, expanded: int = 100) -> JobResult:
 
 def test_a_stopped_sweep_says_how_to_go_on_and_has_no_pace_or_eta(db, boards_dir):
     sweep, ids = planned(db, boards_dir, "halted", 4)
-    finish(db, ids[:5], [solved(30)] * 5, finished=datetime.now(timezone.utc) - timedelta(minutes=5))
+    finish(db, ids[:5], [solved(30)] * 5, finished=datetime.now(UTC) - timedelta(minutes=5))
     status = sweep_status(connect(db), sweep)
     assert status.phase == "stopped" and status.eta_s is None
     text = ok(orchestrate("status", "halted", "--db", db)).stdout
@@ -82,7 +82,7 @@ def test_a_stopped_sweep_says_how_to_go_on_and_has_no_pace_or_eta(db, boards_dir
 
 def test_the_pace_of_an_ended_sweep_is_its_last_minute_and_does_not_decay(db, boards_dir):
     sweep, ids = planned(db, boards_dir, "ended", 4)
-    long_ago = datetime.now(timezone.utc) - timedelta(hours=2)
+    long_ago = datetime.now(UTC) - timedelta(hours=2)
     finish(db, ids, [solved(30)] * len(ids), finished=long_ago)  # 12 jobs a second apart, two hours ago
     first = sweep_status(connect(db), sweep)
     assert first.phase == "complete" and first.eta_s is None
@@ -92,7 +92,7 @@ def test_the_pace_of_an_ended_sweep_is_its_last_minute_and_does_not_decay(db, bo
 
 def test_a_running_sweep_has_a_pace_and_an_eta(db, boards_dir):
     sweep, ids = planned(db, boards_dir, "going", 4)
-    finish(db, ids[:6], [solved(30)] * 6, finished=datetime.now(timezone.utc) - timedelta(seconds=20))
+    finish(db, ids[:6], [solved(30)] * 6, finished=datetime.now(UTC) - timedelta(seconds=20))
     with connect(db).engine.begin() as connection:
         connection.execute(update(jobs).where(jobs.c.id == ids[6]).values(status="running"))
     status = sweep_status(connect(db), sweep)

@@ -10,17 +10,16 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from orchestrator.sweeps.grid import SweepGrid, parse_values, stored_grid
-from orchestrator.sweeps.sources import board_sources, load_boards
-from orchestrator.sweeps.lookups import find_sweep
 from orchestrator.sweeps.limits import parse_size
+from orchestrator.sweeps.lookups import find_sweep
 from orchestrator.sweeps.plan import grid_plan, plan_sweep, store_plan
+from orchestrator.sweeps.sources import board_sources, load_boards
 from orchestrator.sweeps.spec_file import export_spec, plan_from_spec, read_spec
+from puzzles.algorithms import SEEDS
 from puzzles.domains import load_instance, problem_for
 from puzzles.errors import PuzzleError
-from puzzles.algorithms import SEEDS
 from tests.tables import Board, Job, Result, Sweep
 from workers.store import connect
-from workers.store.database import engine_for
 from workers.store.sweeps import unfinished_jobs
 
 FOGLEMAN = "IBBxooIooLDDJAALooJoKEEMFFKooMGGHHHM"
@@ -253,7 +252,7 @@ def test_storing_a_plan_twice_adds_its_jobs_once(db_url, six_boards):
     assert len(unfinished_jobs(db, sweep_id)) == 12
     sweep = find_sweep(db, "twice")
     assert sweep.id == sweep_id and sweep.limits == {"time_limit": 10.0}
-    assert sweep.spec["boards"] == ["Rushhour6x6_1", "Rushhour6x6_2", "Rushhour6x6_3"]
+    assert sweep.grid["boards"] == ["Rushhour6x6_1", "Rushhour6x6_2", "Rushhour6x6_3"]
 
 
 def test_extending_the_grid_adds_only_the_missing_jobs(db_url, six_boards):

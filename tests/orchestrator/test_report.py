@@ -8,21 +8,21 @@ from sqlalchemy import update
 from sqlalchemy.orm import Session
 from typer.testing import CliRunner
 
+from orchestrator.cli import app
 from orchestrator.reports import rows as report_rows
 from orchestrator.reports.plots import algorithm_labels
 from orchestrator.reports.summary import summarize
-from orchestrator.cli import app
-from orchestrator.sweeps.lookups import find_sweep
-from orchestrator.sweeps.sources import load_boards
 from orchestrator.sweeps.grid import SweepGrid
+from orchestrator.sweeps.lookups import find_sweep
 from orchestrator.sweeps.plan import plan_sweep, store_plan
-from workers.store.sweeps import unfinished_jobs
+from orchestrator.sweeps.sources import load_boards
 from tests.tables import Board, Sweep
 from workers.store import connect
 from workers.store.database import engine_for, upgrade
 from workers.store.jobs import record
 from workers.store.records import JobResult
 from workers.store.schema import RESULT_FIELDS
+from workers.store.sweeps import unfinished_jobs
 
 # job index (in plan order) -> the result recorded by hand
 BY_HAND = {

@@ -6,27 +6,25 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 from typer.testing import CliRunner
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
+from orchestrator.cli import app
 from orchestrator.reports import rows as report_rows
 from orchestrator.reports.summary import mean_interval, summarize
-from orchestrator.cli import app
-from orchestrator.sweeps.lookups import find_sweep
-from orchestrator.sweeps.sources import load_boards
 from orchestrator.sweeps.grid import SweepGrid
+from orchestrator.sweeps.lookups import find_sweep
 from orchestrator.sweeps.plan import plan_sweep, store_plan
-from workers.store.sweeps import unfinished_jobs
-from workers.store.database import downgrade, upgrade
+from orchestrator.sweeps.sources import load_boards
 from tests.tables import Job
 from workers.store import connect
-from workers.store.database import engine_for
-from workers.store.records import JobResult
+from workers.store.database import engine_for, upgrade
 from workers.store.jobs import record
+from workers.store.records import JobResult
+from workers.store.sweeps import unfinished_jobs
 
 RUNS = 5  # of each job, standing for seeds
 MOVES = [21, 25, 27, 30, 31]  # beam k=1, one per run

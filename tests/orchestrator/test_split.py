@@ -3,13 +3,10 @@
 import threading
 import time
 
-from orchestrator.sweeps.sources import load_boards
-
 from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.plan import plan_sweep, store_plan
-from orchestrator.sweeps.split import (
-    MAX_SHARE, SPLIT_ALGORITHM, WATCH_S, _rows_by_prefix, _skip_after_solution, deeper_splits,
-)
+from orchestrator.sweeps.sources import load_boards
+from orchestrator.sweeps.split import MAX_SHARE, SPLIT_ALGORITHM, WATCH_S, _rows_by_prefix, _skip_after_solution, deeper_splits
 from puzzles.result import Outcome
 from workers.store import connect
 from workers.store.jobs import claim, record

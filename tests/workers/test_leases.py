@@ -6,15 +6,16 @@ import signal
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from orchestrator.sweeps.sources import load_boards
-
 from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.plan import plan_sweep, store_plan
-from tests.tables import expire_leases, job_rows as rows, result_rows as results
+from orchestrator.sweeps.sources import load_boards
+from tests.tables import expire_leases
+from tests.tables import job_rows as rows
+from tests.tables import result_rows as results
 from workers.execute import execute
 from workers.heartbeat import Heartbeat
 from workers.recovery import Recovery
@@ -46,12 +47,12 @@ def stored(db, boards, repeat: int = 1, algorithm: str = "bfs") -> list[int]:
 
 
 def as_utc(moment: datetime) -> datetime:
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)  # SQLite gives naive UTC
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)  # SQLite gives naive UTC
 
 
 def test_a_claim_sets_a_lease_and_renew_extends_only_the_holders_leases(db, boards):
     ids = stored(db, boards)
-    before = datetime.now(timezone.utc)
+    before = datetime.now(UTC)
     claim(db, ids[:2], "w1", 30)
     claim(db, ids[2:], "w2", 30)
     leases = {i: as_utc(job.lease_until) for i, job in rows(db).items()}
@@ -134,7 +135,7 @@ def test_give_back_and_resume_leave_live_leases_alone(db, boards):
     assert unfinished_jobs(db, sweep_id, held_too=False) == ids[1:]  # a lapsed lease is no one's
     assert unfinished_jobs(db, sweep_id) == ids  # --force
     assert claim(db, [ids[0]], "w2", 60) == []
-    assert [spec.job_id for spec in claim(db, [ids[0]], "w2", 60, take_over=True)] == [ids[0]]  # resume --force
+    assert [job.job_id for job in claim(db, [ids[0]], "w2", 60, take_over=True)] == [ids[0]]  # resume --force
     claim(db, [ids[0]], "w1", 60, take_over=True)
     assert give_back(db, ids, "w2", JobState.PENDING) == []
     assert give_back(db, ids, "w1", JobState.QUEUED) == ids[:2]
@@ -261,7 +262,7 @@ def test_a_duty_that_fails_is_logged_and_the_heartbeat_goes_on(db, boards, caplo
         assert beat.beat() and beat.beat()
     assert len(calls) == 2
     assert "broker_away failed" in caplog.text and "the broker is away" in caplog.text
-    assert all(as_utc(job.lease_until) > datetime.now(timezone.utc) + timedelta(seconds=3) for job in rows(db).values())
+    assert all(as_utc(job.lease_until) > datetime.now(UTC) + timedelta(seconds=3) for job in rows(db).values())
 
 
 def test_recovery_waits_a_beat_and_a_half_of_answers_before_judging_leases(db, boards):

@@ -17,7 +17,7 @@ from puzzles.domains import load_instance
 from puzzles.result import Outcome
 from workers import runner as runner_module
 from workers.runner import JobRunner, Lost, hard_deadline
-from workers.store.records import JobSpec
+from workers.store.records import JobInput
 
 OPTIMUM = {"6x6_1": 21, "6x6_2": 15, "6x6_3": 33, "9x9_4": 27}
 
@@ -35,8 +35,8 @@ def runner():
     job_runner.close()
 
 
-def spec(job_id: int, text: str, algorithm: str = "bfs", params: dict | None = None, **limits) -> JobSpec:
-    return JobSpec(job_id, "rushhour", text, algorithm, params or {}, **limits)
+def job(job_id: int, text: str, algorithm: str = "bfs", params: dict | None = None, **limits) -> JobInput:
+    return JobInput(job_id, "rushhour", text, algorithm, params or {}, **limits)
 
 
 def job_processes() -> set[int]:
@@ -44,11 +44,11 @@ def job_processes() -> set[int]:
     return {p.pid for p in multiprocessing.active_children() if p.name == "slidelab-job"}
 
 
-def run_all(job_runner: JobRunner, specs: list[JobSpec]) -> dict[int, object]:
+def run_all(job_runner: JobRunner, jobs: list[JobInput]) -> dict[int, object]:
     results = {}
-    for done, result in job_runner.run(specs):
+    for done, result in job_runner.run(jobs):
         results[done.job_id] = result
-    assert list(results) == [s.job_id for s in specs[: len(results)]]  # in order
+    assert list(results) == [s.job_id for s in jobs[: len(results)]]  # in order
     return results
 
 
@@ -58,7 +58,7 @@ def test_hard_deadline():
 
 
 def test_a_batch_of_bfs_jobs_gets_the_optimal_move_counts_from_one_process(runner, texts):
-    results = run_all(runner, [spec(i, texts[name]) for i, name in enumerate(OPTIMUM)])
+    results = run_all(runner, [job(i, texts[name]) for i, name in enumerate(OPTIMUM)])
     assert [(r.outcome, r.moves) for r in results.values()] == [("solved", m) for m in OPTIMUM.values()]
     assert len(results[0].solution.split()) == 21
     assert results[3].expanded > 100_000 and results[3].stored >= results[3].expanded
@@ -66,9 +66,9 @@ def test_a_batch_of_bfs_jobs_gets_the_optimal_move_counts_from_one_process(runne
 
 
 def test_a_search_stops_at_its_time_limit_in_the_same_process(runner, texts):
-    run_all(runner, [spec(0, texts["6x6_1"])])
+    run_all(runner, [job(0, texts["6x6_1"])])
     before = job_processes()
-    results = run_all(runner, [spec(1, texts["9x9_5"], time_limit=0.5), spec(2, texts["6x6_2"], time_limit=0.5)])
+    results = run_all(runner, [job(1, texts["9x9_5"], time_limit=0.5), job(2, texts["6x6_2"], time_limit=0.5)])
     assert results[1].outcome == "limit" and "time limit" in results[1].reason and "killed" not in results[1].reason
     assert 0.5 <= results[1].elapsed_s < 2.0
     assert (results[2].outcome, results[2].moves) == ("solved", 15)
@@ -78,12 +78,12 @@ def test_a_search_stops_at_its_time_limit_in_the_same_process(runner, texts):
 def test_a_search_over_its_memory_cap_is_a_limit_and_the_runner_goes_on(runner, texts):
     capped = 64 << 20
     results = run_all(
-        runner, [spec(1, texts["9x9_5"], memory_limit=capped), spec(2, texts["6x6_3"], memory_limit=capped)]
+        runner, [job(1, texts["9x9_5"], memory_limit=capped), job(2, texts["6x6_3"], memory_limit=capped)]
     )
     assert results[1].outcome == "limit" and "memory" in results[1].reason
     assert results[1].moves is None and results[1].stored > 0
     assert (results[2].outcome, results[2].moves) == ("solved", 33)
-    again = run_all(runner, [spec(3, texts["6x6_1"])])
+    again = run_all(runner, [job(3, texts["6x6_1"])])
     assert (again[3].outcome, again[3].moves) == ("solved", 21)
 
 
@@ -91,10 +91,10 @@ def test_a_job_that_raises_is_an_error_result_and_the_runner_goes_on(runner, tex
     results = run_all(
         runner,
         [
-            spec(1, texts["6x6_1"], "beam", {"k": 5, "heuristic": "nope"}),  # bypasses the planner's checks
-            spec(2, '{"size": 6, "vehicles": '),  # a corrupt board
-            spec(3, texts["6x6_1"], "bfs", {"k": 5}),
-            spec(4, texts["6x6_2"], "beam", {"k": 50, "heuristic": "blockers-lb"}),
+            job(1, texts["6x6_1"], "beam", {"k": 5, "heuristic": "nope"}),  # bypasses the planner's checks
+            job(2, '{"size": 6, "vehicles": '),  # a corrupt board
+            job(3, texts["6x6_1"], "bfs", {"k": 5}),
+            job(4, texts["6x6_2"], "beam", {"k": 50, "heuristic": "blockers-lb"}),
         ],
     )
     assert [r.outcome for r in results.values()] == [Outcome.ERROR, Outcome.ERROR, Outcome.ERROR, "solved"]
@@ -107,12 +107,12 @@ def test_a_job_that_raises_is_an_error_result_and_the_runner_goes_on(runner, tex
 def test_a_job_past_its_hard_deadline_is_killed_and_the_batch_goes_on_in_a_new_process(runner, texts, monkeypatch):
     monkeypatch.setattr(runner_module, "hard_deadline", lambda time_limit: 0.2)
     monkeypatch.setattr(runner_module, "COMPILE_ALLOWANCE_S", 0.0)
-    run_all(runner, [spec(0, texts["6x6_1"])])  # make sure a process is up
+    run_all(runner, [job(0, texts["6x6_1"])])  # make sure a process is up
     (old,) = job_processes()
     started = time.monotonic()
     results = run_all(
         runner,
-        [spec(1, texts["9x9_6"], time_limit=60), spec(2, texts["6x6_3"]), spec(3, texts["6x6_1"], time_limit=60)],
+        [job(1, texts["9x9_6"], time_limit=60), job(2, texts["6x6_3"]), job(3, texts["6x6_1"], time_limit=60)],
     )
     assert time.monotonic() - started < 15  # not the ~40 s bfs on 9x9_6 takes
     assert results[1].outcome == "limit" and "killed" in results[1].reason and results[1].moves is None
@@ -122,20 +122,20 @@ def test_a_job_past_its_hard_deadline_is_killed_and_the_batch_goes_on_in_a_new_p
 
 
 def test_a_job_process_that_dies_is_replaced(runner, texts):
-    run_all(runner, [spec(0, texts["6x6_1"])])
+    run_all(runner, [job(0, texts["6x6_1"])])
     (old,) = job_processes()
     threading.Timer(1.0, os.kill, (old, signal.SIGKILL)).start()  # as the kernel's OOM killer would
-    results = run_all(runner, [spec(1, texts["9x9_6"]), spec(2, texts["6x6_2"])])
+    results = run_all(runner, [job(1, texts["9x9_6"]), job(2, texts["6x6_2"])])
     assert isinstance(results[1], Lost) and results[1].cause == "the job process died (exit code -9)"
     assert (results[2].outcome, results[2].moves) == ("solved", 15)
     assert old not in job_processes()
 
 
 def test_a_job_process_that_dies_under_a_memory_cap_is_a_memory_limit(runner, texts):
-    run_all(runner, [spec(0, texts["6x6_1"])])
+    run_all(runner, [job(0, texts["6x6_1"])])
     (old,) = job_processes()
     threading.Timer(1.0, os.kill, (old, signal.SIGKILL)).start()
-    results = run_all(runner, [spec(1, texts["9x9_6"], memory_limit=4 << 30), spec(2, texts["6x6_1"])])
+    results = run_all(runner, [job(1, texts["9x9_6"], memory_limit=4 << 30), job(2, texts["6x6_1"])])
     assert results[1].outcome == "limit" and "out of memory" in results[1].reason
     assert (results[2].outcome, results[2].moves) == ("solved", 21)
 
@@ -145,13 +145,13 @@ def test_stop_from_another_thread_ends_run_without_a_result_for_the_held_job(tex
     try:
         seen = []
         started = time.monotonic()
-        for done, result in job_runner.run([spec(1, texts["6x6_1"]), spec(2, texts["9x9_6"]), spec(3, texts["6x6_2"])]):
+        for done, result in job_runner.run([job(1, texts["6x6_1"]), job(2, texts["9x9_6"]), job(3, texts["6x6_2"])]):
             seen.append((done.job_id, result.outcome, result.moves))
             threading.Timer(0.5, job_runner.stop).start()
         assert seen == [(1, "solved", 21)]
         assert time.monotonic() - started < 15
         assert job_runner.stopping
-        assert list(job_runner.run([spec(4, texts["6x6_1"])])) == []  # a stopped runner runs nothing more
+        assert list(job_runner.run([job(4, texts["6x6_1"])])) == []  # a stopped runner runs nothing more
     finally:
         job_runner.close()
 
@@ -165,9 +165,9 @@ def test_a_job_process_that_cannot_start_leaves_a_usable_runner(texts, monkeypat
 
     monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", refuse)
     with pytest.raises(OSError):
-        list(job_runner.run([spec(1, texts["6x6_1"])]))
+        list(job_runner.run([job(1, texts["6x6_1"])]))
     monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", real_start)
     try:
-        assert [r.moves for _, r in job_runner.run([spec(2, texts["6x6_1"])])] == [21]
+        assert [r.moves for _, r in job_runner.run([job(2, texts["6x6_1"])])] == [21]
     finally:
         job_runner.close()

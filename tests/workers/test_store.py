@@ -9,13 +9,14 @@ from sqlalchemy import func, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
-from orchestrator.sweeps.sources import load_boards
-
 from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.plan import plan_sweep, store_plan
+from orchestrator.sweeps.sources import load_boards
 from puzzles.result import Outcome
 from tests.conftest import truncate_tables
-from tests.tables import Job, Result, expire_leases, job_rows as jobs, result_rows as results
+from tests.tables import Job, Result, expire_leases
+from tests.tables import job_rows as jobs
+from tests.tables import result_rows as results
 from workers.execute import execute
 from workers.runner import JobRunner
 from workers.store import connect

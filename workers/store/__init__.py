@@ -8,12 +8,12 @@ dashboard, whose connections cannot write) and call:
 
 - `states`: the two vocabularies, a job's lifecycle (`JobState`) and a done job's `Outcome`;
 - `schema`: the tables (the results table derived from `records.JobResult`);
-- `records`: `JobSpec` and `JobResult`, what travels to and from job processes;
+- `records`: `JobInput` and `JobResult`, what travels to and from job processes;
 - `sweeps`: sweeps and their job rows;
 - `jobs`: claiming jobs under leases, renewing and re-queueing lapsed leases, storing results once, giving jobs back;
 - `boards`: boards, known optima and board sets;
 - `progress`: counts, pace, hosts, listings and provenance for `status`, `sweeps`, `jobs`, `job`;
-- `rows`: a sweep's jobs as flat rows for reports, exports, verification and specs, its boards with their best solutions;
+- `rows`: a sweep's jobs as flat rows for reports, exports, verification and spec files, its boards with their best solutions;
 - `activity`: what goes on across sweeps, for the dashboard: jobs held, hosts, recent results.
 """
 

@@ -16,15 +16,15 @@ from sqlalchemy import Select, false, or_, select, true, update
 from sqlalchemy.engine import Connection
 
 from workers.store.database import Database
-from workers.store.records import JobResult, JobSpec
+from workers.store.records import JobInput, JobResult
 from workers.store.schema import boards, jobs, results, sweeps, utc_now
 from workers.store.states import UNFINISHED, JobState
 
 IN_CLAUSE = 10_000  # ids per IN (...) list
 
 
-def claim(db: Database, job_ids: Iterable[int], host: str, lease_s: float, *, take_over: bool = False) -> list[JobSpec]:
-    """Mark running on `host`, under a lease of `lease_s`, the jobs among `job_ids` that nobody else holds; their specs.
+def claim(db: Database, job_ids: Iterable[int], host: str, lease_s: float, *, take_over: bool = False) -> list[JobInput]:
+    """Mark running on `host`, under a lease of `lease_s`, the jobs among `job_ids` that nobody else holds; their inputs.
 
     A job is free when it is pending or queued, or running under a lease that
     lapsed; one done is left alone, and so is one running under a live lease
@@ -41,7 +41,7 @@ def claim(db: Database, job_ids: Iterable[int], host: str, lease_s: float, *, ta
                     lease_until=now + timedelta(seconds=lease_s))
             .returning(jobs.c.id)
         ))
-        return [_spec(*row) for row in connection.execute(_specs_query(taken)).all()] if taken else []
+        return [_input(*row) for row in connection.execute(_inputs_query(taken)).all()] if taken else []
 
 
 def renew(db: Database, job_ids: list[int], host: str, lease_s: float) -> set[int]:
@@ -161,10 +161,10 @@ def queued_ids(db: Database) -> set[int]:
         return set(connection.scalars(select(jobs.c.id).where(jobs.c.status == JobState.QUEUED)))
 
 
-def job_specs(db: Database, job_ids: Iterable[int]) -> list[JobSpec]:
-    """The specs of the jobs among `job_ids`, in id order, as `claim` gives them, but read only: nothing is claimed."""
+def job_inputs(db: Database, job_ids: Iterable[int]) -> list[JobInput]:
+    """The inputs of the jobs among `job_ids`, in id order, as `claim` gives them, but read only: nothing is claimed."""
     with db.engine.connect() as connection:
-        return [_spec(*row) for batch in _batches(list(job_ids)) for row in connection.execute(_specs_query(batch)).all()]
+        return [_input(*row) for batch in _batches(list(job_ids)) for row in connection.execute(_inputs_query(batch)).all()]
 
 
 def _lost_text(lost: int, cause: str) -> str:
@@ -198,8 +198,8 @@ def _batches(ids: list[int]) -> Iterator[list[int]]:
         yield ids[start : start + IN_CLAUSE]
 
 
-def _specs_query(ids: list[int]) -> Select:
-    """The spec columns of the jobs among `ids`, in id order."""
+def _inputs_query(ids: list[int]) -> Select:
+    """The columns of the inputs of the jobs among `ids`, in id order."""
     return (
         select(jobs.c.id, boards.c.id, boards.c.domain, boards.c.canonical_text, jobs.c.algorithm, jobs.c.params,
                jobs.c.seed, sweeps.c.limits)
@@ -210,10 +210,10 @@ def _specs_query(ids: list[int]) -> Select:
     )
 
 
-def _spec(
+def _input(
     job_id: int, board_id: str, domain: str, text: str, algorithm: str, params: dict[str, Any], seed: int | None, limits: dict[str, Any]
-) -> JobSpec:
-    return JobSpec(
+) -> JobInput:
+    return JobInput(
         job_id=job_id,
         board_id=board_id,
         domain=domain,

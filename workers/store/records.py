@@ -1,4 +1,4 @@
-"""What travels between the storage and the job processes: a job's spec in, its result out.
+"""What travels between the storage and the job processes: a job's input in, its result out.
 
 Both are plain data (primitives through a pipe or a message). `JobResult`'s
 fields are `puzzles.result.Findings` plus what only a stored result has; the
@@ -14,8 +14,8 @@ from puzzles.result import Findings, Outcome, SolveResult, findings_of
 
 
 @dataclass(frozen=True)
-class JobSpec:
-    """Everything a job needs, as primitives that travel through a pipe or a message."""
+class JobInput:
+    """A job's input: everything its process needs to run it, as primitives that travel through a pipe or a message."""
 
     job_id: int
     domain: str
@@ -29,7 +29,10 @@ class JobSpec:
     board_id: str = ""
 
     def described(self, params: dict[str, Any], seed: int | None) -> dict[str, Any]:
-        """The job as it ran: its board, algorithm, every parameter (defaults included), seed and limits."""
+        """The job as it ran: its board, algorithm, every parameter (defaults included), seed and limits.
+
+        A result's provenance keeps it under the key `spec` (the name it was stored under first).
+        """
         limits = {"max_nodes": self.max_nodes, "time_limit": self.time_limit, "memory_limit": self.memory_limit}
         return {"board_id": self.board_id, "domain": self.domain, "algorithm": self.algorithm,
                 "params": params, "seed": seed, "limits": limits}

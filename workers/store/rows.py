@@ -1,4 +1,4 @@
-"""A sweep's jobs as flat rows, for reports, exports and verification, and the boards of its spec."""
+"""A sweep's jobs as flat rows, for reports, exports and verification, and the boards of its spec file."""
 
 from typing import Any
 

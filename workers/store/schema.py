@@ -87,7 +87,7 @@ sweeps = Table(
     Column("id", Integer, primary_key=True),
     Column("name", NAME, nullable=False, unique=True),
     Column("created_at", DateTime(timezone=True), nullable=False, default=utc_now),
-    Column("spec", JSON, nullable=False),  # the grid as the user gave it
+    Column("spec", JSON, nullable=False),  # the sweep's grid (`SweepRow.grid`; the column keeps its first name)
     Column("limits", JSON, nullable=False),
 )
 

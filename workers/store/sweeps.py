@@ -20,12 +20,12 @@ INSERT_CHUNK = 5_000  # rows per INSERT statement
 
 @dataclass(frozen=True)
 class SweepRow:
-    """A stored sweep: its id, name, creation time, grid as given (`spec`) and limits."""
+    """A stored sweep: its id, name, creation time, grid (as JSON, its column `spec`) and limits."""
 
     id: int
     name: str
     created_at: datetime
-    spec: dict[str, Any]
+    grid: dict[str, Any]
     limits: dict[str, Any]
 
 
@@ -52,20 +52,20 @@ def recent_names(db: Database, count: int = 5) -> list[str]:
 def save(
     db: Database,
     name: str,
-    spec: dict[str, Any],
+    grid: dict[str, Any],
     limits: dict[str, Any],
     instances: "Iterable[Instance]",
     job_rows: list[dict[str, Any]],
     *,
     rerun: bool = False,
 ) -> tuple[int, int]:
-    """Write the sweep (made, or its spec and limits replaced), its boards and the jobs it lacks: (sweep id, jobs added).
+    """Write the sweep (made, or its grid and limits replaced), its boards and the jobs it lacks: (sweep id, jobs added).
 
     Jobs are keyed by `job_key`: one already stored is kept as it is. With
     `rerun`, the results of the given jobs are deleted and they are pending again.
     """
     with db.engine.begin() as connection:
-        sweep_id = _sweep_id(db, connection, name, spec, limits)
+        sweep_id = _sweep_id(db, connection, name, grid, limits)
         store_boards(db, connection, instances)
         before = _job_count(connection, sweep_id)
         rows = [{**job, "sweep_id": sweep_id} for job in job_rows]
@@ -103,13 +103,13 @@ def unfinished_jobs(db: Database, sweep_id: int, *, pending_only: bool = False, 
         return list(connection.scalars(query))
 
 
-def _sweep_id(db: Database, connection: Connection, name: str, spec: dict[str, Any], limits: dict[str, Any]) -> int:
+def _sweep_id(db: Database, connection: Connection, name: str, grid: dict[str, Any], limits: dict[str, Any]) -> int:
     found = connection.scalar(select(sweeps.c.id).where(sweeps.c.name == name))
     if found is None:
-        inserted = connection.execute(sweeps.insert().values(name=name, spec=spec, limits=limits)).inserted_primary_key
+        inserted = connection.execute(sweeps.insert().values(name=name, spec=grid, limits=limits)).inserted_primary_key
         assert inserted is not None  # an insert of one row has its key
         return inserted[0]
-    connection.execute(update(sweeps).where(sweeps.c.id == found).values(spec=spec, limits=limits))
+    connection.execute(update(sweeps).where(sweeps.c.id == found).values(spec=grid, limits=limits))
     return found
 
 
