@@ -4,7 +4,7 @@ The puzzles' optima (data/boards/fogleman/forty.txt) are this project's: no
 public list of them was found. Two independent searches back them here: the
 compiled BFS and A* with blocking-tree, and, on every fourth puzzle, a
 pure-Python BFS over `problem.successors`. Blocking-tree's admissibility is
-tested exhaustively on the 6x6 boards in test_rushhour_search.py (and on a few
+tested exhaustively on the 6x6 boards in test_rushhour_state_spaces.py (and on a few
 of these puzzles below); here also that the batch scoring of successors gives
 exactly the values of scoring each successor alone.
 """
@@ -24,7 +24,7 @@ from puzzles.rushhour import kernels as rk
 from puzzles.rushhour.formats import load_board
 from puzzles.rushhour.problem import RushHourProblem
 from puzzles.solver import solve
-from tests.puzzles.test_rushhour_search import assert_solution, check_admissible, course, distances_to_goal, space
+from tests.puzzles.rushhour_truth import assert_solution, check_admissible, course, distances_to_goal, space
 
 FORTY = Path(__file__).resolve().parents[2] / "data" / "boards" / "fogleman" / "forty.txt"
 PUZZLES = [line.split() for line in FORTY.read_text().splitlines() if line and not line.startswith("#")]

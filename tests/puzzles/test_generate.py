@@ -2,7 +2,7 @@
 
 The N-puzzle's distances come from BFS (3x3) or IDA* (larger boards); Rush
 Hour's from `solve(..., "bfs")`, and the compiled cluster distances are
-checked against the pure-Python state space of `test_rushhour_search`.
+checked against the pure-Python state space of `rushhour_truth`.
 """
 
 from collections import Counter
@@ -22,7 +22,7 @@ from puzzles.rushhour.formats import canonical_text, format_board, parse_board
 from puzzles.rushhour.generate import TooFewBoards, cluster_distances, default_max_attempts, hardest_boards
 from puzzles.rushhour.problem import RushHourProblem
 from puzzles.solver import solve
-from tests.puzzles.test_rushhour_search import course, distances_to_goal, enumerate_space
+from tests.puzzles.rushhour_truth import course, distances_to_goal, enumerate_space
 
 
 def npuzzle_distance(board) -> int:

@@ -158,11 +158,13 @@ def test_a_node_limit_is_never_overshot(korf, heuristic):
     assert over == {}
 
 
-def test_a_time_limit_stops_idastar_promptly_on_korf_1(korf):
-    # Korf 1 takes Manhattan IDA* some 276 million generated nodes: far more than 0.3 s.
-    result = solve(NPuzzleProblem(korf[1].board), "idastar", params("manhattan"), Limits(time_limit=0.3))
+def test_a_time_limit_stops_idastar_promptly_on_korf_88(korf):
+    # Korf 88 takes Manhattan IDA* some 6 billion generated nodes (korf_generated): about a minute on an idle core
+    # (measured: 2.35 billion, bound 63 of 65, in 20 s), so a search ignoring the limit runs far past 5 s. The clock
+    # is read every 1024 expansions: the search stops within microseconds; the rest of 5 s is for a starved process.
+    result = solve(NPuzzleProblem(korf[88].board), "idastar", params("manhattan"), Limits(time_limit=0.3))
     assert (result.outcome, result.reason, result.moves) == (Outcome.LIMIT, "time limit of 0.3 s reached", None)
-    assert 0.29 <= result.elapsed_s < 1.5 and result.expanded > 0
+    assert 0.29 <= result.elapsed_s < 5.0 and result.expanded > 0
 
 
 def test_a_time_limit_of_zero_stops_idastar_like_the_other_searches():

@@ -132,9 +132,12 @@ def test_node_limit(search):
     "algorithm, params", [("random", {}), ("spr", {}), ("beam", {"k": 10**6}), ("iddfs", {})]
 )
 def test_time_limit_of_zero(algorithm, params):
+    # Without the limit, seed 1 solves 9x9_4 in 8447 random steps, SPR in 1.2 million, the beam in 171,503
+    # expansions, and iterative deepening is still at it after 20 s: a limit of zero stops each before its first expansion.
     result = solve(course("9x9_4"), algorithm, params, Limits(time_limit=0.0), seed=1)
     assert result.outcome == "limit" and "time limit" in result.reason
-    assert result.elapsed_s < 0.5
+    assert result.expanded == 0
+    assert result.elapsed_s < 5.0  # measured: 0.2 ms; the rest is for a starved process on a busy machine
 
 
 def test_a_board_without_moves():
