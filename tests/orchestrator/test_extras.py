@@ -11,6 +11,7 @@ import tomllib
 import pytest
 from packaging.requirements import Requirement
 
+import orchestrator.publish
 from orchestrator.cli.options import EXTRAS, user_errors
 from tests.conftest import ROOT
 from tests.orchestrator.clirun import orchestrate
@@ -31,6 +32,7 @@ def assert_needs(result, extra: str, message: str) -> None:
 def test_the_dashboard_without_the_web_extra(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "starlette", None)
     monkeypatch.delitem(sys.modules, "orchestrator.publish.dashboard", raising=False)
+    monkeypatch.delattr(orchestrator.publish, "dashboard", raising=False)  # set by an earlier import
     result = orchestrate("dashboard", "--db", f"sqlite:///{tmp_path / 'none.db'}")
     assert_needs(result, "web", "orchestrate dashboard")
 
