@@ -30,9 +30,11 @@ def assert_needs(result, extra: str, message: str) -> None:
 
 
 def test_the_dashboard_without_the_web_extra(monkeypatch, tmp_path):
+    for loaded in [name for name in sys.modules if name.startswith("starlette.")]:  # imported by an earlier test
+        monkeypatch.delitem(sys.modules, loaded)
     monkeypatch.setitem(sys.modules, "starlette", None)
     monkeypatch.delitem(sys.modules, "orchestrator.publish.dashboard", raising=False)
-    monkeypatch.delattr(orchestrator.publish, "dashboard", raising=False)  # set by an earlier import
+    monkeypatch.delattr(orchestrator.publish, "dashboard", raising=False)
     result = orchestrate("dashboard", "--db", f"sqlite:///{tmp_path / 'none.db'}")
     assert_needs(result, "web", "orchestrate dashboard")
 
