@@ -11,6 +11,7 @@ block fails the test if any command in it exits non-zero.
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK_BLOCK = re.compile(r"^```sh quick\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+SHELL_BLOCK = re.compile(r"^```sh\n(.*?)^```$", re.MULTILINE | re.DOTALL)  # shown, not run: parse-checked only
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 BLOCK_TIMEOUT_S = 900
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -33,6 +35,11 @@ MADE_BY = {
 def quick_blocks(text: str) -> list[str]:
     """The bodies of a page's ```sh quick blocks, in order."""
     return QUICK_BLOCK.findall(text)
+
+
+def shell_blocks(text: str) -> list[str]:
+    """The bodies of a page's ```sh blocks that the tests do not run, in order."""
+    return SHELL_BLOCK.findall(text)
 
 
 def name(page: Path) -> str:
@@ -52,6 +59,29 @@ def test_the_pages_link_to_files_that_exist():
     broken = [(name(page), target) for page in pages for target in LINK.findall(page.read_text())
               if "://" not in target and not (page.parent / target).exists()]
     assert broken == []
+
+
+def test_every_shell_block_the_tests_do_not_run_parses():
+    blocks = [(name(page), block) for page in PAGES for block in shell_blocks(page.read_text())]
+    assert len(blocks) >= 10
+    unparsed = [(page, block.splitlines()[0], run.stderr)
+                for page, block in blocks
+                if (run := subprocess.run(["bash", "-n"], input=block, capture_output=True, text=True)).returncode]
+    assert unparsed == []
+
+
+def test_the_flower_commands_shown_parse_as_flower_reads_them():
+    """Flower reads its options with tornado's parser, which takes `--port=5555` and refuses `--port 5555`."""
+    pytest.importorskip("flower")
+    import flower.options  # noqa: F401  # defines flower's options on tornado's global parser
+    from tornado.options import options
+
+    lines = [line.split("#")[0] for page in PAGES for block in shell_blocks(page.read_text())
+             for line in block.splitlines() if " flower " in line]
+    assert lines
+    for line in lines:
+        words = shlex.split(line)
+        assert options.parse_command_line(words[words.index("flower"):], final=False) == [], line
 
 
 @pytest.mark.slow
