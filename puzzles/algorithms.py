@@ -5,6 +5,7 @@ and numba with it, is imported only when a search runs. Parameters are bound
 here, against each algorithm's table: the algorithm modules trust what they get.
 """
 
+import difflib
 import importlib
 import math
 from collections.abc import Callable
@@ -48,6 +49,7 @@ class Algorithm:
     params: dict[str, Param] = field(default_factory=dict)
     randomized: bool = False
     optimal: bool = False  # finds a shortest solution (with an admissible heuristic, if it takes one)
+    internal: bool = False  # run by a command for its jobs (split's subtrees), never offered to choose
 
     @property
     def search(self) -> Callable[..., "SearchReport"]:
@@ -56,6 +58,9 @@ class Algorithm:
 
 
 _MAX_STEPS = Param(1_000_000, int, "moves per random run", 1)
+# One default heuristic for every algorithm that takes one: blockers-lb, admissible (so A* and IDA* stay optimal),
+# and the better guide for beam too (it solves more boards at more widths than blockers: docs/notes/2026-12-01-blocking-tree.md).
+DEFAULT_HEURISTIC = "blockers-lb"
 _HEURISTIC_HELP = ("the heuristic: Rush Hour blockers, blockers-lb, blocking-tree, moves-freed;"
                    " N-puzzle misplaced, manhattan, linear-conflict, pdb, pdb-max")
 _PDB = Param(None, str, "the N-puzzle's pattern databases for pdb and pdb-max: group sizes (6-6-3) or tile groups"
@@ -77,14 +82,14 @@ ALGORITHMS: dict[str, Algorithm] = {
     ),
     "beam": Algorithm(
         "beam", "beam search keeping the k best boards per depth",
-        {"k": Param(10, int, "the beam width", 1), "heuristic": Param("blockers", str, _HEURISTIC_HELP), "pdb": _PDB},
+        {"k": Param(10, int, "the beam width", 1), "heuristic": Param(DEFAULT_HEURISTIC, str, _HEURISTIC_HELP), "pdb": _PDB},
     ),
     "astar": Algorithm(
-        "astar", "A* on g + h", {"heuristic": Param("blockers-lb", str, _HEURISTIC_HELP), "pdb": _PDB}, optimal=True
+        "astar", "A* on g + h", {"heuristic": Param(DEFAULT_HEURISTIC, str, _HEURISTIC_HELP), "pdb": _PDB}, optimal=True
     ),
     "idastar": Algorithm(
         "idastar", "IDA*: iterative deepening on g + h",
-        {"heuristic": Param("blockers-lb", str, _HEURISTIC_HELP), "pdb": _PDB}, optimal=True,
+        {"heuristic": Param(DEFAULT_HEURISTIC, str, _HEURISTIC_HELP), "pdb": _PDB}, optimal=True,
     ),
     "idastar-subtree": Algorithm(
         "subtree", "one IDA* iteration below a path: a job of a split search (orchestrate split)",
@@ -92,10 +97,11 @@ ALGORITHMS: dict[str, Algorithm] = {
          "prefix": Param("", str, "the N-puzzle's blank moves (U, D, L, R) from the start to the subtree's root"),
          "bound": Param(0, int, "the iteration's bound on f = g + h", 0),
          "split_depth": Param(None, int, "the depth the search was split at (recorded with the job)", 1)},
+        internal=True,
     ),
     "layered": Algorithm(
         "layered", "layered BFS with checkpoints: the optimum, or a lower bound that rises layer by layer (resumable)",
-        {"heuristic": Param("blockers-lb", str, _HEURISTIC_HELP), "pdb": _PDB,
+        {"heuristic": Param(DEFAULT_HEURISTIC, str, _HEURISTIC_HELP), "pdb": _PDB,
          "checkpoint": Param(None, str, "the folder of its layers and manifest, to resume from"
                              " (default: a temporary one)"),
          "upper_bound": Param(None, int, "the length of a known solution: only shorter ones are looked for", 1),
@@ -112,6 +118,7 @@ ALGORITHMS: dict[str, Algorithm] = {
          "w_freed": Param(-14.0, float, "weight of the legal moves gained by a move")},
     ),
 }
+OFFERED = tuple(name for name, entry in ALGORITHMS.items() if not entry.internal)  # the algorithms a user chooses from
 
 
 def with_domain_heuristic(problem: "Problem", algorithm: str, values: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
@@ -144,7 +151,9 @@ def problem_options(values: dict[str, Any]) -> dict[str, Any]:
 def find_algorithm(name: str) -> Algorithm:
     """The table's entry of the algorithm called `name`; PuzzleError naming the choices if there is none."""
     if name not in ALGORITHMS:
-        raise PuzzleError(f"unknown algorithm {name!r} (choose from {', '.join(ALGORITHMS)})")
+        close = difflib.get_close_matches(name, OFFERED, n=1)
+        hint = f"did you mean {close[0]}? " if close else ""
+        raise PuzzleError(f"unknown algorithm {name!r} ({hint}choose from {', '.join(OFFERED)})")
     return ALGORITHMS[name]
 
 

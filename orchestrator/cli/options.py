@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from orchestrator.sweeps.grid import flag_name
-from puzzles.algorithms import ALGORITHMS, PROBLEM_OPTIONS, Param
+from puzzles.algorithms import ALGORITHMS, OFFERED, PROBLEM_OPTIONS, Param
 from puzzles.errors import PuzzleError
 
 if TYPE_CHECKING:
@@ -245,7 +245,7 @@ def _defaults(name: str, algorithms: list[str]) -> str:
 
 def _option(name: str, grid: bool) -> inspect.Parameter:
     """The option of one algorithm parameter, its help naming the algorithms that take it."""
-    algorithms = _PARAMETERS[name]
+    algorithms = [algorithm for algorithm in _PARAMETERS[name] if algorithm in OFFERED] or _PARAMETERS[name]
     param = _param(name)
     flag = flag_name(name)
     takers = "every algorithm" if name in PROBLEM_OPTIONS else ", ".join(algorithms)

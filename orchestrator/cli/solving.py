@@ -6,7 +6,7 @@ from typing import Annotated, Any
 import typer
 
 from orchestrator.cli.options import GoalOption, MaxNodesOption, MemoryLimitOption, TimeLimitOption, configured, user_errors, with_parameters
-from puzzles.algorithms import ALGORITHMS
+from puzzles.algorithms import ALGORITHMS, OFFERED
 from puzzles.errors import PuzzleError
 
 app = typer.Typer()
@@ -23,7 +23,7 @@ def solve_command(
         ),
     ],
     algo: Annotated[
-        str, typer.Option("--algo", help="Algorithm: " + "; ".join(f"{n} ({a.summary})" for n, a in ALGORITHMS.items()))
+        str, typer.Option("--algo", help="Algorithm: " + "; ".join(f"{n} ({ALGORITHMS[n].summary})" for n in OFFERED))
     ],
     params: dict[str, Any],
     seed: Annotated[int | None, typer.Option(min=0, max=2**32 - 1, help="Seed of the random generator (random, spr).")] = None,

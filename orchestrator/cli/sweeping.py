@@ -31,7 +31,7 @@ from orchestrator.cli.options import (
     write_file,
 )
 from orchestrator.sweeps.grid import SweepGrid, flag_name
-from puzzles.algorithms import ALGORITHMS
+from puzzles.algorithms import OFFERED
 from puzzles.errors import PuzzleError
 from workers.store.states import JobState, Outcome, parse_status
 
@@ -46,7 +46,7 @@ def sweep_command(
         list[str] | None, typer.Argument(metavar="BOARDS", help="More boards, after those of --boards.", show_default=False)
     ] = None,
     algo: Annotated[
-        str | None, typer.Option("--algo", help="Algorithms, comma separated: " + ", ".join(ALGORITHMS) + ".")
+        str | None, typer.Option("--algo", help="Algorithms, comma separated: " + ", ".join(OFFERED) + ".")
     ] = None,
     params: dict[str, Any] | None = None,
     boards: Annotated[

@@ -201,9 +201,7 @@ def _result_line(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _algorithm(row: dict[str, Any]) -> str:
-    """`beam heuristic=blockers k=5`: the algorithm and its parameters."""
-    params = status_view.params_text(row["params"])
-    return row["algorithm"] if params == "-" else f"{row['algorithm']} {params}"
+    return status_view.algorithm_text(row["algorithm"], row["params"])
 
 
 def _plotly(request: Request) -> Response:

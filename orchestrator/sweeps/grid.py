@@ -9,11 +9,12 @@ takes, checked by the solver's own parameter tables.
 
 import itertools
 import math
+import re
 from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
-from puzzles.algorithms import ALGORITHMS, HEURISTIC_OPTIONS, PROBLEM_OPTIONS, bind_params, find_algorithm, without_foreign_options
+from puzzles.algorithms import ALGORITHMS, HEURISTIC_OPTIONS, PROBLEM_OPTIONS, Param, bind_params, find_algorithm, without_foreign_options
 from puzzles.errors import PuzzleError
 from puzzles.textio import quote
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 
 MAX_VALUES = 100_000  # per option: a typo such as 1..10000000 is refused, not expanded
 MAX_MAGNITUDE = Decimal(10) ** 15  # numbers beyond it are typos, and would overflow the kernels' integers
+_DASHED_RANGE = re.compile(r"([+-]?\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)")  # 1-50: a range written as a word
 PARTS = "optimum"  # the key of a sweep row planned in parts, one grid each (the optima sweep, hence the name)
 
 
@@ -46,9 +48,9 @@ class SweepGrid:
     @classmethod
     def from_options(cls, algorithms: str, params: dict[str, str], seeds: str | None = None, repeat: int = 1) -> "SweepGrid":
         """The grid of the command line's texts (`--algo beam --k 1..50:5 --seeds 1..10`); PuzzleError for a bad one."""
-        values = {name: parse_values(text, flag_name(name)) for name, text in params.items()}
+        values = {name: _numbers(name, parse_values(text, flag_name(name))) for name, text in params.items()}
         chosen = [str(algorithm) for algorithm in parse_values(algorithms, "--algo")]
-        seed_values = parse_values(seeds, "--seeds") if seeds else None
+        seed_values = _numbers("seeds", parse_values(seeds, "--seeds")) if seeds else None
         if seed_values is not None and not all(isinstance(seed, int) for seed in seed_values):
             raise PuzzleError(f"--seeds: {seeds!r} are not whole numbers")
         return cls(chosen, values, seed_values, repeat)
@@ -172,6 +174,23 @@ def grid_size(algorithms: list[str], params: dict[str, list[Any]]) -> int:
         math.prod(len(values) for param, values in params.items() if param in entry.params or param in PROBLEM_OPTIONS)
         for entry in entries if entry is not None
     )
+
+
+def _numbers(name: str, values: list[Any]) -> list[Any]:
+    """`values` of a numeric parameter (or the seeds); PuzzleError for a range written with a dash (`1-50`)."""
+    if name == "seeds" or any(param.kind in (int, float) for param in _declarations(name)):
+        for value in values:
+            dashed = _DASHED_RANGE.fullmatch(value) if isinstance(value, str) else None
+            if dashed:
+                raise PuzzleError(f"{flag_name(name)}: {quote(value)} is not a number; write ranges as"
+                                  f" {dashed[1]}..{dashed[2]}")
+    return values
+
+
+def _declarations(name: str) -> list[Param]:
+    """The declarations of the parameter `name` in the algorithms' tables and the problem options."""
+    tables = [PROBLEM_OPTIONS, *(entry.params for entry in ALGORITHMS.values())]
+    return [table[name] for table in tables if name in table]
 
 
 def _union(first: list[Any], second: list[Any]) -> list[Any]:

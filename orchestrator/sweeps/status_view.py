@@ -11,8 +11,7 @@ from rich.table import Table
 
 from orchestrator.sweeps.plan import SweepPlan
 from orchestrator.text import counts_text, duration_text, plain_table, progress_bar
-from puzzles.algorithms import find_algorithm
-from workers.store.progress import COMPLETE, QUEUED, STOPPED, SweepStatus, SweepSummary
+from workers.store.progress import CANCELLED, COMPLETE, QUEUED, STOPPED, SweepStatus, SweepSummary
 from workers.store.schema import canonical_params
 from workers.store.states import JobState
 
@@ -36,7 +35,7 @@ def live_bar(console: Console, name: str, total: int, *, here: bool = False) -> 
 
 def pace(status: SweepStatus) -> str:
     """What a sweep is doing: `12.3 jobs/s, ETA 0:01:05` while jobs finish, else what it waits for, or has stopped at."""
-    if status.phase == STOPPED:
+    if status.phase in (STOPPED, CANCELLED):
         return stopped_text(status)
     if status.phase == QUEUED:
         return f"queued: {status.states.get(JobState.QUEUED, 0):,} jobs wait for a worker (orchestrate worker)"
@@ -54,8 +53,11 @@ def rate_text(jobs_per_s: float) -> str:
 
 
 def stopped_text(status: SweepStatus) -> str:
-    """`stopped: 12 of 350 done; continue with: orchestrate resume NAME`."""
-    return f"stopped: {status.finished:,} of {status.total:,} done; continue with: orchestrate resume {status.name}"
+    """`stopped: 12 of 350 done; continue with: orchestrate resume NAME` (or `cancelled: ...`), with the jobs whose
+    worker is gone."""
+    gone = f" ({status.lapsed:,} running jobs lost their worker: their lease lapsed)" if status.lapsed else ""
+    return (f"{status.phase}: {status.finished:,} of {status.total:,} done{gone}; continue with:"
+            f" orchestrate resume {status.name}")
 
 
 def status_text(status: SweepStatus, database: str | None = None) -> str:
@@ -107,7 +109,7 @@ def jobs_table(rows: list[dict]) -> Table:
     for row in rows:
         elapsed = duration_text(row["elapsed_s"]) if row["elapsed_s"] is not None else None
         status = row["outcome"] if row["state"] == JobState.DONE else row["state"]
-        values = (row["id"], row["board"], _algorithm_text(row["algorithm"], row["params"]), row["seed"], status,
+        values = (row["id"], row["board"], algorithm_text(row["algorithm"], row["params"]), row["seed"], status,
                   row["moves"], elapsed, row["host"], row["error"])
         table.add_row(*("" if value is None else str(value) for value in values))
     return table
@@ -118,10 +120,8 @@ def params_text(params: dict[str, Any]) -> str:
     return " ".join(f"{name}={value}" for name, value in params.items()) or "-"
 
 
-def _algorithm_text(algorithm: str, params: dict[str, Any]) -> str:
-    """`beam k=5 heuristic=blockers-lb`: the parameters that differ from the algorithm's defaults."""
-    defaults = find_algorithm(algorithm).params
-    given = [f"{name}={value}" for name, value in params.items() if value != defaults[name].default]
-    return " ".join([algorithm, *given])
+def algorithm_text(algorithm: str, params: dict[str, Any]) -> str:
+    """`beam heuristic=blockers-lb k=10`: the algorithm and every parameter of the job as it ran, defaults too."""
+    return " ".join([algorithm, *(f"{name}={value}" for name, value in params.items())])
 
 

@@ -6,10 +6,14 @@ from dataclasses import replace
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from rich.console import Console
 
 from orchestrator.sweeps.grid import MAX_VALUES, SweepGrid, combinations, flag_name, parse_values, values_text
-from puzzles.algorithms import ALGORITHMS
+from orchestrator.sweeps.status_view import jobs_table
+from puzzles.algorithms import ALGORITHMS, OFFERED
 from puzzles.errors import PuzzleError
+from tests.orchestrator.clirun import assert_usage_error, orchestrate
+from workers.store.states import JobState
 
 VALUES = st.lists(st.one_of(st.integers(-50, 500), st.sampled_from(["blockers", "blockers-lb"]), st.sampled_from([0.5, 2.5])),
                   min_size=1, max_size=40, unique=True)
@@ -131,3 +135,44 @@ def test_spr_batches_and_batch_sizes():
 def test_bad_grids(algorithms, params, message):
     with pytest.raises(PuzzleError, match=message):
         combinations(algorithms, params)
+
+
+BOARD = "data/boards/rushhour/Rushhour6x6_1.csv"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["sweep", "--algo", "beam", "--k", "1-50"], "--k: '1-50' is not a number; write ranges as 1..50"),
+        (["sweep", "--algo", "spr", "--seeds", "3 - 9"], "--seeds: '3 - 9' is not a number; write ranges as 3..9"),
+        (["sweep", "--algo", "bema"], "unknown algorithm 'bema' (did you mean beam? choose from random, spr, iddfs, bfs,"
+                                      " beam, astar, idastar, layered, moves-freed)"),
+        (["solve", BOARD, "--algo", "idastr"], "unknown algorithm 'idastr' (did you mean idastar? choose from"),
+        (["solve", BOARD, "--algo", "xyz"], "unknown algorithm 'xyz' (choose from random,"),
+    ],
+)
+def test_a_mistyped_range_or_algorithm_says_what_was_meant(args, message):
+    boards = ["--boards", BOARD, "--dry-run"] if args[0] == "sweep" else []
+    result = orchestrate(*args, *boards)
+    assert_usage_error(result, message)
+    assert "idastar-subtree" not in result.stderr  # split's own jobs, never offered
+
+
+def test_a_dashed_word_stays_a_word_where_words_are_values():
+    assert SweepGrid.from_options("astar", {"pdb": "4-4"}).params == {"pdb": ["4-4"]}
+
+
+def test_the_algorithms_share_one_default_heuristic():
+    defaults = {name: ALGORITHMS[name].params["heuristic"].default for name in OFFERED if "heuristic" in ALGORITHMS[name].params}
+    assert set(defaults) == {"beam", "astar", "idastar", "layered"} and set(defaults.values()) == {"blockers-lb"}
+    assert "layered:theheuristic:" in "".join(orchestrate("sweep", "--help").stdout.split())  # no idastar-subtree
+    assert "(defaultblockers-lb)" in "".join(orchestrate("sweep", "--help").stdout.split())
+
+
+def test_the_jobs_view_shows_every_parameter_of_a_job_defaults_too():
+    row = {"id": 7, "board": "Rushhour6x6_1", "algorithm": "beam", "params": {"heuristic": "blockers-lb", "k": 10},
+           "seed": None, "state": JobState.DONE, "outcome": "solved", "moves": 30, "elapsed_s": 0.5, "host": "h",
+           "error": None}
+    console = Console(width=200, record=True)
+    console.print(jobs_table([row]))
+    assert "beam heuristic=blockers-lb k=10" in console.export_text()

@@ -154,7 +154,7 @@ def test_an_algorithm_gets_only_the_parameters_it_takes(six_boards):
     for board in six_boards:
         jobs = [job for job in plan.jobs if job["board_id"] == board.id]
         assert [job["params"] for job in jobs if job["algorithm"] == "beam"] == [
-            {"heuristic": "blockers", "k": k} for k in (1, 2, 3)
+            {"heuristic": "blockers-lb", "k": k} for k in (1, 2, 3)
         ]
         assert [job["params"] for job in jobs if job["algorithm"] == "bfs"] == [{"exhaustive": False}]
     assert len(plan.jobs) == 4 * 3
