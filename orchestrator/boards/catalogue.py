@@ -10,6 +10,7 @@ never holds a board twice, and a known optimum, once stored, is never changed.
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -105,7 +106,9 @@ def import_boards(db: Database, boards: list[Instance], optima: dict[str, int], 
         raise PuzzleError(f"{name} is a set shipped with slidelab: import into a set of another name")
     if name is not None:
         _check_unique_names(board_store.set_members(db, name) or [], boards, name)
-    return board_store.import_boards(db, boards, optima, name)
+    imported = board_store.import_boards(db, boards, optima, name)
+    remember_optima(db, boards)
+    return imported
 
 
 def _check_unique_names(held: list[StoredBoard], boards: list[Instance], name: str) -> None:
@@ -177,6 +180,18 @@ def board_info(db: Database, key: str) -> BoardInfo:
     return _info(db, board)
 
 
+def shipped_optima(board_ids: Iterable[str]) -> dict[str, int]:
+    """The known optima the shipped sets give for these boards, by id: an optimum belongs to the board's content."""
+    index = _shipped_index()
+    return {board_id: optimum for board_id in board_ids
+            if board_id in index and (optimum := index[board_id][0].known_optimum) is not None}
+
+
+def remember_optima(db: Database, boards: list[Instance]) -> None:
+    """Store the shipped known optima of these stored boards, whichever way they came (a file, a glob, a set)."""
+    board_store.store_optima(db, shipped_optima(board.id for board in boards))
+
+
 def instance(board: StoredBoard) -> Instance:
     """A stored board as the planner takes it."""
     return Instance(board.domain, board.name, board.size, board.canonical_text)
@@ -236,7 +251,8 @@ def _info(db: Database, board: Instance) -> BoardInfo:
     found = board_store.board_with_sets(db, board.id)
     if found is not None:
         stored, sets = found
-        return BoardInfo(instance(stored), stored.known_optimum, sets)
+        known = stored.known_optimum if stored.known_optimum is not None else shipped_optima([board.id]).get(board.id)
+        return BoardInfo(instance(stored), known, sets)
     if board.id in _shipped_index():
         shipped, sets = _shipped_index()[board.id]
         return BoardInfo(instance(shipped), shipped.known_optimum, [f"{name} (shipped)" for name in sets])

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from orchestrator.boards import catalogue
 from orchestrator.sweeps.grid import SweepGrid, combinations, grid_size, grids_json, stored_grid
 from orchestrator.sweeps.limits import checked_limits, limits_text
 from orchestrator.sweeps.sources import load_boards
@@ -131,7 +132,9 @@ def store_plan(db: Database, plan: SweepPlan, *, rerun: bool = False) -> tuple[i
         _check_compatible(existing, stored, plan, rerun)
         if stored is not None and len(plan.grids) == 1:  # a sweep planned in parts, or long ago, takes the plan's
             plan.grids = [stored.union(plan.grids[0], plan.name)]
-    return sweep_store.save(db, plan.name, grids_json(plan.grids), plan.limits, plan.boards, plan.jobs, rerun=rerun)
+    saved = sweep_store.save(db, plan.name, grids_json(plan.grids), plan.limits, plan.boards, plan.jobs, rerun=rerun)
+    catalogue.remember_optima(db, plan.boards)
+    return saved
 
 
 def _check_compatible(sweep: SweepRow, stored: SweepGrid | None, plan: SweepPlan, rerun: bool) -> None:

@@ -83,7 +83,7 @@ def test_imports_store_each_board_once(db_url, boards_dir, tmp_path):
     assert {k: v for k, v in counts(db_url).items() if k.startswith("board")} == {
         "boards": 2, "board_sets": 2, "board_set_members": 3,
     }
-    assert optima_by_name(db_url, "b") == {"Rushhour6x6_1": None}  # the name it was first stored under
+    assert optima_by_name(db_url, "b") == {"Rushhour6x6_1": 21}  # the name it was first stored under; the shipped optimum
 
 
 def test_a_set_round_trips_into_a_sweep_in_order(db_url, boards_dir):
@@ -107,6 +107,19 @@ def test_a_set_round_trips_into_a_sweep_in_order(db_url, boards_dir):
     with Session(db.engine) as session:
         boards = session.scalars(select(Job.board_id).join(Sweep).where(Sweep.name == "on-mix").order_by(Job.id))
         assert list(boards) == expected
+
+
+def test_a_board_given_as_a_file_has_its_known_optimum_in_the_sweep_and_its_report(db_url, tmp_path, boards_dir):
+    copy = tmp_path / "Rushhour6x6_99.csv"  # the course board under another file name: its content names it
+    shutil.copy(boards_dir / "Rushhour6x6_2.csv", copy)
+    ok(orchestrate("sweep", "--algo", "bfs", "--boards", copy, "--name", "from-file", "--workers", 1, "--db", db_url))
+    db = connect(db_url)
+    with Session(db.engine) as session:
+        assert session.execute(select(Board.name, Board.known_optimum)).all() == [("Rushhour6x6_99", 15)]
+    rows = report_rows.load_rows(db, find_sweep(db, "from-file"))
+    assert rows["known_optimum"].tolist() == [15] and rows["gap_moves"].tolist() == [0]
+    shown = ok(orchestrate("boards", "show", copy, "--db", db_url)).stdout
+    assert "known optimum: 15 moves\n" in shown
 
 
 def test_a_set_needs_the_database():
@@ -189,8 +202,8 @@ def test_optimum_stores_what_optimal_searches_prove_and_reports_show_the_gaps(db
     sources = [boards_dir / f"{name}.csv" for name in SIX] + [*EIGHT, UNSOLVABLE, FIFTEEN]
     ok(orchestrate("boards", "import", *sources, "--set", "small", "--db", db_url))
     found = ok(orchestrate("boards", "optimum", "--set", "small", "--workers", 2, "--db", db_url)).stdout
-    assert found.startswith("sweep optimum: 7 jobs, 7 new\n")
-    assert found.endswith("6 of 7 boards now have a known optimum; the others: unsolvable 1 (orchestrate jobs optimum)\n")
+    assert found.startswith("sweep optimum: 2 jobs, 2 new\n")  # the shipped boards came with their optima
+    assert found.endswith("1 of 2 boards now have a known optimum; the others: unsolvable 1 (orchestrate jobs optimum)\n")
     proven = {**SIX, **EIGHT, UNSOLVABLE: None, FIFTEEN: 2}
     assert optima_by_name(db_url, "small") == proven
     db = connect(db_url)
