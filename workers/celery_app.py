@@ -17,7 +17,10 @@ from kombu import Producer
 
 from workers.messages import QUEUE
 from workers.settings import settings
+from workers.store import connect
+from workers.store.database import ping
 
+BROKER_TIMEOUT_S = 10.0  # a broker that does not answer a worker's first look within this is unreachable
 app = Celery("slidelab", include=["workers.tasks"])
 app.conf.update(
     task_serializer="json",
@@ -62,6 +65,14 @@ def broker_producer() -> Iterator[Producer]:
     current = broker_app()
     with current.connection_for_write() as connection:
         yield current.amqp.Producer(connection)
+
+
+def check_services() -> None:
+    """Reach the current settings' database and broker once: their failure (SQLAlchemy's, kombu's) if one does not
+    answer, so that a worker that could do nothing says so and stops instead of saying it is ready."""
+    ping(connect(settings().database_url))
+    with broker_app().connection_for_write() as connection:
+        connection.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=BROKER_TIMEOUT_S)
 
 
 def start_worker(concurrency: int, hostname: str | None = None) -> None:

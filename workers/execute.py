@@ -7,6 +7,8 @@ up to the settings' `db_retry_seconds`. A job whose process died under it runs
 again, until it was lost `max_attempts` times; a runner stopped from outside
 (shutdown, Ctrl-C) hands its unfinished jobs back at once, or stores them with
 the runner's verdict when it was stopped with one (their answer no longer wanted).
+A batch whose jobs are cancelled (`orchestrate cancel`) is stopped by the
+heartbeat: the jobs stay cancelled, and the runner goes on with the next batch.
 """
 
 import logging
@@ -39,8 +41,17 @@ def execute(db: Database, job_ids: list[int], runner: JobRunner, host: str,
     """
     patience = settings().db_retry_seconds
     jobs = retrying(lambda: claim(db, job_ids, host, settings().lease_seconds, take_over=take_over), patience)
+    try:
+        return _execute(db, jobs, runner, host, requeue, patience)
+    finally:
+        runner.rearm()
+
+
+def _execute(db: Database, jobs: list[JobInput], runner: JobRunner, host: str,
+             requeue: Callable[[list[int]], object] | None, patience: float) -> list[str]:
+    """Run and store the claimed jobs (see `execute`); the outcomes of the results written."""
     writer = _Writer(db, patience)
-    with heartbeat(db, host).holding(job.job_id for job in jobs):
+    with heartbeat(db, host).holding((job.job_id for job in jobs), lambda: runner.stop(batch_only=True)):
         while jobs and not runner.stopping:
             jobs = _run_once(db, jobs, runner, host, writer)
         if runner.stopping and runner.verdict is not None:

@@ -3,7 +3,9 @@
 Each beat renews them all with one UPDATE (`workers.store.jobs.renew`),
 touches the settings' `health_file` if there is one (a container's
 healthcheck reads its age; with no lease held the beat only pings the
-database for it), then runs the process's periodic duties (`Heartbeat.add_duty`: a Celery worker
+database for it), stops the executions whose jobs were cancelled (`orchestrate
+cancel`: their leases are no longer renewed, and the job's state says why),
+then runs the process's periodic duties (`Heartbeat.add_duty`: a Celery worker
 re-queues lapsed leases and reconciles the broker with the database). A beat
 that cannot reach the database is tried again within two seconds; a job whose
 lease was taken over while the link was down is only logged: its result still
@@ -19,7 +21,7 @@ from contextlib import contextmanager
 from workers.settings import settings
 from workers.store import Database
 from workers.store.database import DatabaseError, ping
-from workers.store.jobs import renew
+from workers.store.jobs import cancelled_among, renew
 
 log = logging.getLogger(__name__)
 RETRY_S = 2.0  # the pause after a beat that failed
@@ -44,6 +46,7 @@ class Heartbeat:
         self.db, self.host = db, host
         self._held: Counter[int] = Counter()  # a job id per execution holding it (a job may come back to this host)
         self._reported: set[int] = set()  # held jobs known to have been taken over
+        self._stops: dict[object, tuple[set[int], Callable[[], None]]] = {}  # per execution: its jobs, how to stop it
         self._lock = threading.Lock()
         self._duties: list[Callable[[], None]] = []
         self._stopped = threading.Event()
@@ -62,15 +65,18 @@ class Heartbeat:
         self._duties.append(duty)
 
     @contextmanager
-    def holding(self, job_ids: Iterable[int]) -> Iterator[None]:
-        """Renew the leases of `job_ids` while inside."""
-        ids = set(job_ids)
+    def holding(self, job_ids: Iterable[int], on_cancel: Callable[[], None] | None = None) -> Iterator[None]:
+        """Renew the leases of `job_ids` while inside; call `on_cancel()` (once) if one of them is cancelled meanwhile."""
+        ids, token = set(job_ids), object()
         with self._lock:
             self._held.update(ids)
+            if on_cancel is not None:
+                self._stops[token] = (ids, on_cancel)
         try:
             yield
         finally:
             with self._lock:
+                self._stops.pop(token, None)
                 self._held.subtract(ids)
                 self._held = +self._held
                 self._reported &= set(self._held)
@@ -96,11 +102,26 @@ class Heartbeat:
         """Renew the leases (with none held, only ping the database for the health file); touch the health file."""
         health = settings().health_file
         if held:
-            self._report_taken(set(held) - renew(self.db, held, self.host, settings().lease_seconds))
+            lost = set(held) - renew(self.db, held, self.host, settings().lease_seconds)
+            self._report_taken(lost - self._stop_cancelled(lost))
         elif health:
             ping(self.db)
         if health:
             health.touch()
+
+    def _stop_cancelled(self, gone: set[int]) -> set[int]:
+        """Stop each execution holding one of the jobs among `gone` (no longer renewed) that were cancelled; those."""
+        with self._lock:
+            watched = set().union(*(ids for ids, _ in self._stops.values())) & gone
+        cancelled = cancelled_among(self.db, sorted(watched)) if watched else set()
+        if cancelled:
+            log.info("jobs %s: cancelled; their job processes are stopped", sorted(cancelled))
+        with self._lock:  # under the lock: an execution that has ended is never stopped
+            for token, (ids, stop) in list(self._stops.items()):
+                if ids & cancelled:
+                    del self._stops[token]
+                    stop()
+        return cancelled
 
     def _report_taken(self, taken: set[int]) -> None:
         with self._lock:

@@ -49,6 +49,7 @@ class JobRunner:
         self._conn: Connection | None = None
         self._warm: set[tuple[str, str]] = set()
         self._stopping = False
+        self._for_good = False
         self._verdict: JobResult | None = None
 
     def run(self, jobs: list[JobInput]) -> Iterator[tuple[JobInput, JobResult | Lost]]:
@@ -87,17 +88,25 @@ class JobRunner:
         """The result `stop` was given for the jobs the runner held (None: they are handed back)."""
         return self._verdict
 
-    def stop(self, verdict: JobResult | None = None) -> None:
+    def stop(self, verdict: JobResult | None = None, *, batch_only: bool = False) -> None:
         """Kill the child from another thread (Ctrl-C); `run` ends without a result for the job it held.
 
         `verdict`: the result the jobs it held are to be stored with (their
         answer is no longer wanted), rather than handed back to run again.
+        `batch_only`: only the batch under way is stopped (its jobs were
+        cancelled); `rearm` readies the runner for the next one.
         """
         self._verdict = verdict
+        self._for_good = self._for_good or not batch_only
         self._stopping = True
         process = self._process
         if process is not None:
             process.kill()
+
+    def rearm(self) -> None:
+        """Ready for the next batch after `stop(batch_only=True)`; a runner stopped otherwise stays stopped."""
+        if not self._for_good:
+            self._stopping, self._verdict = False, None
 
     def close(self) -> None:
         """Stop the child process, if any."""
@@ -154,6 +163,7 @@ def _serve(conn: Connection, parent_pid: int, parent_settings: Settings) -> None
     """The child: configured as its parent is, run each batch it is sent, sending back each job's result."""
     _die_with_parent(parent_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # and so is a closed terminal (the parent hands the jobs back)
     configure(parent_settings)
     provenance.process()  # the code's identity and this process's speed, measured before any job runs
     while True:

@@ -1,7 +1,7 @@
 """The `orchestrate` command line: option declarations and one call per command.
 
 Commands are grouped by what they work on: `solving` (solve, demo), `sweeping`
-(sweep, sweep show, resume, status, sweeps, jobs, job, worker), `catalogue`
+(sweep, sweep show, resume, cancel, status, sweeps, sweeps delete, jobs, job, worker), `catalogue`
 (boards, pdb, db) and `reporting` (report, compare, export, verify, analyze);
 `options` holds what they share. Only here is an error turned into `error:
 <message>` on stderr and an exit status: 2 for bad input, 1 for a service that
@@ -19,7 +19,8 @@ from typer.core import TyperGroup
 
 from orchestrator.cli import catalogue, options, reporting, solving, sweeping
 
-SUBCOMMANDS = {("sweep", "show"): "sweep-show"}  # `sweep` takes boards as arguments; `sweep show` is a command apart
+# `sweep` takes boards as arguments, `sweeps` lists: `sweep show` and `sweeps delete` are commands apart
+SUBCOMMANDS = {("sweep", "show"): "sweep-show", ("sweeps", "delete"): "sweeps-delete"}
 
 
 class Orchestrate(TyperGroup):

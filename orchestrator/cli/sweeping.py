@@ -1,7 +1,10 @@
-"""Sweeps: `sweep`, `sweep show`, `resume`, `status`, `sweeps`, `jobs`, `job` and `worker`."""
+"""Sweeps: `sweep`, `sweep show`, `resume`, `cancel`, `status`, `sweeps`, `sweeps delete`, `jobs`, `job` and `worker`."""
 
+import contextlib
 import dataclasses
 import json
+import signal
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -70,6 +73,9 @@ def sweep_command(
     max_nodes: MaxNodesOption = None,
     wait: WaitOption = False,
     rerun: Annotated[bool, typer.Option("--rerun", help="Run done jobs of the grid again.")] = False,
+    extend: Annotated[
+        bool, typer.Option("--extend", help="Add this grid's jobs to the sweep of that --name even if its grid differs.")
+    ] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the grid size and a sample of jobs; write nothing.")] = False,
     workers: WorkersOption = CORES,
     chunk: ChunkOption = None,
@@ -81,7 +87,8 @@ def sweep_command(
     Parameters are given as --NAME VALUES, with VALUES a comma list of numbers, words and ranges (1..50,
     1..50:5); each algorithm gets only the parameters it takes. Without a broker the jobs run here, in a pool
     of processes; with one, they are queued for `orchestrate worker` processes. Running the same sweep again
-    adds only the jobs it lacks. `--from-spec FILE` runs a sweep exported by `orchestrate sweep show NAME
+    adds only the jobs it lacks; a name names one grid, so another grid under it is refused unless --extend
+    adds its jobs to that sweep. `--from-spec FILE` runs a sweep exported by `orchestrate sweep show NAME
     --spec` again: under its own name it fills the gaps, under --name a new one. `orchestrate sweep show
     SWEEP` describes a sweep.
 
@@ -116,8 +123,8 @@ def sweep_command(
             typer.echo(status_view.plan_text(sweep_plan))
             return
         results = database(db, broker)
-    _interruptible(lambda: store_and_run(results, sweep_plan, rerun=rerun, workers=workers, chunk=chunk, wait=wait),
-                   sweep_plan.name)
+    _interruptible(lambda: store_and_run(results, sweep_plan, rerun=rerun, workers=workers, chunk=chunk, wait=wait,
+                                         extend=extend), sweep_plan.name)
 
 
 @app.command("sweep-show", hidden=True)
@@ -167,24 +174,83 @@ def resume_command(
 ) -> None:
     """Run (or queue again) every job of the sweep that has no result and that no live worker holds.
 
-    For a sweep stopped by Ctrl-C or a crash, or whose queue Redis lost. A job a worker is running keeps
+    For a sweep stopped by Ctrl-C or a crash, cancelled, or whose queue Redis lost. A job a worker is running keeps
     running there (its lease is renewed while the worker lives); --force runs it again anyway.
 
     Example: orchestrate resume beam-k
     """
     from orchestrator.sweeps.lookups import find_sweep
     from orchestrator.sweeps.running import run_jobs
-    from workers.store.sweeps import unfinished_jobs
+    from workers.store.sweeps import uncancel, unfinished_jobs
 
     with user_errors():
         results = database(db, broker)
         sweep = find_sweep(results, sweep_name)
+        if uncancelled := uncancel(results, sweep.id):
+            typer.echo(f"{uncancelled:,} cancelled jobs run again")
         job_ids = unfinished_jobs(results, sweep.id, held_too=force)
         held = len(unfinished_jobs(results, sweep.id)) - len(job_ids)
         if held:
             typer.echo(f"{held:,} jobs held by live workers are left to them (--force runs them again)")
     _interruptible(lambda: run_jobs(results, sweep, job_ids, workers=workers, chunk=chunk, wait=wait, take_over=force),
                    sweep.name)
+
+
+@app.command("cancel")
+def cancel_command(
+    sweep_name: SweepArgument,
+    wait: Annotated[bool, typer.Option("--wait", help="Return once the workers have stopped the running jobs.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Cancel a sweep: its waiting jobs never start, its running ones are stopped by their workers within a heartbeat.
+
+    The jobs keep no result (their state is cancelled, not an outcome), so reports leave them out;
+    `orchestrate resume SWEEP` runs them later. Results stored before stay.
+
+    Example: orchestrate cancel beam-k --wait
+    """
+    from orchestrator.sweeps.lookups import find_sweep
+    from orchestrator.sweeps.running import watch
+    from workers.settings import settings
+    from workers.store.sweeps import cancel, stopping
+
+    with user_errors():
+        results = existing_database(db)
+        sweep = find_sweep(results, sweep_name)
+        left = cancel(results, sweep.id)
+        running = left.get(JobState.RUNNING, 0)
+        typer.echo(f"sweep {sweep.name}: {sum(left.values()):,} jobs cancelled ({running:,} running, stopped by their"
+                   f" workers within {settings().heartbeat_seconds:g} s); run them later with: orchestrate resume"
+                   f" {sweep.name}")
+        if wait:
+            watch(lambda: not stopping(results, sweep.id))
+
+
+@app.command("sweeps-delete", hidden=True)
+def sweeps_delete_command(
+    sweep_name: SweepArgument,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Delete a sweep with its jobs and their results; its boards, and every other sweep, stay. Asks unless --yes.
+
+    Refused while jobs of it run: cancel it first (orchestrate cancel SWEEP --wait).
+
+    Example: orchestrate sweeps delete beam-k --yes
+    """
+    from orchestrator.sweeps.lookups import find_sweep
+    from workers.store.progress import sweep_status
+    from workers.store.sweeps import delete_sweep
+
+    with user_errors():
+        results = existing_database(db)
+        sweep = find_sweep(results, sweep_name)
+        current = sweep_status(results, sweep)
+        if not yes and not _confirmed(f"delete sweep {sweep.name}: {current.total:,} jobs,"
+                                      f" {sum(current.outcomes.values()):,} results?"):
+            fail("nothing deleted (--yes deletes without asking)", 1)
+        removed_jobs, removed_results = delete_sweep(results, sweep)
+    typer.echo(f"deleted sweep {sweep.name}: {removed_jobs:,} jobs, {removed_results:,} results (its boards stay)")
 
 
 @app.command("status")
@@ -306,7 +372,8 @@ def worker_command(
 ) -> None:
     """Start a Celery worker that runs queued jobs and stores their results.
 
-    A worker on another machine needs only the two URLs. It holds each job under a lease it renews every
+    A worker on another machine needs only the two URLs; it checks both before it says ready, and exits with
+    status 1 if either does not answer. It holds each job under a lease it renews every
     SLIDELAB_HEARTBEAT_SECONDS, and re-queues the jobs of lost workers. SIGTERM or Ctrl-C stops it at once:
     its running jobs go back to the queue.
 
@@ -316,19 +383,47 @@ def worker_command(
         current = configured(db, broker)
     if not current.broker_url:
         fail("a worker needs a broker: --broker or SLIDELAB_BROKER_URL", 2)
-    from workers.celery_app import start_worker  # Celery only for the commands that use it
+    from workers.celery_app import check_services, start_worker  # Celery only for the commands that use it
 
+    with user_errors():
+        check_services()
     start_worker(concurrency, hostname)
 
 
 def _interruptible(run, sweep_name: str) -> None:
-    """`run()` with the command line's errors; Ctrl-C says how to go on and exits 130."""
+    """`run()` with the command line's errors; Ctrl-C, or the terminal closing (SIGHUP), says how to go on and exits 130."""
     try:
-        with user_errors():
+        with _hangup_interrupts(), user_errors():
             run()
     except KeyboardInterrupt:
-        typer.echo(f"stopped; continue with: orchestrate resume {sweep_name}", err=True)
+        with contextlib.suppress(OSError):  # after a hang-up, no terminal may be left to tell
+            typer.echo(f"stopped; continue with: orchestrate resume {sweep_name}", err=True)
         raise typer.Exit(130) from None
+
+
+def _confirmed(question: str) -> bool:
+    """The user's yes to `question`; no when there is nobody to answer (stdin closed)."""
+    try:
+        return typer.confirm(question)
+    except typer.Abort:
+        return False
+
+
+@contextlib.contextmanager
+def _hangup_interrupts() -> Iterator[None]:
+    """Inside, SIGHUP (the terminal closed, an ssh link dropped) acts as Ctrl-C; unless it is ignored (nohup)."""
+    if signal.getsignal(signal.SIGHUP) is not signal.SIG_DFL:
+        yield
+        return
+
+    def hang_up(_signum, _frame) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGHUP, hang_up)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGHUP, previous)
 
 
 @app.command("split")

@@ -64,7 +64,8 @@ def find_optima(db: Database, boards: list[StoredBoard], limits: dict[str, Any],
     if not lacking:
         yield f"every one of the {len(boards):,} boards has a known optimum"
         return
-    sweep = store_and_run(db, plan_optima(lacking, limits), rerun=False, workers=workers, chunk=chunk, wait=True)
+    sweep = store_and_run(db, plan_optima(lacking, limits), rerun=False, workers=workers, chunk=chunk, wait=True,
+                          extend=True)  # the boards lacking an optimum join the sweep
     found = record_optima(db, [board.id for board in lacking])
     others = board_store.outcomes_lacking_optimum(db, sweep.id, [board.id for board in lacking])
     counts = ", ".join(f"{outcome} {count:,}" for outcome, count in sorted(others.items()))

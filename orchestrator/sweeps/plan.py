@@ -3,7 +3,8 @@
 Everything is validated before anything is written: one bad board, unknown
 algorithm or parameter, or empty range aborts the sweep with a `PuzzleError`.
 Each job has a deterministic key, so planning the same sweep again adds only the
-jobs it lacks.
+jobs it lacks. A name names one grid: a plan that would add jobs to a stored
+sweep is refused, saying what differs, unless it is meant to extend it.
 """
 
 import hashlib
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from orchestrator.boards import catalogue
-from orchestrator.sweeps.grid import SweepGrid, combinations, grid_size, grids_json, stored_grid
+from orchestrator.sweeps.grid import SweepGrid, combinations, flag_name, grid_size, grids_json, stored_grid, values_text
 from orchestrator.sweeps.limits import checked_limits, limits_text
 from orchestrator.sweeps.sources import load_boards
 from puzzles.algorithms import SEEDS, find_algorithm, heuristic_options, with_domain_heuristic
@@ -119,17 +120,20 @@ def _check_job_count(count: int) -> None:
                           " (narrow the grid, or raise the cap with SLIDELAB_MAX_JOBS)")
 
 
-def store_plan(db: Database, plan: SweepPlan, *, rerun: bool = False) -> tuple[int, int]:
+def store_plan(db: Database, plan: SweepPlan, *, rerun: bool = False, extend: bool = False) -> tuple[int, int]:
     """Write the sweep, its boards and the jobs it lacks: (sweep id, jobs added).
 
     A sweep stored before keeps its seed namespace and its limits (other
     limits need `rerun`, which deletes the results of the plan's jobs so they
-    run again).
+    run again), and its grid: a plan with jobs it lacks needs `extend`, and
+    the stored grid becomes the union of both.
     """
     existing = sweep_store.find(db, plan.name)
     if existing is not None:
         stored = stored_grid(existing)
         _check_compatible(existing, stored, plan, rerun)
+        if not extend:
+            _check_same_grid(db, existing, stored, plan)
         if stored is not None and len(plan.grids) == 1:  # a sweep planned in parts, or long ago, takes the plan's
             plan.grids = [stored.union(plan.grids[0], plan.name)]
     saved = sweep_store.save(db, plan.name, grids_json(plan.grids), plan.limits, plan.boards, plan.jobs, rerun=rerun)
@@ -150,6 +154,35 @@ def _check_compatible(sweep: SweepRow, stored: SweepGrid | None, plan: SweepPlan
             f"sweep {plan.name!r} was planned with limits {limits_text(sweep.limits)}, not {limits_text(plan.limits)}:"
             " give the same limits, another --name, or --rerun to run it again under the new ones"
         )
+
+
+def _check_same_grid(db: Database, sweep: SweepRow, stored: SweepGrid | None, plan: SweepPlan) -> None:
+    """PuzzleError, saying what differs, if the plan has jobs the stored sweep lacks."""
+    added = sweep_store.new_jobs(db, sweep.id, [job["job_key"] for job in plan.jobs])
+    if not added:
+        return
+    changes = grid_changes(stored, plan.grids[0]) if stored is not None and len(plan.grids) == 1 else []
+    raise PuzzleError(f"sweep {plan.name!r} has another grid: {'; '.join(changes) or f'{added:,} jobs it lacks'};"
+                      " give --extend to add these jobs to it, or another --name")
+
+
+def grid_changes(stored: SweepGrid, new: SweepGrid) -> list[str]:
+    """What `new` has that the `stored` grid lacks, as options: `--algo astar where it has beam`."""
+    had = {"--algo": stored.algorithms, "--seeds": stored.seeds or [], "boards": stored.boards}
+    given = {"--algo": new.algorithms, "--seeds": new.seeds or [], "boards": new.boards}
+    for name in new.params:
+        had[flag_name(name)], given[flag_name(name)] = stored.params.get(name, []), new.params[name]
+    changes = []
+    for option, values in given.items():
+        extra = [value for value in values if value not in had[option]]
+        where = values_text(had[option]) or "the default"
+        if option == "boards" and len(had[option]) > 3:
+            where = f"{len(had[option])} others"
+        if extra:
+            changes.append(f"{option} {values_text(extra)} where it has {where}")
+    if new.repeat > stored.repeat:
+        changes.append(f"--repeat {new.repeat} where it has {stored.repeat}")
+    return changes
 
 
 def _check_heuristic(board: Instance, problem, values: dict[str, Any], checked: set[tuple]) -> None:

@@ -26,7 +26,7 @@ from workers.recovery import Recovery
 from workers.runner import JobRunner
 from workers.settings import settings
 from workers.store import Database, masked
-from workers.store.progress import COMPLETE, STOPPED, sweep_status
+from workers.store.progress import CANCELLED, COMPLETE, STOPPED, sweep_status
 from workers.store.sweeps import SweepRow, unfinished_jobs
 
 LOCAL_HOST = f"{socket.gethostname()}/local"  # the worker host of jobs run by the local pool
@@ -102,9 +102,10 @@ def watch(poll: Callable[[], bool], interval: float = POLL_S) -> None:
 
 
 def store_and_run(db: Database, plan: SweepPlan, *, rerun: bool, workers: int, chunk: int | None, wait: bool,
-                  runners: list[JobRunner] | None = None) -> SweepRow:
-    """Store the plan, then run (or queue) its jobs that have no result; the sweep. `runners`: as `run_jobs` takes them."""
-    sweep_id, added = store_plan(db, plan, rerun=rerun)
+                  runners: list[JobRunner] | None = None, extend: bool = False) -> SweepRow:
+    """Store the plan (`extend`: into a sweep of another grid), then run (or queue) its jobs that have no result; the
+    sweep. `runners`: as `run_jobs` takes them."""
+    sweep_id, added = store_plan(db, plan, rerun=rerun, extend=extend)
     print(f"sweep {plan.name}: {len(plan.jobs):,} jobs, {added:,} new", flush=True)
     # A broker may still hold the queued jobs of an earlier run: queue only the new ones (resume queues all).
     job_ids = unfinished_jobs(db, sweep_id, pending_only=bool(settings().broker_url))
@@ -138,7 +139,8 @@ def run_jobs(db: Database, sweep: SweepRow, job_ids: list[int], *, workers: int,
 
 
 def follow(db: Database, sweep: SweepRow) -> None:
-    """A live progress bar on stderr until every job of the sweep is done, or it has stopped (nothing runs or waits).
+    """A live progress bar on stderr until every job of the sweep is done, or it has stopped (nothing runs or waits)
+    or was cancelled.
 
     Meanwhile the jobs of lost workers (their leases lapsed) are re-queued, if
     no worker did it first: sent to the broker if there is one, else made pending.
@@ -150,7 +152,7 @@ def follow(db: Database, sweep: SweepRow) -> None:
             recover()
             current = sweep_status(db, sweep)
             update(current)
-            return current.phase in (COMPLETE, STOPPED)
+            return current.phase in (COMPLETE, STOPPED, CANCELLED) and not current.lapsed
 
         watch(poll)
 

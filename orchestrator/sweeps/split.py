@@ -215,7 +215,7 @@ def _run_bound(db: Database, instance, sweep: str, prefixes: list[str], level: s
                                daemon=True)
     watcher.start()
     try:
-        store_and_run(db, plan, rerun=False, workers=workers, chunk=chunk or 1, wait=True, runners=runners)
+        store_and_run(db, plan, rerun=False, workers=workers, chunk=chunk or 1, wait=True, runners=runners, extend=True)
     finally:
         stop.set()
         watcher.join()

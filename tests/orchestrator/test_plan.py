@@ -260,9 +260,28 @@ def test_extending_the_grid_adds_only_the_missing_jobs(db_url, six_boards):
     sweep_id, _ = store_plan(db, plan_sweep("grow", six_boards[:2], SweepGrid(["beam"], {"k": [1, 2]})))
     _finish(db, sweep_id)
     wider = plan_sweep("grow", six_boards, SweepGrid(["beam"], {"k": [1, 2, 3]}))
-    assert store_plan(db, wider) == (sweep_id, 9 - 4)
+    assert store_plan(db, wider, extend=True) == (sweep_id, 9 - 4)
     assert _counts(db) == {"boards": 3, "sweeps": 1, "jobs": 9, "results": 4}
     assert len(unfinished_jobs(db, sweep_id)) == 5  # the four finished jobs keep their results
+
+
+def test_another_grid_under_a_stored_name_is_refused_saying_what_differs_and_changes_nothing(db_url, six_boards):
+    db = connect(db_url)
+    sweep_id, _ = store_plan(db, plan_sweep("beam-k", six_boards[:2], SweepGrid(["beam"], {"k": [1, 2]})))
+    before, grid = _counts(db), find_sweep(db, "beam-k").grid
+    astar = plan_sweep("beam-k", six_boards[:2], SweepGrid(["astar"]))
+    with pytest.raises(PuzzleError, match=r"^sweep 'beam-k' has another grid: --algo astar where it has beam;"
+                                          r" give --extend to add these jobs to it, or another --name$"):
+        store_plan(db, astar)
+    wider = plan_sweep("beam-k", six_boards, SweepGrid(["beam"], {"k": [1, 2, 3]}))
+    with pytest.raises(PuzzleError, match=r"boards Rushhour6x6_3 where it has Rushhour6x6_1,Rushhour6x6_2;"
+                                          r" --k 3 where it has 1,2;"):
+        store_plan(db, wider)
+    assert (_counts(db), find_sweep(db, "beam-k").grid) == (before, grid)
+    again = plan_sweep("beam-k", six_boards[:2], SweepGrid(["beam"], {"k": [2, 1]}))
+    assert store_plan(db, again) == (sweep_id, 0)  # the same grid (or a part of it) is no change
+    assert store_plan(db, plan_sweep("beam-k", six_boards[:1], SweepGrid(["beam"], {"k": [2]}))) == (sweep_id, 0)
+    assert find_sweep(db, "beam-k").grid["algorithms"] == ["beam"]
 
 
 def test_two_sweeps_with_the_same_grid_keep_their_own_jobs(db_url, six_boards):
@@ -345,6 +364,6 @@ def test_a_sweep_row_of_before_the_grid_type_loads(db_url, six_boards):
     with Session(db.engine) as session, session.begin():  # planned before grids were kept at all
         session.execute(update(Sweep).values(spec={}))
     assert stored_grid(find_sweep(db, "old")) is None
-    assert store_plan(db, plan_sweep("old", six_boards, SweepGrid(["bfs"])))[1] == 2
+    assert store_plan(db, plan_sweep("old", six_boards, SweepGrid(["bfs"])), extend=True)[1] == 2
     assert stored_grid(find_sweep(db, "old")) == SweepGrid(["bfs"], boards=[b.name for b in six_boards],
                                                            seed_namespace="old")

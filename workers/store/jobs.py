@@ -133,17 +133,30 @@ def record(db: Database, stored: list[tuple[int, JobResult]]) -> set[int]:
 
 
 def give_back(db: Database, job_ids: list[int], host: str, state: JobState) -> list[int]:
-    """Put the jobs among `job_ids` that `host` holds unfinished in `state` (pending, or queued to be sent); their ids."""
+    """Put the jobs among `job_ids` that `host` holds unfinished in `state` (pending, or queued to be sent); their ids.
+
+    Those cancelled meanwhile stay cancelled, their leases released.
+    """
     given: list[int] = []
+    mine = (jobs.c.worker_host == host,)
     with db.engine.begin() as connection:
         for batch in _batches(job_ids):
             given += connection.scalars(
                 update(jobs)
-                .where(jobs.c.id.in_(batch), jobs.c.status == JobState.RUNNING, jobs.c.worker_host == host)
+                .where(jobs.c.id.in_(batch), jobs.c.status == JobState.RUNNING, *mine)
                 .values(status=state, worker_host=None, lease_until=None)
                 .returning(jobs.c.id)
             )
+            connection.execute(update(jobs).where(jobs.c.id.in_(batch), jobs.c.status == JobState.CANCELLED, *mine)
+                               .values(lease_until=None))
     return sorted(given)
+
+
+def cancelled_among(db: Database, job_ids: list[int]) -> set[int]:
+    """The jobs among `job_ids` that were cancelled."""
+    with db.engine.connect() as connection:
+        return {job_id for batch in _batches(job_ids) for job_id in connection.scalars(
+            select(jobs.c.id).where(jobs.c.id.in_(batch), jobs.c.status == JobState.CANCELLED))}
 
 
 def mark_queued(db: Database, job_ids: list[int]) -> None:

@@ -19,7 +19,7 @@ from workers.store.states import JobState
 from workers.store.sweeps import SweepRow
 
 RATE_WINDOW_S = 60.0  # throughput is measured over the last minute of work
-COMPLETE, RUNNING, QUEUED, STOPPED = "complete", "running", "queued", "stopped"  # a sweep's phases
+COMPLETE, RUNNING, QUEUED, CANCELLED, STOPPED = "complete", "running", "queued", "cancelled", "stopped"  # a sweep's phases
 
 
 @dataclass
@@ -29,6 +29,7 @@ class SweepStatus:
     The pace is over the jobs done in the last minute of work: the minute up to
     now while jobs run, the sweep's last minute once none runs, so it never
     decays after the work has stopped. There is an ETA only while jobs run.
+    `lapsed`: running jobs whose lease lapsed, their worker (or local run) gone.
     """
 
     name: str
@@ -38,6 +39,7 @@ class SweepStatus:
     hosts: dict[str, int] = field(default_factory=dict)
     jobs_per_s: float = 0.0
     eta_s: float | None = None
+    lapsed: int = 0
 
     @property
     def finished(self) -> int:
@@ -51,16 +53,20 @@ class SweepStatus:
 
     @property
     def phase(self) -> str:
-        """`complete`; `running` (a job is running); `queued` (jobs wait on the broker); or `stopped`.
+        """`complete`; `running` (a job runs under a live lease); `queued` (jobs wait on the broker); `cancelled`; or
+        `stopped`.
 
-        A stopped sweep has jobs without a result and none running or queued:
-        nothing goes on until `orchestrate resume`.
+        A stopped sweep has jobs without a result and none running or queued (a
+        job whose lease lapsed does not run: its worker is gone): nothing goes
+        on until `orchestrate resume`, as for a cancelled one.
         """
         if self.complete:
             return COMPLETE
-        if self.states.get(JobState.RUNNING):
+        if self.states.get(JobState.RUNNING, 0) > self.lapsed:
             return RUNNING
-        return QUEUED if self.states.get(JobState.QUEUED) else STOPPED
+        if self.states.get(JobState.QUEUED):
+            return QUEUED
+        return CANCELLED if self.states.get(JobState.CANCELLED) else STOPPED
 
     def to_dict(self) -> dict[str, Any]:
         """The status as plain JSON-ready data."""
@@ -115,7 +121,10 @@ def sweep_status(db: Database, sweep: SweepRow) -> SweepStatus:
         first_start, last_finish = connection.execute(
             select(func.min(jobs.c.started_at), func.max(jobs.c.finished_at)).where(in_sweep)
         ).one()
-        status = SweepStatus(sweep.name, sum(states.values()), states, outcomes, hosts)
+        lapsed = connection.execute(
+            select(func.count()).where(in_sweep, jobs.c.status == JobState.RUNNING, jobs.c.lease_until < now)
+        ).scalar_one()
+        status = SweepStatus(sweep.name, sum(states.values()), states, outcomes, hosts, lapsed=lapsed)
         if first_start is None or last_finish is None:
             return status
         end = now if status.phase == RUNNING else aware(last_finish)

@@ -3,7 +3,9 @@
 - `JobState`, the lifecycle: `pending` (planned, not sent anywhere) ->
   `queued` (sent to the broker) -> `running` (claimed by a worker) -> `done`
   (its result is stored). A job given back (Ctrl-C, a lost worker) is pending
-  again.
+  again. `cancelled` (`orchestrate cancel`): it has no result and no worker
+  may take it; the one running is stopped by its worker's heartbeat, and
+  `orchestrate resume` makes the sweep's cancelled jobs pending again.
 - `Outcome` (`puzzles.result`), what a done job's result says: `solved`,
   `unsolvable`, `failed` (an incomplete algorithm gave up), `limit` (a node,
   time or memory limit), `error` (the job raised or its process died).
@@ -26,9 +28,10 @@ class JobState(StrEnum):
     QUEUED = "queued"
     RUNNING = "running"
     DONE = "done"
+    CANCELLED = "cancelled"
 
 
-UNFINISHED = (JobState.PENDING, JobState.QUEUED, JobState.RUNNING)
+UNFINISHED = (JobState.PENDING, JobState.QUEUED, JobState.RUNNING)  # without a result, and a worker may take them
 
 
 def parse_status(word: str) -> JobState | Outcome | None:

@@ -1,4 +1,10 @@
-"""Sweeps and their job rows: stored once by name, extended with the jobs they lack, run again on demand."""
+"""Sweeps and their job rows: stored once by name, extended with the jobs they lack, run again, cancelled, deleted.
+
+A cancelled sweep's unfinished jobs are in the state `cancelled` at once:
+no worker claims them, and the heartbeat of a worker running one sees it
+(its lease is no longer renewed) and stops it. Deleting a sweep removes its
+jobs and their results, never a board, and is refused while a job of it runs.
+"""
 
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -8,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.engine import Connection
 
+from puzzles.errors import PuzzleError
 from workers.store.database import Database
 from workers.store.schema import boards, jobs, results, sweeps, utc_now
 from workers.store.states import UNFINISHED, JobState
@@ -16,6 +23,8 @@ if TYPE_CHECKING:
     from puzzles.domains import Instance
 
 INSERT_CHUNK = 5_000  # rows per INSERT statement
+WAITING = (JobState.PENDING, JobState.QUEUED)
+HELD = (JobState.RUNNING, JobState.CANCELLED)  # a worker may hold these while their lease lives
 
 
 @dataclass(frozen=True)
@@ -86,6 +95,74 @@ def store_boards(db: Database, connection: Connection, instances: "Iterable[Inst
     before = connection.execute(select(func.count()).select_from(boards)).scalar_one()
     connection.execute(db.insert(boards).on_conflict_do_nothing(index_elements=["id"]), rows)
     return connection.execute(select(func.count()).select_from(boards)).scalar_one() - before
+
+
+def new_jobs(db: Database, sweep_id: int, keys: list[str]) -> int:
+    """How many of the job keys `keys` the sweep lacks."""
+    with db.engine.connect() as connection:
+        held = sum(
+            connection.execute(
+                select(func.count()).where(jobs.c.sweep_id == sweep_id, jobs.c.job_key.in_(keys[start : start + INSERT_CHUNK]))
+            ).scalar_one()
+            for start in range(0, len(keys), INSERT_CHUNK)
+        )
+    return len(set(keys)) - held
+
+
+def cancel(db: Database, sweep_id: int) -> dict[str, int]:
+    """Put every unfinished job of the sweep in the state `cancelled`; how many there were, by the state they left.
+
+    A running one keeps its worker and lease until that worker's heartbeat
+    stops it (within `heartbeat_seconds`) and releases it.
+    """
+    unfinished = (jobs.c.sweep_id == sweep_id, jobs.c.status.in_(UNFINISHED))
+    with db.engine.begin() as connection:
+        left: dict[str, int] = dict(connection.execute(  # type: ignore[arg-type]
+            select(jobs.c.status, func.count()).where(*unfinished).group_by(jobs.c.status)).all())
+        connection.execute(update(jobs).where(*unfinished).values(status=JobState.CANCELLED))
+    return left
+
+
+def uncancel(db: Database, sweep_id: int) -> int:
+    """Make the sweep's cancelled jobs pending again (`resume`); how many."""
+    with db.engine.begin() as connection:
+        return len(connection.execute(
+            update(jobs).where(jobs.c.sweep_id == sweep_id, jobs.c.status == JobState.CANCELLED)
+            .values(status=JobState.PENDING, worker_host=None, lease_until=None)
+            .returning(jobs.c.id)
+        ).all())
+
+
+def stopping(db: Database, sweep_id: int) -> int:
+    """How many cancelled jobs of the sweep a worker still holds (its heartbeat stops them and releases their leases)."""
+    with db.engine.connect() as connection:
+        return connection.execute(select(func.count()).where(
+            jobs.c.sweep_id == sweep_id, jobs.c.status == JobState.CANCELLED, jobs.c.lease_until >= utc_now())).scalar_one()
+
+
+def delete_sweep(db: Database, sweep: SweepRow) -> tuple[int, int]:
+    """Delete the sweep, its jobs and their results (never a board): (jobs, results) deleted.
+
+    PuzzleError, and nothing deleted, while jobs of it run (under a live
+    lease; a cancelled job its worker has not yet stopped included).
+    """
+    sweep_id = sweep.id
+    with db.engine.connect() as connection:  # committed at the end only: a refusal changes nothing
+        # first, so that no worker claims a job between the count and the delete
+        connection.execute(update(jobs).where(jobs.c.sweep_id == sweep_id, jobs.c.status.in_(WAITING))
+                           .values(status=JobState.CANCELLED))
+        running = connection.execute(
+            select(func.count()).where(jobs.c.sweep_id == sweep_id, jobs.c.status.in_(HELD), jobs.c.lease_until >= utc_now())
+        ).scalar_one()
+        if running:
+            raise PuzzleError(f"sweep {sweep.name!r} has {running:,} jobs running: stop them first with"
+                              f" orchestrate cancel {sweep.name} --wait")
+        ids = select(jobs.c.id).where(jobs.c.sweep_id == sweep_id)
+        removed_results = connection.execute(delete(results).where(results.c.job_id.in_(ids))).rowcount
+        removed_jobs = connection.execute(delete(jobs).where(jobs.c.sweep_id == sweep_id)).rowcount
+        connection.execute(delete(sweeps).where(sweeps.c.id == sweep_id))
+        connection.commit()
+    return removed_jobs, removed_results
 
 
 def unfinished_jobs(db: Database, sweep_id: int, *, pending_only: bool = False, held_too: bool = True) -> list[int]:
