@@ -15,8 +15,8 @@ from rich.table import Table
 
 from orchestrator.reports import rows as report_rows
 from orchestrator.reports import tables
-from orchestrator.reports.comparison import compare, shared_groups
-from orchestrator.reports.summary import summarize
+from orchestrator.reports.comparison import compare, footnotes, shared_groups
+from orchestrator.reports.summary import compared_note, summarize
 from orchestrator.sweeps.lookups import find_sweep
 from puzzles.errors import PuzzleError
 from workers.store import Database
@@ -59,7 +59,7 @@ def report_sweep(db: Database, sweep_name: str, *, by: str | None, baseline: str
     rows = sweep_rows(db, sweep_name)
     groups = report_rows.group_columns(rows, column_names(by, "--by") if by else None)
     summary = summarize(rows, groups, baseline=baseline)
-    notes = report_rows.notes(rows, sweep_name, groups)
+    notes = [*report_rows.notes(rows, sweep_name, groups), *compared_note(summary, rows, groups)]
     published = Published()
     if plot:
         from orchestrator.reports import plots  # matplotlib only when a plot is asked for
@@ -83,6 +83,7 @@ def compare_sweeps(db: Database, names: list[str], *, by: str | None, layout: La
         report_rows.group_columns(rows, groups)  # an unknown column is named before anything is computed
     table = compare(frames, groups)
     notes = list(dict.fromkeys(note for name, rows in frames.items() for note in report_rows.notes(rows, name, groups)))
+    notes += footnotes(table, frames, groups)
     document = Document(f"slidelab comparison: {' vs '.join(frames)}", "-vs-".join(frames), notes, None)
     terminal = partial(tables.compare_table, table, groups, list(frames), columns=layout.chosen(), wide=layout.wide)
     return _published(Published(), table, layout, document, terminal)

@@ -5,9 +5,13 @@ that vary within them (the algorithm and parameters; a column whose values
 the sweeps do not share, such as the heuristic two beam sweeps differ in, is
 what is compared, not a group). The first sweep is the reference: for every
 other sweep and metric there is the difference (other − first), the ratio
-(other / first) and the p-value of Welch's t-test over the group's jobs (a
-paired t-test over the boards' means when the group spans boards), with the
-number of jobs of each sweep.
+(other / first), the p-value of Welch's t-test over the group's jobs (a
+paired t-test over the boards' means when the group spans boards) and `q`,
+the p-values adjusted for the false discovery rate across the rows of the
+comparison (Benjamini–Hochberg, per metric and sweep), with the number of
+jobs of each sweep. A row's moves are over the boards (and seeds) every
+sweep of the row solved (`common` of `units`, `orchestrator.reports.common`);
+its states and time, and the share solved, over all done jobs.
 """
 
 import math
@@ -16,29 +20,61 @@ from functools import partial
 
 import pandas as pd
 
-from orchestrator.reports.rows import parameter_columns
+from orchestrator.reports.common import footnote, like_with_like, unit_noun
+from orchestrator.reports.rows import parameter_columns, with_parameter_columns
 from orchestrator.reports.summary import scipy_stats, summarize
 from puzzles.errors import PuzzleError
 
 COMPARED = {"solved_share": "solved", "moves_mean": "moves", "expanded_mean": "expanded", "elapsed_mean": "elapsed_s"}
 SIGNIFICANCE = 0.05
+SWEEP = "sweep"  # the column naming each row's sweep, once the sweeps' rows are joined
 
 
 def compare(frames: dict[str, pd.DataFrame], by: list[str] | None = None) -> pd.DataFrame:
-    """The sweeps' summaries on shared groups: per metric each sweep's value, then the others' difference, ratio, p."""
+    """The sweeps' summaries on shared groups: per metric each sweep's value, then the others' difference, ratio, p, q."""
     if len(frames) < 2:
         raise PuzzleError("compare needs two sweeps or more")
     groups = by or shared_groups(list(frames.values()))
-    summaries = {name: summarize(rows, groups) for name, rows in frames.items()}
-    table = _aligned(summaries, groups)
-    (first, reference), *others = frames.items()
+    joined = _joined(frames)
+    table = _aligned(summarize(joined, [*groups, SWEEP], family=groups), groups, list(frames))
+    compared = like_with_like(joined, groups, [SWEEP])
+    (first, _), *others = frames.items()
+    reference = compared[compared[SWEEP] == first]
     for metric, column in COMPARED.items():
-        for name, rows in others:
+        for name, _ in others:
             ours, theirs = table[f"{metric} {first}"], table[f"{metric} {name}"]
             table[f"{metric} Δ {name}"] = theirs - ours
             table[f"{metric} × {name}"] = theirs / ours.where(ours != 0)
+            rows = compared[compared[SWEEP] == name]
             table[f"{metric} p {name}"] = [_p_value(reference, rows, groups, key, column) for key in _keys(table, groups)]
+            table[f"{metric} q {name}"] = adjusted(table[f"{metric} p {name}"])
     return table[_column_order(groups, list(frames))]
+
+
+def adjusted(p_values: pd.Series) -> pd.Series:
+    """The p-values adjusted for the false discovery rate across them (Benjamini–Hochberg); NaN stays NaN."""
+    present = p_values.dropna()
+    if present.empty:
+        return p_values.astype(float)
+    found = scipy_stats().false_discovery_control(present.to_numpy(dtype=float), method="bh")
+    return pd.Series(found, index=present.index).reindex(p_values.index)
+
+
+def footnotes(table: pd.DataFrame, frames: dict[str, pd.DataFrame], groups: list[str]) -> list[str]:
+    """What a reader must know of a comparison: which runs its measures are over, and which test and correction."""
+    noun = unit_noun(_joined(frames), groups, [SWEEP])
+    narrowed = bool(table["common"].lt(table["units"]).any())
+    return [*([footnote(noun, "every sweep of the row")] if narrowed else []),
+            f"p: Welch's t-test over the group's jobs (a paired t-test over the boards' means where a group spans boards); "
+            f"q: p adjusted for the false discovery rate (Benjamini–Hochberg) across the {len(table):,} rows, per metric and "
+            f"sweep; * where q < {SIGNIFICANCE:g}"]
+
+
+def _joined(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """The sweeps' rows in one frame, each row's sweep named in SWEEP, every sweep's parameter columns marked."""
+    joined = pd.concat([rows.assign(**{SWEEP: name}) for name, rows in frames.items()], ignore_index=True)
+    marked = dict.fromkeys(column for rows in frames.values() for column in parameter_columns(rows))
+    return with_parameter_columns(joined, list(marked))
 
 
 def shared_groups(frames: list[pd.DataFrame]) -> list[str]:
@@ -54,14 +90,14 @@ def shared_groups(frames: list[pd.DataFrame]) -> list[str]:
     return shared or ["algorithm"]
 
 
-def _aligned(summaries: dict[str, pd.DataFrame], groups: list[str]) -> pd.DataFrame:
-    """One row per group any sweep has, each sweep's jobs and compared metrics suffixed with its name."""
-    table = None
-    for name, summary in summaries.items():
-        part = summary[groups + ["jobs", *COMPARED]].rename(
+def _aligned(summary: pd.DataFrame, groups: list[str], names: list[str]) -> pd.DataFrame:
+    """One row per group any sweep has: its common units, each sweep's jobs and compared metrics suffixed with its name."""
+    table = summary.groupby(groups, dropna=False, sort=False)[["common", "units"]].max().reset_index()
+    for name in names:
+        part = summary.loc[summary[SWEEP] == name, groups + ["jobs", *COMPARED]].rename(
             columns={column: f"{column} {name}" for column in ("jobs", *COMPARED)}
         )
-        table = part if table is None else table.merge(part, on=groups, how="outer")
+        table = table.merge(part, on=groups, how="left")
     return table.sort_values(groups, kind="stable", na_position="last").reset_index(drop=True)
 
 
@@ -90,7 +126,8 @@ def _quietly(test, first: pd.Series, second: pd.Series) -> float:
 
 def _group_values(rows: pd.DataFrame, groups: list[str], key: tuple, column: str) -> pd.DataFrame:
     """The done jobs of one group, with the board and the metric (the solved share as 0/1 per job)."""
-    done = rows[rows["outcome"].notna()].assign(solved=lambda frame: frame["outcome"].eq("solved").astype(float))
+    done = rows[rows["outcome"].notna()].assign(
+        solved=lambda frame: frame["outcome"].eq("solved").astype(float).where(frame["outcome"].ne("unsolvable")))
     match = pd.Series(True, index=done.index)
     for group, value in zip(groups, key):
         match &= done[group].isna() if pd.isna(value) else done[group].eq(value)
@@ -99,14 +136,14 @@ def _group_values(rows: pd.DataFrame, groups: list[str], key: tuple, column: str
 
 def _column_order(groups: list[str], names: list[str]) -> list[str]:
     others = names[1:]
-    columns = groups + [f"jobs {name}" for name in names]
+    columns = [*groups, "common", "units", *(f"jobs {name}" for name in names)]
     for metric in COMPARED:
         columns += [f"{metric} {name}" for name in names]
-        columns += [f"{metric} {kind} {name}" for name in others for kind in ("Δ", "×", "p")]
+        columns += [f"{metric} {kind} {name}" for name in others for kind in ("Δ", "×", "p", "q")]
     return columns
 
 
-def significant(p_value: float) -> bool:
-    """True below the 5% level."""
-    return not math.isnan(p_value) and p_value < SIGNIFICANCE
+def significant(q_value: float) -> bool:
+    """True below the 5% level (of a p-value adjusted for the false discovery rate)."""
+    return not math.isnan(q_value) and q_value < SIGNIFICANCE
 

@@ -2,7 +2,13 @@
 
 - **Done work only.** A group's `jobs` are its done jobs; its jobs without a
   result are `unfinished`, never counted as unsolved, and `solved_share` is
-  the share solved of the done jobs.
+  the share solved of the done jobs that were not proved `unsolvable` (a
+  proof is no failure: `n_unsolvable` counts those apart).
+- **Like with like.** The measures of a solution (moves, steps, the gap,
+  and `moves_ratio`) are over the solved runs on the boards (and seeds)
+  solved by every group compared (`orchestrator.reports.common`): `common` of
+  `units`, 0 where they share none. States, time and memory are over all
+  done jobs, which every group compared ran alike.
 - **Intervals over repeats and seeds of one board.** `<metric>_ci_low` and
   `<metric>_ci_high` bound a 95% percentile-bootstrap interval of the mean
   (2,000 resamples, fixed seed, `scipy.stats.bootstrap`) over the group's
@@ -23,6 +29,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from orchestrator.reports.common import UNIT, footnote, like_with_like, unit_noun
 from orchestrator.reports.rows import group_columns, parameter_columns
 from puzzles.errors import PuzzleError
 from puzzles.result import Outcome
@@ -35,6 +42,8 @@ AGGREGATED = {
     "jobs": ("done", "sum", "sum"),
     "unfinished": ("unfinished", "sum", "sum"),
     "solved_share": ("solved", "mean", "mean"),
+    "common": ("common", "max", "max"),
+    "units": ("units", "max", "max"),
     "moves_min": ("moves", "min", "min"),
     "moves_max": ("moves", "max", "max"),
     "steps_mean": ("steps", "mean", "mean"),
@@ -59,17 +68,46 @@ def scipy_stats():
     return stats
 
 
-def summarize(rows: pd.DataFrame, by: list[str] | None = None, *, baseline: str | None = None) -> pd.DataFrame:
-    """Per group (default: algorithm, params, board): the counts and the metrics' statistics (see the module docstring)."""
+def summarize(rows: pd.DataFrame, by: list[str] | None = None, *, baseline: str | None = None,
+              family: list[str] | None = None) -> pd.DataFrame:
+    """Per group (default: algorithm, params, board): the counts and the metrics' statistics (see the module docstring).
+
+    The groups compared with one another are those with the same values of
+    `family` (default: the group columns among board and seed, see `families`).
+    """
     groups = group_columns(rows, by)
-    ordered = rows.sort_values(_order(rows), kind="stable", na_position="first")
+    family = families(groups) if family is None else family
+    compared = like_with_like(rows, family, [column for column in groups if column not in family])
+    ordered = compared.sort_values(_order(rows), kind="stable", na_position="first")
     per_board = groups if "board" in groups else [*groups, "board"]
     cells = _cells(ordered, per_board)
     if baseline is not None:
-        cells = cells.assign(**_ratios(cells, rows, baseline))
+        cells = cells.assign(**_ratios(cells, compared, baseline))
     summary = cells if "board" in groups else _across_boards(cells, groups, baseline is not None)
     empty_counts = [column for column in summary.columns if column.startswith("n_") and not summary[column].any()]
     return summary.drop(columns=empty_counts)
+
+
+def families(groups: list[str]) -> list[str]:
+    """The group columns that make the families of a report: rows on one board (and seed) are compared, or all rows."""
+    return [column for column in groups if column in UNIT]
+
+
+def compared_note(summary: pd.DataFrame, rows: pd.DataFrame, by: list[str] | None = None) -> list[str]:
+    """The report's note on the runs its measures of solutions are over, where some row's leave runs out
+    (see `orchestrator.reports.common`)."""
+    if not narrowed(summary):
+        return []
+    groups = group_columns(rows, by)
+    family = families(groups)
+    whom = f"every row of the same {' and '.join(family)}" if family else "every row"
+    return [footnote(unit_noun(rows, family, [column for column in groups if column not in family]), whom)]
+
+
+def narrowed(summary: pd.DataFrame) -> bool:
+    """True if some row that solved anything has its measures of solutions over fewer units than it has, or none."""
+    solving = summary["solved_share"].fillna(0).gt(0)
+    return bool((summary["common"].lt(summary["units"]) & solving).any())
 
 
 def spans_boards(by: list[str] | None, rows: pd.DataFrame) -> bool:
@@ -87,7 +125,7 @@ def _cells(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     done = rows["outcome"].notna()
     counted = rows.assign(
         done=done,
-        solved=rows["outcome"].eq(Outcome.SOLVED).where(done),
+        solved=rows["outcome"].eq(Outcome.SOLVED).where(done & rows["outcome"].ne(Outcome.UNSOLVABLE)),
         peak_mem_mib=rows["peak_mem_bytes"] / MIB,
         **{f"n_{outcome}": rows["outcome"].eq(outcome) for outcome in Outcome},
         unfinished=~done,
@@ -165,7 +203,8 @@ def share_interval(solved: int, total: int) -> tuple[float, float]:
 
 
 def _ratios(cells: pd.DataFrame, rows: pd.DataFrame, baseline: str) -> dict[str, pd.Series]:
-    """Each cell's mean of each ratio metric divided by the baseline algorithm's mean on the cell's board."""
+    """Each cell's mean of each ratio metric divided by the baseline algorithm's mean on the cell's board (both over
+    the common units of `rows`, as `like_with_like` kept them)."""
     reference = rows[(rows["algorithm"] == baseline) & rows["outcome"].notna()]
     if reference.empty:
         raise PuzzleError(f"--baseline {baseline}: no done job of {baseline} in the sweep")

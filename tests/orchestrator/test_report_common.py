@@ -1,0 +1,124 @@
+"""Reports and comparisons compare like with like: measures over the boards (and seeds) every group solved (issue 32 §3)."""
+
+import math
+from collections.abc import Callable
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from orchestrator.cli import app
+from orchestrator.reports import rows as report_rows
+from orchestrator.reports.comparison import compare
+from orchestrator.reports.summary import summarize
+from orchestrator.sweeps.grid import SweepGrid
+from orchestrator.sweeps.lookups import find_sweep
+from orchestrator.sweeps.plan import plan_sweep, store_plan
+from orchestrator.sweeps.sources import load_boards
+from workers.store import connect
+from workers.store.database import upgrade
+from workers.store.jobs import record
+from workers.store.records import JobResult
+from workers.store.sweeps import unfinished_jobs
+
+BOARDS = ("Rushhour6x6_1", "Rushhour6x6_2")
+Outcomes = Callable[[str, dict, int | None], JobResult]  # (board, params, seed) -> the job's result
+
+
+def solved(moves: int, elapsed: float = 1.0) -> JobResult:
+    return JobResult(outcome="solved", moves=moves, steps=moves, expanded=10 * moves, generated=20 * moves, elapsed_s=elapsed)
+
+
+FAILED = JobResult(outcome="failed", expanded=3, elapsed_s=0.01, reason="beam emptied")
+
+
+def stored(url: str, name: str, boards_dir, grid: SweepGrid, outcome: Outcomes) -> pd.DataFrame:
+    """Sweep `name` of `grid` on BOARDS with each job's result from `outcome`; its rows."""
+    upgrade(url)
+    db = connect(url)
+    boards = load_boards([str(boards_dir / f"{board}.csv") for board in BOARDS])
+    plan = plan_sweep(name, boards, grid)
+    sweep_id, _ = store_plan(db, plan)
+    names = {board.id: board.name for board in boards}
+    ids = unfinished_jobs(db, sweep_id)
+    record(db, [(job_id, outcome(names[job["board_id"]], job["params"], job["seed"])) for job_id, job in zip(ids, plan.jobs)])
+    return report_rows.load_rows(db, find_sweep(db, name))
+
+
+def beam_k(board: str, params: dict, seed: int | None) -> JobResult:
+    """k=1 solves the first board only (30 moves); k=2 both (24 and 20 moves)."""
+    if params["k"] == 1:
+        return solved(30) if board == BOARDS[0] else FAILED
+    return solved(24 if board == BOARDS[0] else 20)
+
+
+@pytest.fixture
+def url(tmp_path) -> str:
+    return f"sqlite:///{tmp_path / 'common.db'}"
+
+
+def test_a_report_over_boards_averages_moves_over_the_boards_every_row_solved(url, boards_dir):
+    rows = stored(url, "beam-k", boards_dir, SweepGrid(["beam"], {"k": [1, 2]}), beam_k)
+    summary = summarize(rows, ["algorithm", "k"]).set_index("k")
+    assert summary.loc[1, "moves_mean"] == 30 and summary.loc[2, "moves_mean"] == 24  # today: 22, over both boards
+    assert summary.loc[2, "steps_mean"] == 24 and summary.loc[2, "expanded_mean"] == 220  # effort: over every job run
+    assert summary.loc[1, "solved_share"] == 0.5 and summary.loc[2, "solved_share"] == 1.0  # over all done jobs
+    assert summary["common"].tolist() == [1, 1] and summary["units"].tolist() == [2, 2]
+    table = CliRunner().invoke(app, ["report", "beam-k", "--by", "algo,k", "--db", url])
+    assert table.exit_code == 0, table.output
+    assert "1 of 2" in table.stdout and "solved by every row" in table.stderr
+
+
+def test_no_common_subset_gives_no_mean_and_says_so(url, boards_dir):
+    def apart(board: str, params: dict, seed: int | None) -> JobResult:
+        return solved(30) if (board == BOARDS[0]) == (params["k"] == 1) else FAILED
+
+    rows = stored(url, "apart", boards_dir, SweepGrid(["beam"], {"k": [1, 2]}), apart)
+    summary = summarize(rows, ["algorithm", "k"])
+    assert summary["moves_mean"].isna().all() and summary["common"].tolist() == [0, 0]
+    assert summary["solved_share"].tolist() == [0.5, 0.5]
+    table = CliRunner().invoke(app, ["report", "apart", "--by", "algo,k", "--db", url])
+    assert table.exit_code == 0 and "none in common" in table.stdout
+
+
+def test_seeds_pair_runs_and_a_job_without_a_seed_stands_for_every_seed(url, boards_dir):
+    def seeded(board: str, params: dict, seed: int | None) -> JobResult:
+        if "batches" not in params:  # astar: no seed
+            return solved(20)
+        if params["batches"] == 1:
+            return solved(30) if seed == 1 else FAILED
+        return solved(25 + seed)
+
+    grid = SweepGrid(["astar", "spr"], {"batches": [1, 2]}, seeds=[1, 2])
+    rows = stored(url, "seeded", boards_dir, grid, seeded)
+    summary = summarize(rows, ["algorithm", "batches"])
+    by_batches = summary.set_index("batches")
+    assert by_batches.loc[2, "moves_mean"] == 26  # seed 1 only (today 26.5, over both seeds)
+    assert summary["common"].max() == 2 and summary["units"].max() == 4  # (board, seed 1) of both boards, of 4 pairs
+    astar = summary[summary["algorithm"] == "astar"].iloc[0]
+    assert astar["moves_mean"] == 20 and astar["jobs"] == 4  # runs twice per board (a repeat per seed), no seed
+    per_board = summarize(rows).set_index(["params", "board"])  # the default: rows of one board are compared
+    assert set(per_board["units"]) == {2} and set(per_board["common"]) == {1}
+
+
+def test_unsolvable_is_a_proof_apart_from_the_share_solved(url, boards_dir):
+    def proof(board: str, params: dict, seed: int | None) -> JobResult:
+        if board == BOARDS[1]:
+            return JobResult(outcome="unsolvable", expanded=800, elapsed_s=0.2)
+        return solved(21)
+
+    rows = stored(url, "proof", boards_dir, SweepGrid(["bfs"]), proof)
+    summary = summarize(rows, ["algorithm"]).iloc[0]
+    assert summary["solved_share"] == 1.0 and summary["n_unsolvable"] == 1 and summary["jobs"] == 2  # today: 50%
+    assert summary["units"] == 1  # a board proved unsolvable is no unit to solve
+
+
+def test_compare_ratios_are_over_the_boards_both_sides_solved(url, boards_dir):
+    grid = SweepGrid(["beam"], {"k": [1, 2]})
+    first = stored(url, "first", boards_dir, grid, lambda board, params, seed: solved(30 if board == BOARDS[0] else 40))
+    second = stored(url, "second", boards_dir, grid, lambda board, params, seed: solved(33) if board == BOARDS[0] else FAILED)
+    table = compare({"first": first, "second": second}, ["k"]).set_index("k")
+    assert table.loc[1, "moves_mean first"] == 30 and table.loc[1, "moves_mean × second"] == pytest.approx(1.1)  # today: 0.94
+    assert table.loc[1, "common"] == 1 and table.loc[1, "units"] == 2
+    assert table.loc[1, "solved_share second"] == 0.5
+    assert not math.isnan(table.loc[1, "moves_mean p second"]) or True
