@@ -1,12 +1,13 @@
 """A worker's heartbeat: one thread per process and host that renews the leases of every job held there.
 
-Each beat renews them all with one UPDATE (`workers.store.jobs.renew`),
-touches the settings' `health_file` if there is one (a container's
-healthcheck reads its age; with no lease held the beat only pings the
-database for it), stops the executions whose jobs were cancelled (`orchestrate
-cancel`: their leases are no longer renewed, and the job's state says why),
-then runs the process's periodic duties (`Heartbeat.add_duty`: a Celery worker
-re-queues lapsed leases and reconciles the broker with the database). A beat
+Each beat renews the leases held with one UPDATE (`workers.store.jobs.renew`),
+records itself (`workers.store.activity.record_beat`: the dashboard's
+online/offline, and the database's ping), touches the settings' `health_file`
+if there is one (a container's healthcheck reads its age), stops the
+executions whose jobs were cancelled (`orchestrate cancel`: their leases are
+no longer renewed, and the job's state says why), then runs the process's
+periodic duties (`Heartbeat.add_duty`: a Celery worker re-queues lapsed
+leases and reconciles the broker with the database). A beat
 that cannot reach the database is tried again within two seconds; a job whose
 lease was taken over while the link was down is only logged: its result still
 counts if it comes first.
@@ -20,7 +21,8 @@ from contextlib import contextmanager
 
 from workers.settings import settings
 from workers.store import Database
-from workers.store.database import DatabaseError, ping
+from workers.store.activity import record_beat
+from workers.store.database import DatabaseError
 from workers.store.jobs import cancelled_among, renew
 
 log = logging.getLogger(__name__)
@@ -99,13 +101,12 @@ class Heartbeat:
         return reached
 
     def _renew(self, held: list[int]) -> None:
-        """Renew the leases (with none held, only ping the database for the health file); touch the health file."""
+        """Renew the leases held, record the beat (the leases first: they matter most); touch the health file."""
         health = settings().health_file
         if held:
             lost = set(held) - renew(self.db, held, self.host, settings().lease_seconds)
             self._report_taken(lost - self._stop_cancelled(lost))
-        elif health:
-            ping(self.db)
+        record_beat(self.db, self.host, settings().lease_seconds)
         if health:
             health.touch()
 

@@ -194,13 +194,21 @@ def dashboard_command(
     db: DbOption = None,
     host: Annotated[str, typer.Option(help="Address to listen on; 0.0.0.0 shows it to other machines.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on (0: any free one).")] = 8050,
+    token: Annotated[
+        str | None,
+        typer.Option(envvar="SLIDELAB_DASHBOARD_TOKEN", show_default=False,
+                     help="The token every request must carry (?token=TOKEN once, then a cookie). Default: none on"
+                     " 127.0.0.1, a new one printed with the URL when --host goes beyond it."),
+    ] = None,
 ) -> None:
-    """A read-only web view of a results database: sweeps with progress, pace and ETA, worker hosts and the jobs
-    they hold, recent results, errors and limits, and each sweep's report plots, redrawn as results arrive.
+    """A read-only web view of a results database: sweeps with progress, pace and ETA, workers online or offline
+    with their last heartbeat, the jobs they hold and their throughput, recent results, errors and limits, and
+    each sweep's report plots, redrawn as results arrive.
 
-    Reads only (a write would fail in the database). Stop it with Ctrl-C.
+    Reads only (a write would fail in the database). Beyond 127.0.0.1 it needs a token, printed at start in the
+    URL that carries it. Stop it with Ctrl-C.
 
-    Example: orchestrate dashboard --db postgresql+psycopg://slidelab@db-host/slidelab --port 8050
+    Example: orchestrate dashboard --db postgresql+psycopg://slidelab@db-host/slidelab --host 0.0.0.0 --port 8050
     """
     with user_errors():
         from orchestrator.publish import dashboard  # Starlette and uvicorn: the web extra
@@ -211,9 +219,10 @@ def dashboard_command(
         listening = dashboard.listen(host, port)
     except OSError as err:
         fail(f"cannot listen on {host}:{port}: {err.strerror or err}", 1)
-    address, bound = listening.getsockname()[:2]
-    typer.echo(f"dashboard of {results.shown_url} at http://{address}:{bound} (read only; Ctrl-C stops it)", err=True)
-    dashboard.serve(results, listening)
+    needed = dashboard.access_token(host, token)
+    typer.echo(f"dashboard of {results.shown_url} at {dashboard.address(listening, needed)} (read only; Ctrl-C stops it)",
+               err=True)
+    dashboard.serve(results, listening, needed)
 
 
 def _print(published) -> None:

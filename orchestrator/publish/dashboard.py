@@ -3,9 +3,10 @@
 Two pages, each filled and refreshed every REFRESH_S seconds by its script
 from a JSON endpoint:
 
-- `/` (`/api/overview`): the sweeps with progress, pace, ETA, outcomes and
-  limits; the worker hosts with the jobs they hold and the results they
-  stored; the results stored last; the last errors and limits hit;
+- `/` (`/api/overview`): the sweeps with progress, pace and ETA, outcomes
+  and limits; the workers, online or offline by their heartbeats, with the
+  jobs they hold, the results they stored and their throughput over the last
+  half hour; the results stored last; the last errors and limits hit;
 - `/sweep/NAME` (`/api/sweep/NAME`): the sweep's report as the HTML report
   has it (`orchestrator.publish.outputs.html_parts`: the same header, Plotly figures,
   boards and summary table), computed again only when the sweep's results or
@@ -13,20 +14,26 @@ from a JSON endpoint:
 
 The database is opened read only (`open_read_only`): every route is a GET,
 and a write would fail in the database itself. plotly.js is served from the
-installed plotly package, so the dashboard needs no network either.
+installed plotly package, so the dashboard needs no network either. Served
+beyond loopback it needs a token (`TokenGate`), as Jupyter does.
 """
 
+import hmac
 import html
+import ipaddress
 import json
+import secrets
 import socket
 import threading
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from http.cookies import SimpleCookie
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from orchestrator.publish import html_report
 from orchestrator.publish.outputs import Source, html_parts, sweep_rows
@@ -38,8 +45,9 @@ from orchestrator.sweeps.lookups import find_sweep
 from orchestrator.text import counts_text
 from puzzles.errors import PuzzleError
 from puzzles.result import Outcome
+from workers.settings import settings
 from workers.store import Database
-from workers.store.activity import held_jobs, host_activity, recent_results, sweep_version
+from workers.store.activity import finish_times, held_jobs, host_activity, recent_results, sweep_version, worker_beats
 from workers.store.progress import list_sweeps, sweep_status
 from workers.store.sweeps import SweepRow, find
 
@@ -47,10 +55,13 @@ REFRESH_S = 2.0
 SWEEPS_SHOWN = 30
 RECENT = 25
 PROBLEMS = (Outcome.ERROR, Outcome.LIMIT)
+THROUGHPUT_WINDOW = timedelta(minutes=30)  # a worker's results per minute over this window, drawn as a small chart
+THROUGHPUT_BUCKETS = 30
+TOKEN_COOKIE = "slidelab-dashboard-token"
 
 
-def make_app(db: Database) -> Starlette:
-    """The dashboard of `db` as an ASGI app: its two pages, their JSON, and plotly.js."""
+def make_app(db: Database, token: str | None = None) -> Starlette:
+    """The dashboard of `db` as an ASGI app: its two pages, their JSON, and plotly.js; behind `token` if given."""
     pages = SweepPages(db)
     routes = [
         Route("/", lambda request: HTMLResponse(overview_page(db)), methods=["GET"]),
@@ -60,7 +71,77 @@ def make_app(db: Database) -> Starlette:
         Route("/static/plotly.js", _plotly, methods=["GET"]),
         Route("/favicon.ico", lambda request: Response(status_code=204), methods=["GET"]),
     ]
-    return Starlette(routes=routes)
+    app = Starlette(routes=routes)
+    return app if token is None else TokenGate(app, token)  # type: ignore[return-value]  # an ASGI app all the same
+
+
+class TokenGate:
+    """Serves a request that carries the token: `?token=` (then kept in a cookie), the cookie, or a Bearer header.
+
+    Anything else gets 403. The comparison takes the same time whatever the
+    guess (`hmac.compare_digest`).
+    """
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app, self.token = app, token.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The app's answer if the request carries the token, else 403 and a line saying where the token is."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        given = request.query_params.get("token")
+        if given is not None and self._is_token(given):
+            await self.app(scope, receive, self._keeping_cookie(send, given))
+            return
+        bearer = request.headers.get("authorization", "").removeprefix("Bearer ")
+        if self._is_token(request.cookies.get(TOKEN_COOKIE, "")) or self._is_token(bearer):
+            await self.app(scope, receive, send)
+            return
+        refused = PlainTextResponse("this dashboard needs its token: open the URL it printed when it started"
+                                    " (...?token=...)\n", status_code=403)
+        await refused(scope, receive, send)
+
+    def _is_token(self, given: str) -> bool:
+        return hmac.compare_digest(given.encode(), self.token)
+
+    @staticmethod
+    def _keeping_cookie(send: Send, token: str) -> Send:
+        """`send` adding to the response the cookie that carries the token from now on."""
+        cookie: SimpleCookie = SimpleCookie()
+        cookie[TOKEN_COOKIE] = token
+        cookie[TOKEN_COOKIE].update({"path": "/", "httponly": True, "samesite": "Strict"})
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [*message.get("headers", []), (b"set-cookie", cookie.output(header="").strip().encode())]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        return sending
+
+
+def access_token(host: str, given: str | None) -> str | None:
+    """The token requests need: the one given, else a new one when `host` is beyond loopback, else none."""
+    if given is not None or _loopback(host):
+        return given
+    return secrets.token_urlsafe(24)
+
+
+def address(listening: socket.socket, token: str | None) -> str:
+    """The URL a browser opens: the bound address (this machine's name for a wildcard one), with the token."""
+    host, port = listening.getsockname()[:2]
+    shown = socket.gethostname() if ipaddress.ip_address(host).is_unspecified else host
+    shown = f"[{shown}]" if ":" in shown else shown
+    return f"http://{shown}:{port}" + (f"/?token={token}" if token else "")
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a name: it may resolve beyond this machine
+        return False
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -77,11 +158,11 @@ def listen(host: str, port: int) -> socket.socket:
     return listening
 
 
-def serve(db: Database, listening: socket.socket) -> None:
-    """Serve the dashboard of `db` on the socket until Ctrl-C (uvicorn; no access log)."""
+def serve(db: Database, listening: socket.socket, token: str | None = None) -> None:
+    """Serve the dashboard of `db` on the socket until Ctrl-C (uvicorn; no access log), behind `token` if given."""
     import uvicorn
 
-    config = uvicorn.Config(make_app(db), log_level="warning", access_log=False, lifespan="off")
+    config = uvicorn.Config(make_app(db, token), log_level="warning", access_log=False, lifespan="off")
     uvicorn.Server(config).run(sockets=[listening])
 
 
@@ -98,15 +179,47 @@ def overview(db: Database) -> dict[str, Any]:
 
 
 def hosts(db: Database) -> list[dict[str, Any]]:
-    """Per worker host: the jobs it holds now (each with its sweep, board, algorithm, since), its results stored."""
+    """Per worker: online or not, its last heartbeat, the jobs it holds now (each with its sweep, board, algorithm,
+    since), its results stored, the last one, and its results per minute over the last THROUGHPUT_WINDOW.
+
+    A worker is online while it beats within a lease (or holds a lease that has
+    not run out); the workers online come first.
+    """
+    now = datetime.now(UTC)
     found: dict[str, dict[str, Any]] = {}
+
+    def entry(host: str | None) -> dict[str, Any]:
+        return found.setdefault(host or "-", {"host": host or "-", "online": False, "beat_at": None, "since": None,
+                                              "held": [], "results": 0, "last": None, "throughput": []})
+
+    for beat in worker_beats(db):
+        entry(beat["host"]).update({"beat_at": _aware(beat["beat_at"]), "since": _aware(beat["started_at"])})
     for job in held_jobs(db):
-        entry = found.setdefault(job["host"] or "-", {"host": job["host"] or "-", "held": [], "results": 0, "last": None})
-        entry["held"].append({**job, "algorithm": _algorithm(job)})
+        entry(job["host"])["held"].append({**job, "algorithm": _algorithm(job)})
     for activity in host_activity(db):
-        entry = found.setdefault(activity["host"], {"host": activity["host"], "held": [], "results": 0, "last": None})
-        entry |= {"results": activity["results"], "last": activity["last"]}
-    return sorted(found.values(), key=lambda entry: (not entry["held"], entry["host"]))
+        entry(activity["host"]).update({"results": activity["results"], "last": activity["last"]})
+    per_minute = _throughput(db, now)
+    for worker in found.values():
+        worker["online"] = _online(worker, now)
+        worker["throughput"] = per_minute.get(worker["host"], [0] * THROUGHPUT_BUCKETS)
+    return sorted(found.values(), key=lambda worker: (not worker["online"], not worker["held"], worker["host"]))
+
+
+def _online(worker: dict[str, Any], now: datetime) -> bool:
+    """A heartbeat within a lease, or a lease held that has not run out."""
+    lease = timedelta(seconds=settings().lease_seconds)
+    leases = [_aware(job["lease_until"]) for job in worker["held"] if job["lease_until"] is not None]
+    return (worker["beat_at"] is not None and worker["beat_at"] > now - lease) or any(until > now for until in leases)
+
+
+def _throughput(db: Database, now: datetime) -> dict[str, list[int]]:
+    """Each host's results finished in each of the THROUGHPUT_BUCKETS parts of the last THROUGHPUT_WINDOW."""
+    start, width = now - THROUGHPUT_WINDOW, THROUGHPUT_WINDOW / THROUGHPUT_BUCKETS
+    counts: dict[str, list[int]] = {}
+    for host, finished in finish_times(db, start):
+        bucket = min(int((_aware(finished) - start) / width), THROUGHPUT_BUCKETS - 1)
+        counts.setdefault(host, [0] * THROUGHPUT_BUCKETS)[bucket] += 1
+    return counts
 
 
 class SweepPages:
@@ -192,7 +305,7 @@ def _sweep_line(db: Database, name: str) -> dict[str, Any]:
     sweep = find(db, name)
     status = sweep_status(db, sweep)
     return {"name": name, "created": sweep.created_at, "total": status.total, "finished": status.finished,
-            "phase": status.phase, "pace": status_view.pace(status), "eta_s": status.eta_s,
+            "phase": status.phase, "pace": status_view.pace(status),
             "outcomes": counts_text(status.outcomes) or "-", "limits": limits_text(sweep.limits)}
 
 
@@ -217,5 +330,10 @@ def _json(data: Any, status_code: int = 200) -> Response:
 
 def _plain(value: Any) -> Any:
     if isinstance(value, datetime):
-        return (value if value.tzinfo else value.replace(tzinfo=UTC)).isoformat()
+        return _aware(value).isoformat()
     raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def _aware(value: datetime) -> datetime:
+    """A time read from the database, in UTC (SQLite gives them without their zone)."""
+    return value if value.tzinfo else value.replace(tzinfo=UTC)

@@ -1,22 +1,31 @@
 """`orchestrate dashboard`: its JSON through Starlette's test client, read only on SQLite and PostgreSQL, and live in
 headless Chromium against the real server while results are stored."""
 
+import os
 import re
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from urllib.error import HTTPError
+from urllib.request import urlopen
 
 import pytest
+from sqlalchemy import update
 from sqlalchemy.exc import DBAPIError
 from starlette.testclient import TestClient
 
-from orchestrator.publish.dashboard import listen, make_app
+from orchestrator.publish.dashboard import TOKEN_COOKIE, listen, make_app
 from tests.browser import browser_page, plotted
 from tests.orchestrator.clirun import assert_usage_error, orchestrate
 from tests.orchestrator.handmade import NAME, beam_sweep, result_for, store_result
+from workers.heartbeat import Heartbeat
 from workers.store import connect
 from workers.store.database import open_read_only, upgrade
 from workers.store.jobs import claim, job_inputs, record
+from workers.store.schema import utc_now, workers
 
 LIVE_S = 5.0  # a result stored shows on the open pages within this
 
@@ -57,6 +66,46 @@ def test_the_overview_has_sweeps_hosts_with_their_jobs_and_recent_results(result
     assert [row["id"] for row in overview["recent"]][:3] == [ids[15], ids[14], ids[13]]
     assert overview["problems"] == []
     assert "<h1>slidelab dashboard</h1>" in client.get("/").text
+
+
+def beat(url: str, host: str, ago: timedelta = timedelta(0)) -> None:
+    """One real heartbeat of the worker `host`, dated `ago` back (a worker stopped by SIGTERM beats no more)."""
+    db = connect(url)
+    Heartbeat(db, host).beat()
+    with db.engine.begin() as connection:
+        connection.execute(update(workers).where(workers.c.host == host).values(beat_at=utc_now() - ago))
+
+
+def test_workers_show_online_or_offline_by_their_heartbeats_with_their_throughput(results):
+    url, ids = results
+    beat(url, "w2@idle")  # alive, holding nothing
+    beat(url, "w3@gone", timedelta(minutes=10))  # silent for more than a lease
+    overview = TestClient(make_app(open_read_only(url))).get("/api/overview").json()
+
+    hosts = {host["host"]: host for host in overview["hosts"]}
+    assert [host["host"] for host in overview["hosts"]] == ["w1@host", "w2@idle", "hand@test", "w3@gone"]
+    assert {name: host["online"] for name, host in hosts.items()} == {
+        "w1@host": True, "w2@idle": True, "hand@test": False, "w3@gone": False}  # w1: leases held, no beat yet
+    assert hosts["w2@idle"]["beat_at"] and hosts["w2@idle"]["since"] and hosts["w1@host"]["beat_at"] is None
+    assert len(hosts["w1@host"]["held"]) == 2 and hosts["w2@idle"]["held"] == []
+    assert hosts["hand@test"]["throughput"][-1] == 16 and sum(hosts["hand@test"]["throughput"]) == 16
+    assert len(hosts["w3@gone"]["throughput"]) == 30 and sum(hosts["w3@gone"]["throughput"]) == 0
+    (sweep,) = overview["sweeps"]
+    assert "eta_s" not in sweep and sweep["pace"].count("ETA") <= 1  # the ETA once, in the pace
+
+
+def test_beyond_loopback_a_request_without_the_token_is_refused(sqlite_results):
+    app = make_app(open_read_only(sqlite_results[0]), token="s3cret-token")
+    client = TestClient(app)
+    for path in ("/", "/api/overview", f"/api/sweep/{NAME}", "/static/plotly.js", "/?token=s3cret-tokeN"):
+        refused = client.get(path)
+        assert refused.status_code == 403 and "needs its token" in refused.text and "sweep" not in refused.text
+    served = client.get("/", params={"token": "s3cret-token"})
+    assert served.status_code == 200 and "<h1>slidelab dashboard</h1>" in served.text
+    assert client.cookies.get(TOKEN_COOKIE) == "s3cret-token"
+    assert client.get("/api/overview").json()["sweeps"][0]["name"] == NAME  # the cookie carries it from then on
+    bearer = TestClient(app).get("/api/overview", headers={"Authorization": "Bearer s3cret-token"})
+    assert bearer.status_code == 200
 
 
 def test_a_sweep_page_is_computed_again_only_when_its_results_change(results, boards_dir):
@@ -101,30 +150,52 @@ def test_the_command_says_what_is_wrong_in_one_line(tmp_path, sqlite_results):
     assert busy.exit_code == 1 and busy.stderr.startswith("error: cannot listen on 127.0.0.1:") and "Traceback" not in busy.output
 
 
-@pytest.fixture
-def server(sqlite_results):
-    """`orchestrate dashboard --port 0` running on the SQLite results; its address."""
-    command = [sys.executable, "-c", "from orchestrator.cli import app; app()", "dashboard", "--db", sqlite_results[0],
-               "--port", "0"]
-    process = subprocess.Popen(command,
-                               stderr=subprocess.PIPE, text=True)
+@contextmanager
+def dashboard(url: str, *options) -> Iterator[str]:
+    """`orchestrate dashboard --port 0 OPTIONS` running on the results at `url`; the line it printed at start."""
+    command = [sys.executable, "-c", "from orchestrator.cli import app; app()", "dashboard", "--db", url, "--port", "0",
+               *options]
+    environment = {key: value for key, value in os.environ.items() if key != "SLIDELAB_DASHBOARD_TOKEN"}
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=environment)
     try:
-        line = process.stderr.readline()
-        found = re.search(r"at (http://127\.0\.0\.1:\d+) \(read only", line)
-        assert found, line
-        yield found.group(1)
+        yield process.stderr.readline()
     finally:
         process.terminate()
         process.wait(timeout=10)
 
 
+@pytest.fixture
+def server(sqlite_results):
+    """`orchestrate dashboard --port 0` running on the SQLite results (on loopback: no token); its address."""
+    with dashboard(sqlite_results[0]) as line:
+        found = re.search(r"at (http://127\.0\.0\.1:\d+) \(read only", line)
+        assert found, line
+        yield found.group(1)
+
+
+def test_on_all_addresses_it_prints_a_url_with_a_new_token_and_serves_only_with_it(sqlite_results):
+    with dashboard(sqlite_results[0], "--host", "0.0.0.0") as line:
+        found = re.search(r"at http://[^/\s]+:(\d+)/\?token=([\w-]{32}) \(read only", line)
+        assert found, line
+        local = f"http://127.0.0.1:{found.group(1)}/api/overview"
+        with pytest.raises(HTTPError) as refused:
+            urlopen(local, timeout=60)
+        assert refused.value.code == 403
+        with urlopen(f"{local}?token={found.group(2)}", timeout=60) as served:
+            assert served.status == 200 and b'"sweeps"' in served.read()
+
+
 def test_chromium_shows_a_result_stored_while_the_pages_are_open(sqlite_results, server, boards_dir):
     url, ids = sqlite_results
+    beat(url, "w3@gone", timedelta(days=1))  # its last heartbeat: yesterday, shown with its date
     with browser_page() as (page, errors):
         page.goto(server + "/")
         page.wait_for_selector("#sweeps tbody tr")
         sweeps = page.inner_text("#sweeps tbody")
         held = page.inner_text("#hosts tbody")
+        workers_shown = {row[0]: row for row in page.eval_on_selector_all(
+            "#hosts tbody tr", "rows => rows.map(r => Array.from(r.cells, c => c.innerText))")}
+        charts = page.eval_on_selector_all("#hosts svg.throughput polyline", "lines => lines.length")
         report = page.context.new_page()
         report.goto(f"{server}/sweep/{NAME}")
         report.wait_for_selector("#plots .js-plotly-plot .main-svg")
@@ -142,6 +213,11 @@ def test_chromium_shows_a_result_stored_while_the_pages_are_open(sqlite_results,
     assert errors == []
     assert NAME in sweeps and "16 / 20" in sweeps and "running" in sweeps
     assert "w1@host" in held and str(ids[-1]) in held
+    assert sweeps.count("ETA") == 1  # once, in the pace
+    assert workers_shown["w1@host"][1] == "online" and workers_shown["w3@gone"][1] == "offline"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", workers_shown["w3@gone"][2])  # not today: dated
+    assert re.fullmatch(r"\d\d:\d\d:\d\d", workers_shown["hand@test"][-1])  # today: the time alone
+    assert charts == 3  # a throughput chart per worker
     assert len(before) == 7 and all(figure["traces"] and figure["points"] and figure["drawn"] for figure in before)
     earlier, now = (next(figure for figure in figures if figure["title"].startswith("beam: solution length vs k"))
                     for figures in (before, after))

@@ -18,7 +18,7 @@ from workers.store.schema import metadata
 
 BEFORE_RESTRUCTURING = Path(__file__).resolve().parents[1] / "data" / "results-0004.db"  # made by the code of schema 0004
 
-TABLES = {"alembic_version", "boards", "board_sets", "board_set_members", "sweeps", "jobs", "results"}
+TABLES = {"alembic_version", "boards", "board_sets", "board_set_members", "sweeps", "jobs", "results", "workers"}
 
 
 def test_the_migrations_build_exactly_the_models_and_undo(tmp_path):

@@ -1,18 +1,45 @@
-"""What is going on across every sweep of a database, for the dashboard: jobs held, hosts, recent results.
+"""What is going on across every sweep of a database, for the dashboard: workers, jobs held, hosts, recent results.
 
-Read only. Each row is a plain dict; a job held by a worker carries its
-worker host, since when, its attempts and the time its lease runs out.
+Each row is a plain dict; a job held by a worker carries its worker host,
+since when, its attempts and the time its lease runs out. The one write is a
+worker's heartbeat (`record_beat`): liveness is data, read by `worker_beats`.
 """
 
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 
 from puzzles.result import Outcome
 from workers.store.database import Database
-from workers.store.schema import boards, jobs, results, sweeps
+from workers.store.schema import boards, jobs, results, sweeps, utc_now, workers
 from workers.store.states import JobState
 from workers.store.sweeps import SweepRow
+
+
+def record_beat(db: Database, host: str, lease_s: float) -> None:
+    """Record a heartbeat of the worker `host` now; a worker silent for more than a lease starts anew."""
+    now = utc_now()
+    insert = db.insert(workers).values(host=host, started_at=now, beat_at=now)
+    restarted = case((workers.c.beat_at < now - timedelta(seconds=lease_s), now), else_=workers.c.started_at)
+    with db.engine.begin() as connection:
+        connection.execute(insert.on_conflict_do_update(index_elements=["host"],
+                                                        set_={"beat_at": now, "started_at": restarted}))
+
+
+def worker_beats(db: Database) -> list[dict[str, Any]]:
+    """Every worker that ever beat: host, started_at (since it last came online), beat_at (its last heartbeat)."""
+    with db.engine.connect() as connection:
+        return [dict(row._mapping) for row in connection.execute(select(workers).order_by(workers.c.host))]
+
+
+def finish_times(db: Database, since: datetime) -> list[tuple[str, datetime]]:
+    """(host, when) of every result a host finished (or, lacking that time, stored) since `since`: its throughput."""
+    finished = _finished()
+    query = (select(results.c.host, finished).join(jobs, results.c.job_id == jobs.c.id)
+             .where(results.c.host.is_not(None), finished >= since))
+    with db.engine.connect() as connection:
+        return [(host, finished) for host, finished in connection.execute(query)]
 
 
 def held_jobs(db: Database, limit: int = 200) -> list[dict[str, Any]]:
@@ -32,13 +59,15 @@ def held_jobs(db: Database, limit: int = 200) -> list[dict[str, Any]]:
 
 
 def host_activity(db: Database) -> list[dict[str, Any]]:
-    """Per host that stored results: how many, and when its first and last result finished."""
+    """Per host that stored results: how many, and when its first and last result finished (or was stored)."""
+    finished = _finished()
     query = (
-        select(results.c.host, func.count().label("results"), func.min(results.c.finished_at).label("first"),
-               func.max(results.c.finished_at).label("last"))
+        select(results.c.host, func.count().label("results"), func.min(finished).label("first"),
+               func.max(finished).label("last"))
+        .join(jobs, results.c.job_id == jobs.c.id)
         .where(results.c.host.is_not(None))
         .group_by(results.c.host)
-        .order_by(func.max(results.c.finished_at).desc())
+        .order_by(func.max(finished).desc())
     )
     with db.engine.connect() as connection:
         return [dict(row._mapping) for row in connection.execute(query)]
@@ -72,3 +101,8 @@ def sweep_version(db: Database, sweep: SweepRow) -> tuple[int, int, int]:
         ).one()
         running = connection.execute(select(func.count()).where(in_sweep, jobs.c.status == JobState.RUNNING)).scalar_one()
     return int(count), int(last), int(running)
+
+
+def _finished() -> Any:
+    """When a result's job finished: the result's own time, else the time its job was marked done."""
+    return func.coalesce(results.c.finished_at, jobs.c.finished_at)

@@ -114,6 +114,14 @@ jobs = Table(
     Index("ix_jobs_status_lease_until", "status", "lease_until"),
 )
 
+workers = Table(
+    "workers",
+    metadata,
+    Column("host", NAME, primary_key=True),  # a worker's name (`w1@host`, `host/local`), as jobs.worker_host has it
+    Column("started_at", DateTime(timezone=True), nullable=False),  # its first heartbeat
+    Column("beat_at", DateTime(timezone=True), nullable=False),  # its last: no beat for a lease and it is offline
+)
+
 
 def _sql_type(annotation: Any) -> tuple[TypeEngine, bool]:
     """The column type of a result field's annotation, and whether it is nullable."""

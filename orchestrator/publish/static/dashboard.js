@@ -4,7 +4,14 @@
   var settings = window.DASHBOARD;
 
   function text(value) { return value === null || value === undefined || value === "" ? "–" : String(value); }
-  function time(iso) { return iso ? new Date(iso).toLocaleTimeString() : "–"; }
+  function pad(number) { return String(number).padStart(2, "0"); }
+  /* A time of day, with its date (2026-12-04 17:05:09) where it is not today. */
+  function time(iso) {
+    if (!iso) { return "–"; }
+    var when = new Date(iso), clock = pad(when.getHours()) + ":" + pad(when.getMinutes()) + ":" + pad(when.getSeconds());
+    if (when.toDateString() === new Date().toDateString()) { return clock; }
+    return when.getFullYear() + "-" + pad(when.getMonth() + 1) + "-" + pad(when.getDate()) + " " + clock;
+  }
   function duration(seconds) {
     if (seconds === null || seconds === undefined) { return "–"; }
     if (seconds < 1) { return Math.round(seconds * 1000) + " ms"; }
@@ -62,6 +69,24 @@
     ["finished", function (r) { return time(r.finished_at); }], ["reason", function (r) { return r.reason; }, "text"],
   ];
 
+  /* A small line chart of a worker's results per minute over the last half hour, oldest first. */
+  function sparkline(counts) {
+    var svg = "http://www.w3.org/2000/svg", chart = document.createElementNS(svg, "svg"), width = 120, height = 24;
+    var top = Math.max.apply(null, counts.concat([1])), total = counts.reduce(function (a, b) { return a + b; }, 0);
+    chart.setAttribute("viewBox", "0 0 " + width + " " + height);
+    chart.setAttribute("width", width); chart.setAttribute("height", height);
+    chart.setAttribute("class", "throughput");
+    var title = document.createElementNS(svg, "title");
+    title.textContent = total + " results in the last 30 min, at most " + top + " a minute";
+    var line = document.createElementNS(svg, "polyline");
+    line.setAttribute("points", counts.map(function (count, i) {
+      return (i * width / Math.max(counts.length - 1, 1)).toFixed(1) + "," + (height - 1 - count * (height - 2) / top).toFixed(1);
+    }).join(" "));
+    line.setAttribute("fill", "none"); line.setAttribute("stroke", "currentColor");
+    chart.appendChild(title); chart.appendChild(line);
+    return chart;
+  }
+
   function heldText(host) {
     return host.held.map(function (job) {
       return job.id + " (" + job.sweep + ", " + job.board + ", " + job.algorithm + ", since " + time(job.since) + ")";
@@ -73,15 +98,16 @@
     table("sweeps", [
       ["sweep", function (r) { return sweepLink(r.name); }, "text"], ["created", function (r) { return time(r.created); }],
       ["progress", progress], ["phase", function (r) { return r.phase; }, "text"],
-      ["pace", function (r) { return r.pace; }, "text"], ["ETA", function (r) { return duration(r.eta_s); }],
+      ["pace and ETA", function (r) { return r.pace; }, "text"],
       ["outcomes", function (r) { return r.outcomes; }, "text"], ["limits", function (r) { return r.limits; }, "text"],
     ], data.sweeps, "no sweeps yet");
     table("hosts", [
-      ["host", function (r) { return r.host; }, "text"], ["jobs held", function (r) { return r.held.length; }],
-      ["held now", heldText, "text"],
-      ["lease", function (r) { return r.held.map(function (j) { return j.lease_until ? time(j.lease_until) : "–"; }).join(", "); }],
-      ["results stored", function (r) { return r.results; }], ["last result", function (r) { return time(r.last); }],
-    ], data.hosts, "no worker has held a job or stored a result");
+      ["worker", function (r) { return r.host; }, "text"], ["state", function (r) { return r.online ? "online" : "offline"; }, "text"],
+      ["last heartbeat", function (r) { return time(r.beat_at); }], ["jobs held", function (r) { return r.held.length; }],
+      ["held now", heldText, "text"], ["results stored", function (r) { return r.results; }],
+      ["results a minute, 30 min", function (r) { return sparkline(r.throughput); }],
+      ["last result", function (r) { return time(r.last); }],
+    ], data.hosts, "no worker has beaten, held a job or stored a result");
     table("recent", RESULT_COLUMNS, data.recent, "no results yet");
     table("problems", RESULT_COLUMNS, data.problems, "no errors and no limits hit");
   }
