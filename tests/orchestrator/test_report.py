@@ -71,9 +71,9 @@ def test_summary_by_algorithm_params_board_matches_the_hand_computation(db):
     assert (bfs["expanded_mean"], bfs["generated_median"], bfs["elapsed_mean"]) == (200.0, 700.0, 2.0)
     assert bfs["elapsed_p95"] == pytest.approx(1.0 + 0.95 * 2.0)
     assert bfs["peak_mem_mib"] == 300.0 and bfs["gap_mean"] == 0.0
-    k1 = summary.loc['{"heuristic":"blockers","k":1}']
+    k1 = summary.loc['{"heuristic":"blockers-lb","k":1}']
     assert (k1["solved_share"], k1["n_failed"], k1["n_solved"]) == (0.0, 2, 0) and math.isnan(k1["moves_mean"])
-    k2 = summary.loc['{"heuristic":"blockers","k":2}']
+    k2 = summary.loc['{"heuristic":"blockers-lb","k":2}']
     assert (k2["moves_mean"], k2["moves_median"], k2["moves_min"], k2["moves_max"]) == (26.0, 26.0, 25.0, 27.0)
     assert k2["moves_std"] == pytest.approx(math.sqrt(2))
     assert k2["gap_mean"] == pytest.approx(26 / 21 - 1) and k2["steps_mean"] == 42.0
@@ -120,7 +120,7 @@ def run(*args):
 def test_cli_report_table_and_a_running_sweep_says_so(db, boards_dir):
     result = run("report", "hand", "--db", db)
     assert result.exit_code == 0, result.output
-    assert "heuristic=blockers k=2" in result.output and "26.0" in result.output
+    assert "heuristic=blockers-lb k=2" in result.output and "26.0" in result.output
     plan = plan_sweep("hand", load_boards([str(boards_dir / "Rushhour6x6_2.csv")]), SweepGrid(["bfs"], {}, repeat=1))
     store_plan(connect(db), plan)  # a job not run, and none running: the sweep has stopped
     result = run("report", "hand", "--db", db, "--by", "algo")
@@ -149,6 +149,9 @@ def test_cli_export_compare_and_errors(db, tmp_path):
 
 
 def test_rows_carry_the_known_optimum_and_the_gap_in_moves(db):
+    assert set(rows_of(db)["known_optimum"]) == {21}  # the course board's, stored with it
+    with Session(engine_for(db)) as session, session.begin():
+        session.execute(update(Board).values(known_optimum=None))  # a board no one knows the optimum of
     rows = rows_of(db)
     assert rows["known_optimum"].isna().all()  # none stored: the gap is against the best bfs result, 21
     assert rows.loc[rows["moves"] == 27, "gap_moves"].item() == 6
@@ -160,8 +163,8 @@ def test_rows_carry_the_known_optimum_and_the_gap_in_moves(db):
     assert rows.loc[rows["moves"] == 27, "gap"].item() == pytest.approx(27 / 20 - 1)
     summary = summarize(rows).set_index("params")
     assert summary.loc['{"exhaustive":false}', "gap_moves_mean"] == 1.0
-    assert summary.loc['{"heuristic":"blockers","k":2}', "gap_moves_mean"] == 6.0
-    assert math.isnan(summary.loc['{"heuristic":"blockers","k":1}', "gap_moves_mean"])  # nothing solved
+    assert summary.loc['{"heuristic":"blockers-lb","k":2}', "gap_moves_mean"] == 6.0
+    assert math.isnan(summary.loc['{"heuristic":"blockers-lb","k":1}', "gap_moves_mean"])  # nothing solved
     table = run("report", "hand", "--by", "algo,k", "--wide", "--db", db)
     assert table.exit_code == 0 and "gap moves" in table.output and "+6.0" in table.output
 
