@@ -219,9 +219,12 @@ def cancel_command(
         sweep = find_sweep(results, sweep_name)
         left = cancel(results, sweep.id)
         running = left.get(JobState.RUNNING, 0)
-        typer.echo(f"sweep {sweep.name}: {sum(left.values()):,} jobs cancelled ({running:,} running, stopped by their"
-                   f" workers within {settings().heartbeat_seconds:g} s); run them later with: orchestrate resume"
-                   f" {sweep.name}")
+        if left:
+            typer.echo(f"sweep {sweep.name}: {sum(left.values()):,} jobs cancelled ({running:,} running, stopped by"
+                       f" their workers within {settings().heartbeat_seconds:g} s); run them later with:"
+                       f" orchestrate resume {sweep.name}")
+        else:
+            typer.echo(f"sweep {sweep.name}: no job to cancel (none is waiting or running)")
         if wait:
             watch(lambda: not stopping(results, sweep.id))
 

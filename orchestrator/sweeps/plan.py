@@ -3,8 +3,8 @@
 Everything is validated before anything is written: one bad board, unknown
 algorithm or parameter, or empty range aborts the sweep with a `PuzzleError`.
 Each job has a deterministic key, so planning the same sweep again adds only the
-jobs it lacks. A name names one grid: a plan that would add jobs to a stored
-sweep is refused, saying what differs, unless it is meant to extend it.
+jobs it lacks. A name names one grid: a plan with another grid than a stored
+sweep's is refused, saying what differs, unless it is meant to extend it.
 """
 
 import hashlib
@@ -17,7 +17,7 @@ from orchestrator.boards import catalogue
 from orchestrator.sweeps.grid import SweepGrid, combinations, flag_name, grid_size, grids_json, stored_grid, values_text
 from orchestrator.sweeps.limits import checked_limits, limits_text
 from orchestrator.sweeps.sources import load_boards
-from puzzles.algorithms import SEEDS, find_algorithm, heuristic_options, with_domain_heuristic
+from puzzles.algorithms import PROBLEM_OPTIONS, SEEDS, find_algorithm, heuristic_options, with_domain_heuristic
 from puzzles.domains import Instance, problem_for
 from puzzles.errors import PuzzleError
 from puzzles.textio import quote
@@ -26,6 +26,7 @@ from workers.store import sweeps as sweep_store
 from workers.store.schema import canonical_params
 from workers.store.sweeps import SweepRow
 
+DEFAULT = "(its default)"  # how a grid that leaves a parameter to its default reads beside one that gives it
 _SWEEP_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,199}")
 
 
@@ -125,15 +126,15 @@ def store_plan(db: Database, plan: SweepPlan, *, rerun: bool = False, extend: bo
 
     A sweep stored before keeps its seed namespace and its limits (other
     limits need `rerun`, which deletes the results of the plan's jobs so they
-    run again), and its grid: a plan with jobs it lacks needs `extend`, and
-    the stored grid becomes the union of both.
+    run again), and its grid: a plan whose grid has values it lacks needs
+    `extend`, and the stored grid becomes the union of both.
     """
     existing = sweep_store.find(db, plan.name)
     if existing is not None:
         stored = stored_grid(existing)
         _check_compatible(existing, stored, plan, rerun)
         if not extend:
-            _check_same_grid(db, existing, stored, plan)
+            _check_same_grid(stored, plan)
         if stored is not None and len(plan.grids) == 1:  # a sweep planned in parts, or long ago, takes the plan's
             plan.grids = [stored.union(plan.grids[0], plan.name)]
     saved = sweep_store.save(db, plan.name, grids_json(plan.grids), plan.limits, plan.boards, plan.jobs, rerun=rerun)
@@ -156,26 +157,32 @@ def _check_compatible(sweep: SweepRow, stored: SweepGrid | None, plan: SweepPlan
         )
 
 
-def _check_same_grid(db: Database, sweep: SweepRow, stored: SweepGrid | None, plan: SweepPlan) -> None:
-    """PuzzleError, saying what differs, if the plan has jobs the stored sweep lacks."""
-    added = sweep_store.new_jobs(db, sweep.id, [job["job_key"] for job in plan.jobs])
-    if not added:
-        return
+def _check_same_grid(stored: SweepGrid | None, plan: SweepPlan) -> None:
+    """PuzzleError, saying what differs, if the plan's grid has values the stored sweep's grid lacks.
+
+    The same grid, or a part of it, is no change: it fills the gaps of the sweep (jobs lost, a spec replayed).
+    """
     changes = grid_changes(stored, plan.grids[0]) if stored is not None and len(plan.grids) == 1 else []
-    raise PuzzleError(f"sweep {plan.name!r} has another grid: {'; '.join(changes) or f'{added:,} jobs it lacks'};"
-                      " give --extend to add these jobs to it, or another --name")
+    if changes:
+        raise PuzzleError(f"sweep {plan.name!r} has another grid: {'; '.join(changes)}; give --extend to add these"
+                          " jobs to it, or another --name")
 
 
 def grid_changes(stored: SweepGrid, new: SweepGrid) -> list[str]:
-    """What `new` has that the `stored` grid lacks, as options: `--algo astar where it has beam`."""
+    """What `new` has that the `stored` grid lacks, as options: `--algo astar where it has beam`.
+
+    A parameter the stored grid gives and `new` leaves to its default, for an algorithm that takes it, differs too.
+    """
     had = {"--algo": stored.algorithms, "--seeds": stored.seeds or [], "boards": stored.boards}
     given = {"--algo": new.algorithms, "--seeds": new.seeds or [], "boards": new.boards}
-    for name in new.params:
-        had[flag_name(name)], given[flag_name(name)] = stored.params.get(name, []), new.params[name]
+    for name in {**stored.params, **new.params}:
+        if name in new.params or _takes(new.algorithms, name):
+            had[flag_name(name)] = stored.params.get(name, [])
+            given[flag_name(name)] = new.params.get(name, [DEFAULT])
     changes = []
     for option, values in given.items():
         extra = [value for value in values if value not in had[option]]
-        where = values_text(had[option]) or "the default"
+        where = values_text(had[option]) or DEFAULT
         if option == "boards" and len(had[option]) > 3:
             where = f"{len(had[option])} others"
         if extra:
@@ -183,6 +190,10 @@ def grid_changes(stored: SweepGrid, new: SweepGrid) -> list[str]:
     if new.repeat > stored.repeat:
         changes.append(f"--repeat {new.repeat} where it has {stored.repeat}")
     return changes
+
+
+def _takes(algorithms: list[str], param: str) -> bool:
+    return param in PROBLEM_OPTIONS or any(param in find_algorithm(name).params for name in algorithms)
 
 
 def _check_heuristic(board: Instance, problem, values: dict[str, Any], checked: set[tuple]) -> None:

@@ -218,7 +218,7 @@ def test_jobs_refuses_an_unknown_status(db, six_dir):
     ok(sweep(db, "--algo", "bfs", "--boards", six_dir, "--name", "only"))
     assert_usage_error(orchestrate("jobs", "only", "--status", "bogus", "--db", db),
                        "--status: 'bogus' is neither a job state nor an outcome (choose from pending, queued, running,"
-                       " done, solved, unsolvable, failed, limit, error)")
+                       " done, cancelled, solved, unsolvable, failed, limit, error)")
 
 
 def test_status_of_an_empty_database_is_a_usage_error(db):

@@ -164,7 +164,7 @@ def test_a_replayed_sweep_keeps_its_seed_namespace(tmp_path):
     with pytest.raises(PuzzleError, match="sweep 'copy' derives its seeds from 'original'"):
         store_plan(connect(url), extended)
     again = plan_sweep("copy", [board], SweepGrid(["random"], {}, repeat=3, seed_namespace="original"))
-    assert store_plan(connect(url), again)[1] == 1
+    assert store_plan(connect(url), again, extend=True)[1] == 1
 
 
 @pytest.mark.parametrize(

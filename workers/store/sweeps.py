@@ -97,18 +97,6 @@ def store_boards(db: Database, connection: Connection, instances: "Iterable[Inst
     return connection.execute(select(func.count()).select_from(boards)).scalar_one() - before
 
 
-def new_jobs(db: Database, sweep_id: int, keys: list[str]) -> int:
-    """How many of the job keys `keys` the sweep lacks."""
-    with db.engine.connect() as connection:
-        held = sum(
-            connection.execute(
-                select(func.count()).where(jobs.c.sweep_id == sweep_id, jobs.c.job_key.in_(keys[start : start + INSERT_CHUNK]))
-            ).scalar_one()
-            for start in range(0, len(keys), INSERT_CHUNK)
-        )
-    return len(set(keys)) - held
-
-
 def cancel(db: Database, sweep_id: int) -> dict[str, int]:
     """Put every unfinished job of the sweep in the state `cancelled`; how many there were, by the state they left.
 
