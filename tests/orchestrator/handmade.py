@@ -1,12 +1,11 @@
 """A small sweep with results stored by hand (real solutions), for the report's and the dashboard's tests."""
 
 from orchestrator.sweeps.grid import SweepGrid
-from orchestrator.sweeps.plan import plan_sweep, store_plan
 from orchestrator.sweeps.sources import load_boards
+from tests.stored import store_sweep
 from workers.store import connect
 from workers.store.jobs import claim, job_inputs, record
 from workers.store.records import JobInput, JobResult
-from workers.store.sweeps import unfinished_jobs
 
 # Optimal solutions (A*, blockers-lb) of two course boards, as stored results spell them.
 SOLUTIONS = {
@@ -22,9 +21,7 @@ def beam_sweep(url: str, boards_dir, *, leave: int = 0) -> list[int]:
     but the last `leave`, which stay pending; the job ids in order."""
     db = connect(url)
     boards = load_boards([str(boards_dir / f"{name}.csv") for name in SOLUTIONS])
-    plan = plan_sweep(NAME, boards, SweepGrid(["astar", "beam"], {"k": [1, 2, 3, 4], "heuristic": ["blockers-lb"]}, seeds=[1, 2]))
-    sweep_id, _ = store_plan(db, plan)
-    ids = unfinished_jobs(db, sweep_id)
+    _, _, ids = store_sweep(db, NAME, boards, SweepGrid(["astar", "beam"], {"k": [1, 2, 3, 4], "heuristic": ["blockers-lb"]}, seeds=[1, 2]))
     done = claim(db, ids[: len(ids) - leave], "hand@test", 60)
     record(db, [(job.job_id, result_for(job, boards_dir)) for job in done])
     return ids

@@ -21,9 +21,9 @@ from sqlalchemy.orm import Session
 
 from orchestrator.sweeps import running as running_module
 from orchestrator.sweeps.grid import SweepGrid
-from orchestrator.sweeps.plan import plan_sweep, store_plan
 from orchestrator.sweeps.sources import load_boards
 from tests.orchestrator.clirun import assert_usage_error, ok, orchestrate
+from tests.stored import store_sweep
 from tests.tables import Board, Job, Result, Sweep
 from workers.store import connect
 from workers.store.database import engine_for, upgrade
@@ -235,7 +235,7 @@ def planned_db(db, boards_dir) -> str:
     """A database that already holds a sweep `base` (bfs on 6x6_1 under a 10 s limit), not yet run."""
     upgrade(db)
     boards = load_boards([str(boards_dir / SIX[0])])
-    store_plan(connect(db), plan_sweep("base", boards, SweepGrid(["bfs"]), limits={**LIMITS_OFF, "time_limit": 10.0}))
+    store_sweep(connect(db), "base", boards, SweepGrid(["bfs"]), limits={**LIMITS_OFF, "time_limit": 10.0})
     return db
 
 

@@ -17,10 +17,10 @@ from orchestrator.reports.rows import load_rows
 from orchestrator.reports.summary import summarize
 from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.lookups import find_sweep
-from orchestrator.sweeps.plan import plan_sweep, store_plan
 from orchestrator.sweeps.sources import load_boards
 from orchestrator.sweeps.status_view import live_bar
 from tests.orchestrator.clirun import assert_usage_error, ok, orchestrate
+from tests.stored import store_sweep
 from workers.store import connect
 from workers.store.database import upgrade
 from workers.store.jobs import record
@@ -28,7 +28,6 @@ from workers.store.progress import SweepStatus, sweep_status
 from workers.store.records import JobResult
 from workers.store.schema import jobs
 from workers.store.states import JobState
-from workers.store.sweeps import unfinished_jobs
 
 ROOT = Path(__file__).resolve().parents[2]
 SIX = ("Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv")
@@ -44,8 +43,8 @@ def db(tmp_path) -> str:
 def planned(db: str, boards_dir, name: str, count: int, **grid):
     """A sweep of beam over k = 1..count on the 6x6 course boards, stored and not run: (sweep, job ids)."""
     boards = load_boards([str(boards_dir / board) for board in SIX])
-    sweep_id, _ = store_plan(connect(db), plan_sweep(name, boards, SweepGrid(["beam"], {"k": list(range(1, count + 1)), **grid})))
-    return find_sweep(connect(db), name), unfinished_jobs(connect(db), sweep_id)
+    _, _, ids = store_sweep(connect(db), name, boards, SweepGrid(["beam"], {"k": list(range(1, count + 1)), **grid}))
+    return find_sweep(connect(db), name), ids
 
 
 def finish(db: str, ids: list[int], results, finished: datetime | None = None) -> None:
@@ -116,9 +115,7 @@ def test_a_group_over_boards_is_the_mean_of_the_boards_means_with_their_spread_a
 
 def test_a_baseline_gives_the_geometric_mean_of_each_boards_ratio(db, boards_dir):
     boards = load_boards([str(boards_dir / board) for board in SIX[:2]])
-    plan = plan_sweep("base", boards, SweepGrid(["beam", "astar"], {"k": [1], "heuristic": ["blockers"]}))
-    sweep_id, _ = store_plan(connect(db), plan)
-    ids = unfinished_jobs(connect(db), sweep_id)
+    plan, _, ids = store_sweep(connect(db), "base", boards, SweepGrid(["beam", "astar"], {"k": [1], "heuristic": ["blockers"]}))
     kinds = {job_id: (job["board_id"], job["algorithm"]) for job_id, job in zip(ids, plan.jobs)}
     moves = {(boards[0].id, "astar"): 20, (boards[1].id, "astar"): 10, (boards[0].id, "beam"): 40, (boards[1].id, "beam"): 80}
     finish(db, ids, [solved(moves[kinds[job_id]]) for job_id in ids])

@@ -14,15 +14,14 @@ from orchestrator.reports.plots import algorithm_labels
 from orchestrator.reports.summary import summarize
 from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.lookups import find_sweep
-from orchestrator.sweeps.plan import plan_sweep, store_plan
 from orchestrator.sweeps.sources import load_boards
+from tests.stored import store_sweep
 from tests.tables import Board, Sweep
 from workers.store import connect
 from workers.store.database import engine_for, upgrade
 from workers.store.jobs import record
 from workers.store.records import JobResult
 from workers.store.schema import RESULT_FIELDS
-from workers.store.sweeps import unfinished_jobs
 
 # job index (in plan order) -> the result recorded by hand
 BY_HAND = {
@@ -42,9 +41,7 @@ def db(tmp_path, boards_dir) -> str:
     upgrade(url)
     db = connect(url)
     boards = load_boards([str(boards_dir / "Rushhour6x6_1.csv")])
-    plan = plan_sweep("hand", boards, SweepGrid(["bfs", "beam"], {"k": [1, 2]}, repeat=2))
-    sweep_id, _ = store_plan(db, plan)
-    ids = unfinished_jobs(db, sweep_id)
+    plan, _, ids = store_sweep(db, "hand", boards, SweepGrid(["bfs", "beam"], {"k": [1, 2]}, repeat=2))
     order = sorted(range(6), key=lambda i: (plan.jobs[i]["algorithm"] != "bfs", plan.jobs[i]["params"].get("k"), i))
     record(db, [(ids[job], BY_HAND[index]) for index, job in enumerate(order)])
     return url
@@ -121,8 +118,8 @@ def test_cli_report_table_and_a_running_sweep_says_so(db, boards_dir):
     result = run("report", "hand", "--db", db)
     assert result.exit_code == 0, result.output
     assert "heuristic=blockers-lb k=2" in result.output and "26.0" in result.output
-    plan = plan_sweep("hand", load_boards([str(boards_dir / "Rushhour6x6_2.csv")]), SweepGrid(["bfs"], {}, repeat=1))
-    store_plan(connect(db), plan)  # a job not run, and none running: the sweep has stopped
+    board = load_boards([str(boards_dir / "Rushhour6x6_2.csv")])
+    store_sweep(connect(db), "hand", board, SweepGrid(["bfs"]), extend=True)  # a job not run, and none running: the sweep has stopped
     result = run("report", "hand", "--db", db, "--by", "algo")
     assert result.exit_code == 0
     assert "sweep hand is stopped: 6 of 7 jobs done; this report covers those" in result.stderr

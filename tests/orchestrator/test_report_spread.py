@@ -17,14 +17,13 @@ from orchestrator.reports import rows as report_rows
 from orchestrator.reports.summary import mean_interval, summarize
 from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.lookups import find_sweep
-from orchestrator.sweeps.plan import plan_sweep, store_plan
 from orchestrator.sweeps.sources import load_boards
+from tests.stored import store_sweep
 from tests.tables import Job
 from workers.store import connect
 from workers.store.database import engine_for, upgrade
 from workers.store.jobs import record
 from workers.store.records import JobResult
-from workers.store.sweeps import unfinished_jobs
 
 RUNS = 5  # of each job, standing for seeds
 MOVES = [21, 25, 27, 30, 31]  # beam k=1, one per run
@@ -56,9 +55,7 @@ def store(tmp_path, boards_dir):
         upgrade(url)
         db = connect(url)
         boards = load_boards([str(boards_dir / "Rushhour6x6_1.csv")])
-        plan = plan_sweep("spread", boards, SweepGrid(["beam"], {"k": [1, 2]}, repeat=RUNS))
-        sweep_id, _ = store_plan(db, plan)
-        ids = unfinished_jobs(db, sweep_id)
+        plan, _, ids = store_sweep(db, "spread", boards, SweepGrid(["beam"], {"k": [1, 2]}, repeat=RUNS))
         results = []
         for job_id, job in zip(ids, plan.jobs, strict=True):
             k, i = job["params"]["k"], job["repeat"]

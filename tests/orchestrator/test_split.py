@@ -1,17 +1,16 @@
 """A split search's bookkeeping: skipping the subtrees after a solution, splitting the big ones further."""
 
 import threading
-import time
 
 from orchestrator.sweeps.grid import SweepGrid
-from orchestrator.sweeps.plan import plan_sweep, store_plan
 from orchestrator.sweeps.sources import load_boards
 from orchestrator.sweeps.split import MAX_SHARE, SPLIT_ALGORITHM, WATCH_S, _rows_by_prefix, _skip_after_solution, deeper_splits
 from puzzles.result import Outcome
+from tests.polling import wait_for
+from tests.stored import store_sweep
 from workers.store import connect
 from workers.store.jobs import claim, record
 from workers.store.records import JobResult
-from workers.store.sweeps import unfinished_jobs
 
 PREFIXES = ["UL", "UR", "LU", "LD", "DL", "DR"]  # a bound's subtrees in depth-first order (parameters only: none runs)
 
@@ -23,15 +22,7 @@ def solved(job_id: int) -> tuple[int, JobResult]:
 def bound_jobs(db, sweep: str, bound: int) -> list[int]:
     """A bound's sweep of subtree jobs, one per prefix of PREFIXES, stored pending; their ids in that order."""
     board = load_boards(["8 1 3/4 0 2/7 6 5"])
-    sweep_id, _ = store_plan(db, plan_sweep(sweep, board, SweepGrid([SPLIT_ALGORITHM], {"prefix": PREFIXES, "bound": [bound]})))
-    return unfinished_jobs(db, sweep_id)
-
-
-def wait_for(condition, seconds: float = 10.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "the watcher did not act in time"
-        time.sleep(0.05)
+    return store_sweep(db, sweep, board, SweepGrid([SPLIT_ALGORITHM], {"prefix": PREFIXES, "bound": [bound]}))[2]
 
 
 def test_the_later_subtrees_are_skipped_at_once_and_again_when_an_earlier_one_solves(db_url):
@@ -44,14 +35,14 @@ def test_the_later_subtrees_are_skipped_at_once_and_again_when_an_earlier_one_so
     watcher.start()
     try:
         outcome = lambda prefix: _rows_by_prefix(db, "s-b20")[prefix]["outcome"]  # noqa: E731
-        wait_for(lambda: outcome("DR") is not None)
+        wait_for(lambda: outcome("DR") is not None, 10, "DR's outcome")
         rows = _rows_by_prefix(db, "s-b20")
         assert [rows[p]["outcome"] for p in PREFIXES] == [None, None, "solved", "limit", "limit", "limit"]
         assert rows["LD"]["reason"] == "not searched: subtree LU before it holds a solution"
         assert rows["UL"]["state"] == "running" and rows["UR"]["state"] == "pending"  # one core would search both
 
         record(db, [solved(ids[0])])  # the running UL finds one too: UR, after it, is no longer needed
-        wait_for(lambda: outcome("UR") is not None)
+        wait_for(lambda: outcome("UR") is not None, 10, "UR's outcome")
         assert _rows_by_prefix(db, "s-b20")["UR"]["reason"] == "not searched: subtree UL before it holds a solution"
     finally:
         stop.set()
@@ -72,10 +63,10 @@ def test_the_bound_is_settled_once_every_subtree_before_the_solutions_is_done(db
                                args=(db, "s-b22", PREFIXES, stop, lambda reason: (reasons.append(reason), settled.set())))
     watcher.start()
     try:
-        wait_for(lambda: _rows_by_prefix(db, "s-b22")["DR"]["outcome"] is not None)
+        wait_for(lambda: _rows_by_prefix(db, "s-b22")["DR"]["outcome"] is not None, 10, "DR's outcome")
         assert not settled.wait(3 * WATCH_S)  # UL and UR, before the solution's, still run: their nodes are one core's
         record(db, [failed(ids[0]), failed(ids[1])])
-        wait_for(settled.is_set)
+        wait_for(settled.is_set, 10, "the watcher to settle")
         assert _rows_by_prefix(db, "s-b22")["LD"]["state"] == "running"  # after the solution's: no longer waited for
         assert reasons == ["stopped: subtree LU before it holds a solution"]
     finally:

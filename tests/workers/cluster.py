@@ -17,17 +17,16 @@ import re
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import redis
 import sqlalchemy as sa
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.pool import NullPool
 
-T = TypeVar("T")
+from tests.polling import wait_for
 
 # Run the CLI in a child that dies with its parent (the test process), whatever kills the parent.
 _BOOT = (
@@ -36,20 +35,6 @@ _BOOT = (
 )
 CLI = [sys.executable, "-c", _BOOT]
 SLOW_START_S = 300.0  # a cold numba cache compiles the kernels on the first job (~45 s per child)
-
-
-def wait_for(condition: Callable[[], T], timeout: float, what: str, interval: float = 0.2,
-             on_timeout: Callable[[], str] | None = None) -> T:
-    """Poll `condition()` until it returns something true; that value. AssertionError after `timeout`."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            detail = f"\n{on_timeout()}" if on_timeout else ""
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}{detail}")
-        time.sleep(interval)
 
 
 def _tail(path: Path, lines: int = 60) -> str:

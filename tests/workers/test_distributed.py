@@ -22,7 +22,8 @@ from sqlalchemy.pool import NullPool
 from puzzles.npuzzle.boardlist import read_board_list
 from puzzles.npuzzle.problem import NPuzzleProblem
 from puzzles.solver import solve
-from tests.workers.cluster import SLOW_START_S, Cluster, pid_alive, results_of, sqlite_sweep, wait_for
+from tests.polling import wait_for
+from tests.workers.cluster import SLOW_START_S, Cluster, pid_alive, results_of, sqlite_sweep
 from workers.provenance import environment
 
 KORF100 = Path(__file__).resolve().parents[2] / "data" / "boards" / "npuzzle" / "korf100.csv"

@@ -17,7 +17,8 @@ import uuid
 
 import pytest
 
-from tests.workers.cluster import SLOW_START_S, Cluster, pid_alive, wait_for
+from tests.polling import wait_for
+from tests.workers.cluster import SLOW_START_S, Cluster, pid_alive
 from tests.workers.netns import Network, Servers, unavailable
 from workers.settings import Settings
 

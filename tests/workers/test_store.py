@@ -10,10 +10,10 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
 from orchestrator.sweeps.grid import SweepGrid
-from orchestrator.sweeps.plan import plan_sweep, store_plan
 from orchestrator.sweeps.sources import load_boards
 from puzzles.result import Outcome
 from tests.conftest import truncate_tables
+from tests.stored import store_sweep
 from tests.tables import Job, Result, expire_leases
 from tests.tables import job_rows as jobs
 from tests.tables import result_rows as results
@@ -24,7 +24,6 @@ from workers.store import database as database_module
 from workers.store.database import retrying, upgrade
 from workers.store.jobs import claim, record
 from workers.store.records import JobResult
-from workers.store.sweeps import unfinished_jobs
 
 SIX = ["Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv"]
 
@@ -43,8 +42,7 @@ def boards(boards_dir):
 
 def stored(db, boards, algorithms=("bfs",), params=None, seeds=None, limits=None) -> tuple[int, list[int]]:
     """A sweep of the grid stored in the database: its id and its job ids."""
-    sweep_id, _ = store_plan(db, plan_sweep("s", boards, SweepGrid(list(algorithms), params or {}, seeds), limits))
-    return sweep_id, unfinished_jobs(db, sweep_id)
+    return store_sweep(db, "s", boards, SweepGrid(list(algorithms), params or {}, seeds), limits)[1:]
 
 
 def test_a_result_recorded_twice_is_stored_once_and_the_first_wins(db_url, boards):
