@@ -105,7 +105,7 @@ def cancel(db: Database, sweep_id: int) -> dict[str, int]:
     """
     unfinished = (jobs.c.sweep_id == sweep_id, jobs.c.status.in_(UNFINISHED))
     with db.engine.begin() as connection:
-        left: dict[str, int] = dict(connection.execute(  # type: ignore[arg-type]
+        left: dict[str, int] = dict(connection.execute(
             select(jobs.c.status, func.count()).where(*unfinished).group_by(jobs.c.status)).all())
         connection.execute(update(jobs).where(*unfinished).values(status=JobState.CANCELLED))
     return left
