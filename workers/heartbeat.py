@@ -91,7 +91,8 @@ class Heartbeat:
             self._renew(held)
             reached = True
         except DatabaseError as err:
-            log.warning("heartbeat: leases of %d jobs not renewed: %s", len(held), str(err).splitlines()[0])
+            log.warning("heartbeat: the database did not answer (%d leases not renewed): %s", len(held),
+                        str(err).splitlines()[0])
             reached = False
         for duty in self._duties:
             try:
