@@ -42,12 +42,12 @@ from orchestrator.reports.summary import summarize
 from orchestrator.sweeps import status_view
 from orchestrator.sweeps.limits import limits_text
 from orchestrator.sweeps.lookups import find_sweep
-from orchestrator.text import counts_text
+from orchestrator.text import MISSING, counts_text, duration_text
 from puzzles.errors import PuzzleError
 from puzzles.result import Outcome
 from workers.settings import settings
 from workers.store import Database
-from workers.store.activity import finish_times, held_jobs, host_activity, recent_results, sweep_version, worker_beats
+from workers.store.activity import held_jobs, host_activity, recent_results, sweep_version, throughput, worker_beats
 from workers.store.progress import list_sweeps, sweep_status
 from workers.store.sweeps import SweepRow, find
 
@@ -214,11 +214,10 @@ def _online(worker: dict[str, Any], now: datetime) -> bool:
 
 def _throughput(db: Database, now: datetime) -> dict[str, list[int]]:
     """Each host's results finished in each of the THROUGHPUT_BUCKETS parts of the last THROUGHPUT_WINDOW."""
-    start, width = now - THROUGHPUT_WINDOW, THROUGHPUT_WINDOW / THROUGHPUT_BUCKETS
+    width = THROUGHPUT_WINDOW / THROUGHPUT_BUCKETS
     counts: dict[str, list[int]] = {}
-    for host, finished in finish_times(db, start):
-        bucket = min(int((_aware(finished) - start) / width), THROUGHPUT_BUCKETS - 1)
-        counts.setdefault(host, [0] * THROUGHPUT_BUCKETS)[bucket] += 1
+    for host, part, count in throughput(db, now - THROUGHPUT_WINDOW, width.total_seconds()):
+        counts.setdefault(host, [0] * THROUGHPUT_BUCKETS)[min(part, THROUGHPUT_BUCKETS - 1)] += count
     return counts
 
 
@@ -310,7 +309,9 @@ def _sweep_line(db: Database, name: str) -> dict[str, Any]:
 
 
 def _result_line(row: dict[str, Any]) -> dict[str, Any]:
-    return {**row, "algorithm": _algorithm(row)}
+    """A result as the overview lists it: its algorithm with parameters, its time written as the tables write it."""
+    elapsed = row["elapsed_s"]
+    return {**row, "algorithm": _algorithm(row), "time": MISSING if elapsed is None else duration_text(elapsed)}
 
 
 def _algorithm(row: dict[str, Any]) -> str:

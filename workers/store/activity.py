@@ -8,7 +8,7 @@ worker's heartbeat (`record_beat`): liveness is data, read by `worker_beats`.
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import case, func, select
+from sqlalchemy import ColumnElement, Integer, case, cast, extract, func, select
 
 from puzzles.result import Outcome
 from workers.store.database import Database
@@ -33,13 +33,20 @@ def worker_beats(db: Database) -> list[dict[str, Any]]:
         return [dict(row._mapping) for row in connection.execute(select(workers).order_by(workers.c.host))]
 
 
-def finish_times(db: Database, since: datetime) -> list[tuple[str, datetime]]:
-    """(host, when) of every result a host finished (or, lacking that time, stored) since `since`: its throughput."""
+def throughput(db: Database, since: datetime, width_s: float) -> list[tuple[str, int, int]]:
+    """(host, part, results): the results each host finished (or, lacking that time, stored) since `since`, counted
+    per part of `width_s` seconds, part 0 the first, in SQL."""
     finished = _finished()
-    query = (select(results.c.host, finished).join(jobs, results.c.job_id == jobs.c.id)
-             .where(results.c.host.is_not(None), finished >= since))
+    part: ColumnElement[Any]
+    if db.engine.dialect.name == "postgresql":
+        part = func.floor(extract("epoch", finished - since) / width_s)
+    else:  # SQLite: days as a float; the offsets are positive, so the cast rounds down
+        part = (func.julianday(finished) - func.julianday(since)) * 86400 / width_s
+    bucket = cast(part, Integer).label("part")
+    query = (select(results.c.host, bucket, func.count()).join(jobs, results.c.job_id == jobs.c.id)
+             .where(results.c.host.is_not(None), finished >= since).group_by(results.c.host, bucket))
     with db.engine.connect() as connection:
-        return [(host, finished) for host, finished in connection.execute(query)]
+        return [(host, int(index), int(count)) for host, index, count in connection.execute(query)]
 
 
 def held_jobs(db: Database, limit: int = 200) -> list[dict[str, Any]]:
