@@ -10,7 +10,7 @@ from puzzles.npuzzle import pdb
 from workers.settings import configure
 from workers.store.database import engine_for, upgrade
 
-TABLES = ("results", "jobs", "sweeps", "board_set_members", "board_sets", "boards")
+TABLES = ("results", "jobs", "sweeps", "board_set_members", "board_sets", "boards", "workers")
 ROOT = Path(__file__).resolve().parents[1]
 # Throwaway Redis and PostgreSQL servers (or SLIDELAB_TEST_REDIS_URL / SLIDELAB_TEST_DATABASE_URL), and the
 # kernels compiled once before the test processes start (`-p no:tests.warmup` leaves that to each process).

@@ -2,7 +2,8 @@
 
 Each beat renews the leases held with one UPDATE (`workers.store.jobs.renew`),
 records itself (`workers.store.activity.record_beat`: the dashboard's
-online/offline, and the database's ping), touches the settings' `health_file`
+online/offline, and the database's ping) while the process is a worker (it has
+duties) or holds jobs (the local pool), touches the settings' `health_file`
 if there is one (a container's healthcheck reads its age), stops the
 executions whose jobs were cancelled (`orchestrate cancel`: their leases are
 no longer renewed, and the job's state says why), then runs the process's
@@ -22,7 +23,7 @@ from contextlib import contextmanager
 from workers.settings import settings
 from workers.store import Database
 from workers.store.activity import record_beat
-from workers.store.database import DatabaseError
+from workers.store.database import DatabaseError, ping
 from workers.store.jobs import cancelled_among, renew
 
 log = logging.getLogger(__name__)
@@ -107,7 +108,10 @@ class Heartbeat:
         if held:
             lost = set(held) - renew(self.db, held, self.host, settings().lease_seconds)
             self._report_taken(lost - self._stop_cancelled(lost))
-        record_beat(self.db, self.host, settings().lease_seconds)
+        if held or self._duties:  # a worker is alive while idle; a finished local run is no worker
+            record_beat(self.db, self.host, settings().lease_seconds)
+        elif health:
+            ping(self.db)
         if health:
             health.touch()
 

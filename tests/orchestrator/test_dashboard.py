@@ -21,8 +21,8 @@ from orchestrator.publish.dashboard import TOKEN_COOKIE, listen, make_app
 from tests.browser import browser_page, plotted
 from tests.orchestrator.clirun import assert_usage_error, orchestrate
 from tests.orchestrator.handmade import NAME, beam_sweep, result_for, store_result
-from workers.heartbeat import Heartbeat
 from workers.store import connect
+from workers.store.activity import record_beat
 from workers.store.database import open_read_only, upgrade
 from workers.store.jobs import claim, job_inputs, record
 from workers.store.schema import utc_now, workers
@@ -69,9 +69,9 @@ def test_the_overview_has_sweeps_hosts_with_their_jobs_and_recent_results(result
 
 
 def beat(url: str, host: str, ago: timedelta = timedelta(0)) -> None:
-    """One real heartbeat of the worker `host`, dated `ago` back (a worker stopped by SIGTERM beats no more)."""
+    """A heartbeat of the worker `host`, dated `ago` back (a worker stopped by SIGTERM beats no more)."""
     db = connect(url)
-    Heartbeat(db, host).beat()
+    record_beat(db, host, lease_s=45)
     with db.engine.begin() as connection:
         connection.execute(update(workers).where(workers.c.host == host).values(beat_at=utc_now() - ago))
 
