@@ -214,12 +214,12 @@ def dashboard_command(
         from orchestrator.publish import dashboard  # Starlette and uvicorn: the web extra
 
         require("uvicorn")
+        needed = dashboard.access_token(host, token)
         results = read_only_database(db)
     try:
         listening = dashboard.listen(host, port)
     except OSError as err:
         fail(f"cannot listen on {host}:{port}: {err.strerror or err}", 1)
-    needed = dashboard.access_token(host, token)
     typer.echo(f"dashboard of {results.shown_url} at {dashboard.address(listening, needed)} (read only; Ctrl-C stops it)",
                err=True)
     dashboard.serve(results, listening, needed)

@@ -28,6 +28,7 @@ import threading
 from datetime import UTC, datetime, timedelta
 from http.cookies import SimpleCookie
 from typing import Any
+from urllib.parse import quote
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -58,6 +59,7 @@ PROBLEMS = (Outcome.ERROR, Outcome.LIMIT)
 THROUGHPUT_WINDOW = timedelta(minutes=30)  # a worker's results per minute over this window, drawn as a small chart
 THROUGHPUT_BUCKETS = 30
 TOKEN_COOKIE = "slidelab-dashboard-token"
+MIN_TOKEN = 8
 
 
 def make_app(db: Database, token: str | None = None) -> Starlette:
@@ -104,7 +106,7 @@ class TokenGate:
         await refused(scope, receive, send)
 
     def _is_token(self, given: str) -> bool:
-        return hmac.compare_digest(given.encode(), self.token)
+        return bool(given) and hmac.compare_digest(given.encode(), self.token)
 
     @staticmethod
     def _keeping_cookie(send: Send, token: str) -> Send:
@@ -123,7 +125,12 @@ class TokenGate:
 
 
 def access_token(host: str, given: str | None) -> str | None:
-    """The token requests need: the one given, else a new one when `host` is beyond loopback, else none."""
+    """The token requests need: the one given, else a new one when `host` is beyond loopback, else none.
+
+    PuzzleError for a token given shorter than MIN_TOKEN characters (an empty one would let anyone in).
+    """
+    if given is not None and len(given) < MIN_TOKEN:
+        raise PuzzleError(f"--token: give at least {MIN_TOKEN} characters, or none to have one made")
     if given is not None or _loopback(host):
         return given
     return secrets.token_urlsafe(24)
@@ -134,7 +141,7 @@ def address(listening: socket.socket, token: str | None) -> str:
     host, port = listening.getsockname()[:2]
     shown = socket.gethostname() if ipaddress.ip_address(host).is_unspecified else host
     shown = f"[{shown}]" if ":" in shown else shown
-    return f"http://{shown}:{port}" + (f"/?token={token}" if token else "")
+    return f"http://{shown}:{port}" + (f"/?token={quote(token, safe='')}" if token else "")
 
 
 def _loopback(host: str) -> bool:

@@ -106,6 +106,7 @@ def test_beyond_loopback_a_request_without_the_token_is_refused(sqlite_results):
     assert client.get("/api/overview").json()["sweeps"][0]["name"] == NAME  # the cookie carries it from then on
     bearer = TestClient(app).get("/api/overview", headers={"Authorization": "Bearer s3cret-token"})
     assert bearer.status_code == 200
+    assert TestClient(app, cookies={TOKEN_COOKIE: ""}).get("/api/overview").status_code == 403
 
 
 def test_a_sweep_page_is_computed_again_only_when_its_results_change(results, boards_dir):
@@ -142,6 +143,8 @@ def test_its_connections_cannot_write(db_url, boards_dir):
 
 def test_the_command_says_what_is_wrong_in_one_line(tmp_path, sqlite_results):
     assert_usage_error(orchestrate("dashboard", "--db", f"sqlite:///{tmp_path / 'none.db'}"), "no results database")
+    assert_usage_error(orchestrate("dashboard", "--db", sqlite_results[0], "--token", ""),
+                       "--token: give at least 8 characters, or none to have one made")
     taken = listen("127.0.0.1", 0)
     try:
         busy = orchestrate("dashboard", "--db", sqlite_results[0], "--port", taken.getsockname()[1])
