@@ -21,6 +21,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 QUICK_BLOCK = re.compile(r"^```sh quick\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 SHELL_BLOCK = re.compile(r"^```sh\n(.*?)^```$", re.MULTILINE | re.DOTALL)  # shown, not run: parse-checked only
+FENCED = re.compile(r"^\s*```([^\n]*)\n(.*?)^\s*```\s*$", re.MULTILINE | re.DOTALL)
+COMMAND = re.compile(r"^\s*(orchestrate|celery|pip|python|docker|make|psql)\s", re.MULTILINE)
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 BLOCK_TIMEOUT_S = 900
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -68,6 +70,13 @@ def test_every_shell_block_the_tests_do_not_run_parses():
                 for page, block in blocks
                 if (run := subprocess.run(["bash", "-n"], input=block, capture_output=True, text=True)).returncode]
     assert unparsed == []
+
+
+def test_every_command_shown_is_in_an_sh_block():
+    """A command in a block not marked sh would escape both the runs and the parse check."""
+    unmarked = [(name(page), body.splitlines()[0]) for page in PAGES for language, body in FENCED.findall(page.read_text())
+                if not language.startswith("sh") and COMMAND.search(body)]
+    assert unmarked == []
 
 
 def test_the_flower_commands_shown_parse_as_flower_reads_them():
