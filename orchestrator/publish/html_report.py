@@ -17,17 +17,17 @@ import json
 import math
 from collections.abc import Iterable
 from importlib import resources
-from numbers import Integral, Real
+from numbers import Real
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from orchestrator.reports.tables import value_text
 from puzzles.errors import PuzzleError
 
 if TYPE_CHECKING:
     from orchestrator.publish.interactive import Chart
 
-MISSING = "–"
 STATIC = resources.files(__package__) / "static"  # package data
 MAX_BOARDS = 48  # board pictures in one report; a note names how many more the sweep has
 
@@ -114,7 +114,8 @@ def board_card(board: dict) -> str:
 
 
 def summary_table(summary: pd.DataFrame, keys: dict[str, str] | None = None) -> str:
-    """The summary as a sortable, filterable table: numbers formatted, missing values "–", key columns shown.
+    """The summary as a sortable, filterable table: values written as the terminal writes them
+    (`orchestrator.reports.tables.value_text`: `85 µs`, `2 GiB`, `+12.5%`), missing ones "–", key columns shown.
 
     `keys` maps the key columns to their headings; the other numeric columns
     are shown by the "every column" box (all are shown when `keys` is None).
@@ -131,7 +132,7 @@ def summary_table(summary: pd.DataFrame, keys: dict[str, str] | None = None) -> 
     for row in summary.itertuples(index=False):
         cells = []
         for column, value in zip(summary.columns, row):
-            shown = f"{value:.0%}" if column.endswith("_share") and isinstance(value, Real) and value == value else format_cell(value)
+            shown = value_text(column, value)
             cells.append(f'<td class="{kinds[column]}"{_sort_key(value)}>{html.escape(shown)}</td>')
         bodies.append("<tr>" + "".join(cells) + "</tr>")
     tools = ('<div class="table-tools"><input type="search" placeholder="filter rows: words they hold">'
@@ -139,28 +140,6 @@ def summary_table(summary: pd.DataFrame, keys: dict[str, str] | None = None) -> 
     table = (f'<table class="summary"><thead><tr>{"".join(headings)}</tr></thead>'
              f'<tbody>{"".join(bodies)}</tbody></table>')
     return f'<div class="table-box">{tools}<div class="table-wrap">{table}</div></div>'
-
-
-def format_cell(value: Any) -> str:
-    """One table cell: integers and numbers from 1,000 up as "12,345", others to four significant digits, missing as "–"."""
-    if value is None or value is pd.NA or value is pd.NaT:
-        return MISSING
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, Integral):
-        return f"{int(value):,}"
-    if isinstance(value, Real):
-        number = float(value)
-        if math.isnan(number):
-            return MISSING
-        if math.isinf(number):
-            return "∞" if number > 0 else "-∞"
-        if number.is_integer() and abs(number) < 1e15:
-            return f"{int(number):,}"
-        if abs(number) >= 1e3:
-            return f"{number:,.0f}"
-        return f"{number:.4g}"
-    return str(value)
 
 
 def _numeric(column: pd.Series) -> bool:

@@ -22,7 +22,7 @@ plain Plotly JSON (data and layout), drawn by plotly.js in the page:
 """
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,8 +31,11 @@ import pandas as pd
 
 from orchestrator.reports.plots import (
     METRICS,
+    STEPS,
+    TIME_AXIS,
     X_LOG_SPAN,
     algorithm_labels,
+    log_ticks,
     natural_key,
     numeric_parameters,
     numeric_values,
@@ -43,6 +46,8 @@ from orchestrator.reports.plots import (
 )
 from orchestrator.reports.rows import parameter_columns
 from orchestrator.reports.summary import mean_interval, mean_intervals, share_interval
+from orchestrator.text import count_text, duration_text, missing, number_text, share_text
+from puzzles.result import Outcome
 
 # Tableau 10, then its light shades: the colours of boards (lines) or algorithm labels (bars).
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
@@ -53,6 +58,9 @@ MAX_TICKS = 12
 HEIGHT = 430
 SHARE = ("share solved", "share solved")  # (title noun, axis title)
 Y_LOG_SPAN = 20.0  # a logarithmic metric axis when its values span more than this factor
+WRITERS: dict[str, Callable[[float], str]] = {  # how hovering writes each metric: as the tables do (orchestrator.text)
+    "moves": number_text, "elapsed_s": duration_text, "expanded": count_text, "solved": share_text,
+}
 
 
 @dataclass(frozen=True)
@@ -85,7 +93,7 @@ def _parameter_charts(rows: pd.DataFrame, param: str) -> list[Chart]:
     keys = ["board", *(["algorithm"] if len(algorithms) > 1 else []), *others]
     prefix = f"{', '.join(algorithms)}: " if len(algorithms) == 1 else ""
     colours = board_colours(data["board"])
-    baseline = data[_optimal(data) & data[param].isna() & data["outcome"].notna()]
+    baseline = data[_optimal(data) & data[param].isna() & data["outcome"].eq(Outcome.SOLVED)]
     out = []
     for _, metric, axis, noun in METRICS:
         traces, empty = _metric_lines(swept, param, keys, metric, colours)
@@ -106,14 +114,16 @@ def _metric_lines(swept: pd.DataFrame, param: str, keys: list[str], metric: str,
     Also the boards left out for having no value of the metric at all.
     """
     traces, variants = [], {}
+    xs = np.sort(swept[param].dropna().unique())
     for key, group in swept.groupby(keys, dropna=False, sort=True):
         key = key if isinstance(key, tuple) else (key,)
         variant = variants.setdefault(key[1:], len(variants))
         points = _mean_points(group, param, metric)
         if points.empty:
             continue
+        points = _with_gaps(points, xs)
         board = str(key[0])
-        traces += _spread(_line(points, _label(keys, key), board, colours[board], variant, metric == "moves"), points)
+        traces += _spread(_line(points, _label(keys, key), board, colours[board], variant, WRITERS[metric]), points)
     drawn = {trace["legendgroup"] for trace in traces}
     return traces, [board for board in colours if board in set(swept["board"].astype(str)) and board not in drawn]
 
@@ -128,17 +138,31 @@ def _mean_points(group: pd.DataFrame, param: str, metric: str) -> pd.DataFrame:
     return pd.DataFrame(points, columns=["x", "y", "low", "high", "n"])
 
 
-def _line(points: pd.DataFrame, name: str, board: str, colour: str, variant: int, integer: bool) -> dict:
-    number = ".3~f" if integer else ".4~g"
+def _with_gaps(points: pd.DataFrame, xs: np.ndarray) -> pd.DataFrame:
+    """`points` at every value of the parameter in `xs`, empty where they have none: the line breaks there."""
+    return points.set_index("x").reindex(xs).rename_axis("x").reset_index()
+
+
+def _line(points: pd.DataFrame, name: str, board: str, colour: str, variant: int, write: Callable[[float], str]) -> dict:
     return {
         "type": "scatter", "mode": "lines+markers", "name": name, "legendgroup": board,
         "x": _plain(points["x"]), "y": _plain(points["y"]),
         "line": {"color": colour, "dash": DASHES[variant % len(DASHES)], "width": 2},
         "marker": {"symbol": SYMBOLS[variant % len(SYMBOLS)], "size": 7},
-        "customdata": [_plain(row) for row in points[["low", "high", "n"]].to_numpy()],
-        "hovertemplate": f"<b>{name}</b><br>%{{x}}: mean %{{y:{number}}}<br>95% interval %{{customdata[0]:{number}}}"
-                         f"–%{{customdata[1]:{number}}}<br>%{{customdata[2]}} jobs<extra></extra>",
+        "text": _hover_texts(points, write), "hovertemplate": f"<b>{name}</b><br>%{{x}}: %{{text}}<extra></extra>",
     }
+
+
+def _hover_texts(points: pd.DataFrame, write: Callable[[float], str]) -> list[str]:
+    """Per point, what hovering shows, written as the tables write it: the mean, its 95% interval, how many jobs."""
+    texts = []
+    for y, low, high, n in points[["y", "low", "high", "n"]].itertuples(index=False, name=None):
+        if missing(y):
+            texts.append("")
+            continue
+        interval = "" if missing(low) else f"<br>95% interval {write(low)}–{write(high)}"
+        texts.append(f"mean {write(y)}{interval}<br>{n:,.0f} jobs")
+    return texts
 
 
 def _optimum_lines(data: pd.DataFrame, xs: pd.Series, colours: dict[str, str]) -> list[dict]:
@@ -150,38 +174,41 @@ def _optimum_lines(data: pd.DataFrame, xs: pd.Series, colours: dict[str, str]) -
     for board, group in data[data["optimum"].notna()].groupby("board", sort=False):
         kind = "optimum" if known[group.index].any() else "best known"
         value = float(group["optimum"].iloc[0])
-        traces.append(_level(xs, value, f"{board} {kind} ({value:g} moves)", str(board), colours[str(board)], "dash"))
+        name = f"{board} {kind} ({count_text(value)} moves)"
+        traces.append(_level(xs, value, name, str(board), colours[str(board)], "dash", name))
     return traces
 
 
 def _baselines(baseline: pd.DataFrame, xs: pd.Series, metric: str, colours: dict[str, str]) -> list[dict]:
-    """The mean of `metric` of each optimal algorithm of the sweep on each board, as a dotted line."""
+    """The mean of `metric` of each optimal algorithm of the sweep on each board, over its solved runs, as a dotted line
+    (a run stopped by a limit measured no optimal search)."""
     if baseline.empty:
         return []
     traces = []
     for (board, label), group in baseline.assign(label=algorithm_labels(baseline)).groupby(["board", "label"], sort=False):
         mean = group[metric].mean()
         if not math.isnan(mean):
-            traces.append(_level(xs, mean, f"{board} {label} (optimal)", str(board), colours[str(board)], "dot"))
+            name = f"{board} {label} (optimal)"
+            traces.append(_level(xs, mean, name, str(board), colours[str(board)], "dot", f"{name}: {WRITERS[metric](mean)}"))
     return traces
 
 
-def _level(xs: pd.Series, value: float, name: str, board: str, colour: str, dash: str) -> dict:
-    """A horizontal line at `value` over the range of `xs`, in the board's legend group."""
+def _level(xs: pd.Series, value: float, name: str, board: str, colour: str, dash: str, hover: str) -> dict:
+    """A horizontal line at `value` over the range of `xs`, in the board's legend group, `hover` shown on hovering."""
     span = [float(xs.min()), float(xs.max())]
     return {"type": "scatter", "mode": "lines", "name": name, "legendgroup": board, "x": span, "y": [value, value],
-            "line": {"color": colour, "dash": dash, "width": 1.5}, "opacity": 0.8,
-            "hovertemplate": f"{name}: %{{y:.4~g}}<extra></extra>"}
+            "line": {"color": colour, "dash": dash, "width": 1.5}, "opacity": 0.8, "hovertemplate": f"{hover}<extra></extra>"}
 
 
 def _share_lines(swept: pd.DataFrame, param: str, variants: list[str]) -> list[dict]:
     """Per variant (the other parameters, the algorithm), the share solved over every board, seed and repeat."""
     groups = swept.groupby(variants, dropna=False, sort=True) if variants else [((), swept)]
+    xs = np.sort(swept[param].dropna().unique())
     traces = []
     for number, (key, group) in enumerate(groups):
         key = key if isinstance(key, tuple) else (key,)
         name = "all boards" + (f", {_label(['board', *variants], ('', *key))[2:]}" if variants else "")
-        points = _share_points(group, param)
+        points = _share_points(group, param, xs)
         if not points.empty:
             traces += _spread(_share_line(points, name, COLOURS[number % len(COLOURS)], number, "solid", True), points)
     return traces
@@ -192,26 +219,32 @@ def _board_shares(swept: pd.DataFrame, param: str, colours: dict[str, str]) -> l
     if swept["board"].nunique() < 2:
         return []
     traces = []
+    xs = np.sort(swept[param].dropna().unique())
     for board, group in swept.groupby("board", sort=False):
-        points = _share_points(group, param)
+        points = _share_points(group, param, xs)
         if not points.empty:
             traces += _spread(_share_line(points, str(board), colours[str(board)], 0, "dot", "legendonly"), points)
     return traces
 
 
-def _share_points(group: pd.DataFrame, param: str) -> pd.DataFrame:
-    """Per value of `param`: solved of done jobs, their share and its Wilson interval."""
+def _share_points(group: pd.DataFrame, param: str, xs: np.ndarray) -> pd.DataFrame:
+    """Per value of `param` in `xs`: solved of done jobs (those proved unsolvable apart), their share and its Wilson
+    interval; empty where none is done, so that the line breaks there."""
     counts = group.groupby(param)["solved"].agg(solved="sum", done="count")
     counts = counts[counts["done"] > 0]
+    if counts.empty:
+        return pd.DataFrame(columns=["x", "y", "low", "high", "solved", "n"])
     bounds = [share_interval(int(row.solved), int(row.done)) for row in counts.itertuples()]
-    return pd.DataFrame({"x": counts.index.to_numpy(dtype=float), "y": counts["solved"] / counts["done"],
-                         "low": [low for low, _ in bounds], "high": [high for _, high in bounds],
-                         "solved": counts["solved"], "n": counts["done"]}).reset_index(drop=True)
+    points = pd.DataFrame({"x": counts.index.to_numpy(dtype=float), "y": counts["solved"] / counts["done"],
+                           "low": [low for low, _ in bounds], "high": [high for _, high in bounds],
+                           "solved": counts["solved"], "n": counts["done"]}).reset_index(drop=True)
+    return _with_gaps(points, xs)
 
 
 def _share_line(points: pd.DataFrame, name: str, colour: str, variant: int, dash: str, visible: Any) -> dict:
+    """The share solved per value: a line, or points alone where each has one job (a line would zigzag 0–100%)."""
     return {
-        "type": "scatter", "mode": "lines+markers", "name": name, "legendgroup": name, "visible": visible,
+        "type": "scatter", "mode": "markers" if _one_job_each(points) else "lines+markers", "name": name, "legendgroup": name, "visible": visible,
         "x": _plain(points["x"]), "y": _plain(points["y"]),
         "line": {"color": colour, "dash": dash, "width": 2}, "marker": {"symbol": SYMBOLS[variant % len(SYMBOLS)], "size": 7},
         "customdata": [_plain(row) for row in points[["low", "high", "solved", "n"]].to_numpy()],
@@ -252,11 +285,9 @@ def _bars(group: pd.DataFrame, boards: list[str], label: str, colour: str, metri
         low, high = share_interval(int(values.sum()), len(values)) if metric == "solved" else mean_interval(values)
         points.append({"x": board, "y": values.mean(), "low": low, "high": high, "n": len(values)})
     frame = pd.DataFrame(points)
-    number = ".0%" if metric == "solved" else ".4~g"
     return {"type": "bar", "name": label, "x": list(frame["x"]), "y": _plain(frame["y"]), "marker": {"color": colour},
-            "error_y": _error_bars(frame, "#333"), "customdata": [_plain(row) for row in frame[["low", "high", "n"]].to_numpy()],
-            "hovertemplate": f"<b>{label}</b><br>%{{x}}: %{{y:{number}}}<br>95% interval %{{customdata[0]:{number}}}"
-                             f"–%{{customdata[1]:{number}}}<br>%{{customdata[2]}} jobs<extra></extra>"}
+            "error_y": _error_bars(frame, "#333"), "text": _hover_texts(frame, WRITERS[metric]), "textposition": "none",
+            "hovertemplate": f"<b>{label}</b><br>%{{x}}: %{{text}}<extra></extra>"}
 
 
 def _optimum_marks(data: pd.DataFrame, boards: list[str]) -> list[dict]:
@@ -284,6 +315,8 @@ def _chart(title: str, traces: list[dict], xtitle: str, ytitle: str, xs: pd.Seri
         yaxis |= {"range": [-0.05, 1.05], "tickformat": ".0%"}
     elif spans_decades(np.array(ys, dtype=float), Y_LOG_SPAN):
         yaxis |= {"type": "log", "dtick": 1}  # a tick per power of ten, no 2s and 5s between
+    if ytitle == TIME_AXIS:
+        yaxis |= {"title": {"text": "time"}, "tickformat": "~s", "ticksuffix": "s"}  # 85µs, 500ms, 2s: as the tables
     subtitle = f"<br><sup>left out, no data: {', '.join(empty)}</sup>" if empty else ""
     layout = {
         "title": {"text": title + subtitle, "x": 0.01, "xanchor": "left"}, "height": HEIGHT, "xaxis": xaxis, "yaxis": yaxis,
@@ -310,15 +343,14 @@ def _ticks(values: np.ndarray) -> dict[str, Any]:
     if not integer:
         return axis
     if axis:
-        decades = [m * 10**e for e in range(12) for m in (1, 2, 5)]
-        return axis | {"tickmode": "array", "tickvals": [t for t in decades if values.min() <= t <= values.max()]}
+        return axis | {"tickmode": "array", "tickvals": log_ticks(values), "ticktext": [value_text(v) for v in log_ticks(values)]}
     return axis | {"tickmode": "linear", "tick0": 0, "dtick": _nice_step((values.max() - values.min()) / MAX_TICKS),
                    "tickformat": "d"}
 
 
 def _nice_step(raw: float) -> int:
     """The smallest of 1, 2, 5, 10, 20, 50, ... at least `raw`."""
-    return next(step for step in (m * 10**e for e in range(12) for m in (1, 2, 5)) if step >= raw)
+    return next(step for step in STEPS if step >= raw)
 
 
 def board_colours(boards: pd.Series) -> dict[str, str]:
@@ -343,10 +375,16 @@ def _label(keys: list[str], key: tuple) -> str:
     return ", ".join(parts)
 
 
+def _one_job_each(points: pd.DataFrame) -> bool:
+    """True if no point has more than one job behind it."""
+    return bool(points["n"].dropna().le(1).all())
+
+
 def _spread(trace: dict, points: pd.DataFrame) -> list[dict]:
-    """The line with its points' intervals: error bars for a few points, a shaded band beneath it for many."""
+    """The line with its points' intervals: error bars for a few points or points of one job, a shaded band beneath
+    it for many."""
     colour = trace["line"]["color"]
-    if len(points) <= MAX_TICKS:
+    if len(points) <= MAX_TICKS or _one_job_each(points):
         return [trace | {"error_y": _error_bars(points, colour)}]
     trace = trace | {"mode": "lines"}  # many points: markers would hide the line
     red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))

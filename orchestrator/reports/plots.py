@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from orchestrator.reports.rows import parameter_columns, parameter_name
+from orchestrator.text import duration_text
 from puzzles.algorithms import ALGORITHMS
 
 if TYPE_CHECKING:
@@ -32,9 +33,10 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 # (slug, metric column, y-axis label, title noun) of the figures per numeric parameter.
+TIME_AXIS = "time (s)"
 METRICS = (
     ("moves", "moves", "solution length (moves)", "solution length"),
-    ("time", "elapsed_s", "time (s)", "time"),
+    ("time", "elapsed_s", TIME_AXIS, "time"),
     ("expanded", "expanded", "states expanded", "states expanded"),
 )
 DPI = 100
@@ -44,6 +46,7 @@ FIGSIZE = (8.0, 4.5)
 LOG_SPAN = 100.0  # a logarithmic metric axis when the values span more than two decades
 X_LOG_SPAN = 20.0  # a logarithmic parameter axis from k = 1, 2, 5, 10, 20 on
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+STEPS = tuple(m * 10**e for e in range(12) for m in (1, 2, 5))  # 1, 2, 5, 10, 20, 50, ...: ticks of integers
 LINESTYLES = ("-", "--", ":", "-.")
 
 
@@ -153,18 +156,21 @@ def _parameter_figures(rows: pd.DataFrame, param: str) -> list[tuple[str, Figure
 
 
 def _lines(ax: Axes, data: pd.DataFrame, param: str, keys: list[str], metric: str, band: bool) -> None:
-    """A line per group of `keys`: the mean of `metric` per value of `param`, with a min–max band."""
+    """A line per group of `keys`: the mean of `metric` per value of `param`, with a min–max band; the line breaks
+    where a value has none. Points alone (a line would zigzag) where every value has one job at most."""
     boards = sorted(data["board"].astype(str).unique())
     colours = _colours(len(boards))
     variants: dict[tuple, int] = {}
+    xs = np.sort(data[param].dropna().unique())
     for key, group in data.groupby(keys, dropna=False, sort=True):
         key = key if isinstance(key, tuple) else (key,)
         variant = variants.setdefault(key[1:], len(variants))
         colour = colours[boards.index(str(key[0]))]
-        stats = group.groupby(param)[metric].agg(["mean", "min", "max"]).sort_index()
+        stats = group.groupby(param)[metric].agg(["mean", "min", "max", "count"]).reindex(xs)
         x = stats.index.to_numpy(dtype=float)
+        alone = bool(stats["count"].fillna(0).le(1).all())
         ax.plot(x, stats["mean"].to_numpy(dtype=float), color=colour, marker=MARKERS[variant % len(MARKERS)],
-                linestyle=LINESTYLES[variant % len(LINESTYLES)], label=_line_label(keys, key))
+                linestyle="none" if alone else LINESTYLES[variant % len(LINESTYLES)], label=_line_label(keys, key))
         if band and (stats["max"] > stats["min"]).any():
             ax.fill_between(x, stats["min"].to_numpy(dtype=float), stats["max"].to_numpy(dtype=float),
                             color=colour, alpha=0.15, linewidth=0)
@@ -191,9 +197,41 @@ def _finish(ax: Axes, param: str, ylabel: str, title: str, x: pd.Series, y: pd.S
         ax.set_xticks(values)
         ax.set_xticklabels([value_text(value) for value in values])
         ax.minorticks_off()
+    elif len(values):
+        _parameter_ticks(ax, values)
     if y is not None and spans_decades(y.dropna().to_numpy(dtype=float)):
         ax.set_yscale("log")
+    if ylabel == TIME_AXIS:
+        _time_ticks(ax)
     _legend(ax)
+
+
+def _time_ticks(ax: Axes) -> None:
+    """A time axis written as the tables write times: `85 µs`, `12.5 ms`, `2.00 s`."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    ax.set_ylabel("time")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: duration_text(value) if value > 0 else "0"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+
+
+def _parameter_ticks(ax: Axes, values: np.ndarray) -> None:
+    """Many values of a parameter: integer ticks (1, 2, 5, 10, ... on a log axis) for integers, written as values
+    (`3`, never `3×10⁰`)."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullFormatter
+
+    integer = all(float(value).is_integer() for value in values)
+    if integer and ax.get_xscale() == "log":
+        ax.xaxis.set_major_locator(FixedLocator(log_ticks(values)))
+    elif integer:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: value_text(value)))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def log_ticks(values: np.ndarray) -> list[int]:
+    """1, 2, 5, 10, 20, 50, ... within the values' range: the ticks of a logarithmic axis of integers."""
+    return [step for step in STEPS if values.min() <= step <= values.max()]
 
 
 # Algorithm comparison bar charts ---------------------------------------------------------------
@@ -244,8 +282,10 @@ def _comparison_figures(rows: pd.DataFrame) -> list[tuple[str, Figure]]:
 
 
 def with_metrics(rows: pd.DataFrame) -> pd.DataFrame:
-    """`rows` with numeric metric columns; `solved` is 1/0 for finished jobs, NaN for unfinished ones."""
+    """`rows` with numeric metric columns; `solved` is 1/0 for finished jobs, NaN for unfinished ones and for those
+    proved unsolvable (a proof is no failure)."""
     finished = rows["outcome"].notna() if "outcome" in rows.columns else pd.Series(False, index=rows.index)
+    finished &= rows["outcome"].ne("unsolvable") if "outcome" in rows.columns else finished
     solved = (rows["outcome"] == "solved") if "outcome" in rows.columns else pd.Series(False, index=rows.index)
     out = rows.assign(solved=solved.astype(float).where(finished))
     for column in ("moves", "elapsed_s", "expanded"):

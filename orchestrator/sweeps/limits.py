@@ -5,12 +5,14 @@ import re
 from typing import Any
 
 from orchestrator.sweeps.grid import flag_name
+from orchestrator.text import bytes_text, cell, count_text, duration_text
 from puzzles.errors import PuzzleError
 from puzzles.textio import brief, quote
 
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([kmgt]?)i?b?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 MAX_LIMITS = {"time_limit": 1e9, "max_nodes": 2**62, "memory_limit": 2**50}  # 31 years, 4.6e18 states, 1 PiB
+LIMIT_WRITERS = {"time_limit": duration_text, "max_nodes": count_text, "memory_limit": bytes_text}
 
 
 def parse_size(text: str) -> int:
@@ -47,6 +49,6 @@ def checked_limits(limits: dict[str, Any]) -> dict[str, Any]:
 
 
 def limits_text(limits: dict[str, Any]) -> str:
-    """The limits given, as `name=value` pairs, or "none"."""
+    """The limits given, as `name=value` pairs written as every output writes them (`memory_limit=2 GiB`), or "none"."""
     given = {name: value for name, value in limits.items() if value is not None}
-    return ", ".join(f"{name}={value}" for name, value in sorted(given.items())) or "none"
+    return ", ".join(f"{name}={LIMIT_WRITERS.get(name, cell)(value)}" for name, value in sorted(given.items())) or "none"

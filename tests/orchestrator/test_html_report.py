@@ -9,7 +9,8 @@ import plotly.graph_objects as go
 import pytest
 
 from orchestrator.publish import interactive
-from orchestrator.publish.html_report import format_cell, html_report, summary_table
+from orchestrator.publish.html_report import html_report, summary_table
+from orchestrator.text import cell
 from tests.browser import browser_page, plotted
 from tests.orchestrator.clirun import ok, orchestrate
 from tests.orchestrator.handmade import NAME, SOLUTIONS, VEHICLES, beam_sweep
@@ -34,7 +35,7 @@ def figures_of(text: str) -> list[dict]:
 
 
 def test_cells_are_formatted_for_reading():
-    assert [format_cell(v) for v in (np.nan, None, 3, 1234567, 12.0, 28.5, 0.0123449, 123456.7, True)] == [
+    assert [cell(v) for v in (np.nan, None, 3, 1234567, 12.0, 28.5, 0.0123449, 123456.7, True)] == [
         "–", "–", "3", "1,234,567", "12", "28.5", "0.01234", "123,457", "yes"]
 
 

@@ -12,13 +12,6 @@
     if (when.toDateString() === new Date().toDateString()) { return clock; }
     return when.getFullYear() + "-" + pad(when.getMonth() + 1) + "-" + pad(when.getDate()) + " " + clock;
   }
-  function duration(seconds) {
-    if (seconds === null || seconds === undefined) { return "–"; }
-    if (seconds < 1) { return Math.round(seconds * 1000) + " ms"; }
-    if (seconds < 120) { return seconds.toFixed(1) + " s"; }
-    var minutes = Math.round(seconds / 60);
-    return minutes < 120 ? minutes + " min" : (minutes / 60).toFixed(1) + " h";
-  }
 
   /* A table of `rows` with `columns` ([heading, cell(row) -> text or Node]) into the element with id `id`. */
   function table(id, columns, rows, empty) {
@@ -65,7 +58,7 @@
     ["job", function (r) { return r.id; }], ["sweep", function (r) { return sweepLink(r.sweep); }, "text"],
     ["board", function (r) { return r.board; }, "text"], ["algorithm", function (r) { return r.algorithm; }, "text"],
     ["outcome", function (r) { return r.outcome; }, "text"], ["moves", function (r) { return r.moves; }],
-    ["time", function (r) { return duration(r.elapsed_s); }], ["host", function (r) { return r.host; }, "text"],
+    ["time", function (r) { return r.time; }], ["host", function (r) { return r.host; }, "text"],
     ["finished", function (r) { return time(r.finished_at); }], ["reason", function (r) { return r.reason; }, "text"],
   ];
 
