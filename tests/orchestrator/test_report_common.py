@@ -32,7 +32,7 @@ def solved(moves: int, elapsed: float = 1.0) -> JobResult:
 FAILED = JobResult(outcome="failed", expanded=3, elapsed_s=0.01, reason="beam emptied")
 
 
-def stored(url: str, name: str, boards_dir, grid: SweepGrid, outcome: Outcomes) -> pd.DataFrame:
+def stored(url: str, name: str, boards_dir, grid: SweepGrid, outcome: Outcomes, *, repeats: bool = False) -> pd.DataFrame:
     """Sweep `name` of `grid` on BOARDS with each job's result from `outcome`; its rows."""
     upgrade(url)
     db = connect(url)
@@ -41,7 +41,8 @@ def stored(url: str, name: str, boards_dir, grid: SweepGrid, outcome: Outcomes) 
     sweep_id, _ = store_plan(db, plan)
     names = {board.id: board.name for board in boards}
     ids = unfinished_jobs(db, sweep_id)
-    record(db, [(job_id, outcome(names[job["board_id"]], job["params"], job["seed"])) for job_id, job in zip(ids, plan.jobs)])
+    record(db, [(job_id, outcome(names[job["board_id"]], job["params"], job["repeat"] if repeats else job["seed"]))
+                for job_id, job in zip(ids, plan.jobs)])
     return report_rows.load_rows(db, find_sweep(db, name))
 
 
@@ -122,3 +123,20 @@ def test_compare_ratios_are_over_the_boards_both_sides_solved(url, boards_dir):
     assert table.loc[1, "common"] == 1 and table.loc[1, "units"] == 2
     assert table.loc[1, "solved_share second"] == 0.5
     assert not math.isnan(table.loc[1, "moves_mean p second"]) or True
+
+
+def test_compare_stars_only_what_survives_the_false_discovery_rate(url, boards_dir):
+    grid = SweepGrid(["beam"], {"k": [1, 2, 3, 4, 5]}, repeat=3)
+
+    def second(board: str, params: dict, repeat: int | None) -> JobResult:  # k = 1 on the first board: 3 moves more
+        return solved(20 + repeat + (3 if params["k"] == 1 and board == BOARDS[0] else 0))
+
+    first = stored(url, "first", boards_dir, grid, lambda board, params, repeat: solved(20 + repeat), repeats=True)
+    other = stored(url, "second", boards_dir, grid, second, repeats=True)
+    table = compare({"first": first, "second": other}, ["k", "board"])
+    p, q = table["moves_mean p second"], table["moves_mean q second"]
+    assert p.iloc[0] < 0.05 < q.iloc[0] and q.iloc[0] == pytest.approx(p.iloc[0] * len(table))  # Benjamini–Hochberg
+    result = CliRunner().invoke(app, ["compare", "first", "second", "--by", "k,board", "--db", url])
+    assert result.exit_code == 0, result.output
+    assert " *" not in result.stdout and "q 0.2" in result.stdout  # today: "p 0.021 *"
+    assert "Welch's t-test" in result.stderr and "Benjamini–Hochberg" in result.stderr
