@@ -50,6 +50,7 @@ class Algorithm:
     randomized: bool = False
     optimal: bool = False  # finds a shortest solution (with an admissible heuristic, if it takes one)
     internal: bool = False  # run by a command for its jobs (split's subtrees), never offered to choose
+    compile_s: int = 40  # about how long its kernels take to compile, the first time on a machine (2 quiet cores)
 
     @property
     def search(self) -> Callable[..., "SearchReport"]:
@@ -65,20 +66,26 @@ _HEURISTIC_HELP = ("the heuristic: Rush Hour blockers, blockers-lb, blocking-tre
                    " N-puzzle misplaced, manhattan, linear-conflict, pdb, pdb-max")
 _PDB = Param(None, str, "the N-puzzle's pattern databases for pdb and pdb-max: group sizes (6-6-3) or tile groups"
              " (1 2 3/4 5 6 7 8); default: the board size's")
+_MEMO = Param(None, bool, "keep a memo of each state searched and the moves it was searched with, as Fogleman's solver"
+              " does: a state already searched as deep is not searched again (a table bounded by --memory-limit);"
+              " default: on for Rush Hour, off for the N-puzzle (its IDA* then plays its moves in place, faster)")
 _MAX_PROCESSES = 256  # layered's processes: forked by the job itself, each with a table of its own
 ALGORITHMS: dict[str, Algorithm] = {
-    "random": Algorithm("randomwalk", "uniformly random legal moves until solved", {"max_steps": _MAX_STEPS}, True),
+    "random": Algorithm("randomwalk", "uniformly random legal moves until solved", {"max_steps": _MAX_STEPS}, True,
+                        compile_s=20),
     "spr": Algorithm(
         "spr",
         "Shortened-Path Random: batches of random runs compressed by BFS over their union graph",
         {"batches": Param(10, int, "batches of random runs", 1), "batch_size": Param(10, int, "random runs per batch", 1),
          "max_steps": _MAX_STEPS},
         True,
+        compile_s=45,
     ),
-    "iddfs": Algorithm("iddfs", "iterative deepening depth-first search", optimal=True),
+    "iddfs": Algorithm("iddfs", "iterative deepening depth-first search", {"memo": _MEMO}, optimal=True),
     "bfs": Algorithm(
         "bfs", "breadth-first search",
         {"exhaustive": Param(False, bool, "search every reachable state, not just up to the goal")}, optimal=True,
+        compile_s=20,
     ),
     "beam": Algorithm(
         "beam", "beam search keeping the k best boards per depth",
@@ -89,7 +96,8 @@ ALGORITHMS: dict[str, Algorithm] = {
     ),
     "idastar": Algorithm(
         "idastar", "IDA*: iterative deepening on g + h",
-        {"heuristic": Param(DEFAULT_HEURISTIC, str, _HEURISTIC_HELP), "pdb": _PDB}, optimal=True,
+        {"heuristic": Param(DEFAULT_HEURISTIC, str, _HEURISTIC_HELP), "pdb": _PDB, "memo": _MEMO}, optimal=True,
+        compile_s=60,
     ),
     "idastar-subtree": Algorithm(
         "subtree", "one IDA* iteration below a path: a job of a split search (orchestrate split)",
@@ -121,14 +129,25 @@ ALGORITHMS: dict[str, Algorithm] = {
 OFFERED = tuple(name for name, entry in ALGORITHMS.items() if not entry.internal)  # the algorithms a user chooses from
 
 
-def with_domain_heuristic(problem: "Problem", algorithm: str, values: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
-    """`values` with the domain's default heuristic where none was given and the algorithm's default is foreign to it.
+def compiling_notice(algorithm: str) -> str:
+    """What a command says while `algorithm`'s kernels compile: the first run on a machine sits silent that long."""
+    return f"compiling the search kernels, once per machine: about {find_algorithm(algorithm).compile_s} s"
+
+
+def with_domain_defaults(problem: "Problem", algorithm: str, values: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+    """`values` with the domain's defaults where the algorithm's are foreign to it or its own: heuristic and memo.
 
     The algorithms' defaults are Rush Hour heuristics; an N-puzzle run without
     `heuristic` gets the N-puzzle's default instead of an error. The heuristic's
     options left out are filled with the domain's defaults for the board (the
-    pattern databases of its size), so that a result names what it used.
+    pattern databases of its size), so that a result names what it used. A
+    depth-first search not told whether to keep a memo keeps one (`memo`
+    true) where the domain's states recur (`problem.memo_by_default`: Rush
+    Hour); elsewhere it keeps none, `memo` left out as jobs planned before the
+    memo have it.
     """
+    if "memo" in find_algorithm(algorithm).params and "memo" not in values and problem.memo_by_default:
+        values = {**values, "memo": True}
     if "heuristic" not in values:
         return values
     if "heuristic" not in given and values["heuristic"] not in problem.heuristic_names:

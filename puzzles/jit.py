@@ -11,17 +11,21 @@ second, so the rest of the package (formats, the algorithm table) does without.
 """
 
 import atexit
+import fcntl
 import hashlib
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numba as nb
+from numba.core import event
 
 PACKAGE = Path(__file__).resolve().parent
 
-__all__ = ["nb", "source_digest", "writable_cache"]
+__all__ = ["compile_lock", "nb", "on_compiling", "source_digest", "writable_cache"]
 
 
 def source_digest(package: Path = PACKAGE) -> str:
@@ -49,3 +53,45 @@ def writable_cache(folder: Path) -> str:
 
 if not nb.config.CACHE_DIR:
     nb.config.CACHE_DIR = writable_cache(Path.home() / ".cache" / "slidelab" / "numba" / source_digest())
+
+
+class _FirstCompile(event.Listener):
+    """Calls `say` once, as numba starts compiling a function (loading one from the cache is no compilation)."""
+
+    def __init__(self, say: Callable[[], None]):
+        self.say: Callable[[], None] | None = say
+
+    def on_start(self, event: event.Event) -> None:
+        if self.say is not None:
+            say, self.say = self.say, None
+            say()
+
+    def on_end(self, event: event.Event) -> None:
+        pass
+
+
+@contextmanager
+def on_compiling(say: Callable[[], None] | None) -> Iterator[None]:
+    """Within the block, call `say` once if numba compiles anything (None: nothing to say)."""
+    if say is None:
+        yield
+        return
+    with event.install_listener("numba:compile", _FirstCompile(say)):
+        yield
+
+
+@contextmanager
+def compile_lock() -> Iterator[None]:
+    """Hold the lock of the compiled-code cache: the processes of a machine compile one at a time.
+
+    Several processes that start the same algorithm at once (a local pool, a
+    worker's threads) would each compile it, side by side (and numba's cache is
+    not safe for that: numba/numba#4807). Under the lock the first compiles
+    and writes the cache; the others wait, then load it.
+    """
+    with open(Path(nb.config.CACHE_DIR) / ".compile.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)

@@ -46,6 +46,7 @@ class Problem(Protocol):
     heuristic_names: tuple[str, ...]  # what `heuristic` accepts
     admissible_heuristics: tuple[str, ...]  # those that never overestimate
     default_heuristic: str  # used when an algorithm's own default is not one of them
+    memo_by_default: bool  # depth-first searches keep a memo of the states searched unless told (its states recur)
 
     def start_key(self) -> np.ndarray:
         """The start state as a key of `kernels.key_words` words."""

@@ -7,9 +7,11 @@ parameters are checked against it here, at the boundary.
 import resource
 import secrets
 import time
+from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
-from puzzles.algorithms import HEURISTIC_OPTIONS, PROBLEM_OPTIONS, SEEDS, WEIGHTS, bind_params, find_algorithm, heuristic_options, with_domain_heuristic
+from puzzles.algorithms import HEURISTIC_OPTIONS, PROBLEM_OPTIONS, SEEDS, WEIGHTS, bind_params, find_algorithm, heuristic_options, with_domain_defaults
 from puzzles.errors import PuzzleError
 from puzzles.problem import Problem
 from puzzles.result import Limits, Outcome, SearchReport, SolveResult, findings_of
@@ -21,18 +23,21 @@ def solve(
     params: dict[str, Any] | None = None,
     limits: Limits = Limits(),
     seed: int | None = None,
+    on_compile: Callable[[], None] | None = None,
 ) -> SolveResult:
     """Run `algorithm` on `problem`; PuzzleError for an unknown algorithm or a bad parameter.
 
     A randomized algorithm without a seed draws one and reports it, so every run
     can be repeated. The wall and CPU times are the search's alone: compiling
     (or loading) the kernels and building (or loading) the heuristic's tables
-    is timed apart, as the warm-up. The peak memory is this search's own where
-    Linux can reset the process's peak.
+    is timed apart, as the warm-up; `on_compile` is called once if it
+    compiles (the first run of the algorithm on a machine), not if it loads
+    them from the cache. The peak memory is this search's own where Linux can
+    reset the process's peak.
     """
     entry = find_algorithm(algorithm)
     values = bind_params(algorithm, params or {})
-    values = with_domain_heuristic(problem, algorithm, values, given=params or {})
+    values = with_domain_defaults(problem, algorithm, values, given=params or {})
     if entry.randomized:
         seed = secrets.randbelow(SEEDS) if seed is None else seed
         if not 0 <= seed < SEEDS:
@@ -42,8 +47,7 @@ def solve(
                            seed=seed if entry.randomized else None,
                            reason="unsolvable by the parity of the board: nothing searched")
     warming = time.perf_counter()
-    arguments = _search_arguments(problem, values, seed if entry.randomized else None)
-    entry.search(problem, Limits(max_nodes=0), **arguments)  # compile or load the kernels first
+    arguments = _warmed_up(problem, algorithm, values, seed if entry.randomized else None, on_compile)
     warmup = time.perf_counter() - warming
     _reset_peak_memory()
     started, cpu_started = time.perf_counter(), time.process_time()
@@ -69,6 +73,22 @@ def solve(
         seed=seed if entry.randomized else None,
         move_codes=report.path,
     )
+
+
+_WARM: set[tuple[str, str, Any]] = set()  # the (domain, algorithm, heuristic) whose kernels this process has
+
+
+def _warmed_up(problem: Problem, algorithm: str, values: dict[str, Any], seed: int | None,
+               on_compile: Callable[[], None] | None) -> dict[str, Any]:
+    """The search's arguments, its kernels compiled or loaded first (a search of no nodes), one process at a time."""
+    from puzzles.jit import compile_lock, on_compiling  # numba, imported once a search runs
+
+    kind = (type(problem).__name__, algorithm, values.get("heuristic"))
+    with nullcontext() if kind in _WARM else compile_lock(), on_compiling(on_compile):
+        arguments = _search_arguments(problem, values, seed)
+        find_algorithm(algorithm).search(problem, Limits(max_nodes=0), **arguments)
+    _WARM.add(kind)
+    return arguments
 
 
 def _reset_peak_memory() -> None:

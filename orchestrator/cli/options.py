@@ -205,7 +205,7 @@ def with_parameters(*, grid: bool) -> Callable[[Callable], Callable]:
         @functools.wraps(command)
         def wrapper(**values: Any) -> Any:
             given = {name: values.pop(name) for name in _PARAMETERS}
-            params = {name: value for name, value in given.items() if value is not None and value is not False}
+            params = {name: value for name, value in given.items() if value is not None}
             return command(**values, params=params)
 
         own = [param for param in inspect.signature(command).parameters.values() if param.name != "params"]
@@ -253,9 +253,8 @@ def _option(name: str, grid: bool) -> inspect.Parameter:
     if grid:
         kind, default = str | None, None
         help_text += "; values such as 1..50, 1..50:5 or a comma list"
-    elif param.kind is bool:
-        kind, default = bool, False
     else:
         kind, default = param.kind | None, None
-    option = typer.Option(flag, help=help_text, rich_help_panel=PARAMETER_PANEL, show_default=False)
+    flags = f"{flag}/--no-{flag[2:]}" if param.kind is bool and not grid else flag  # --memo/--no-memo
+    option = typer.Option(flags, help=help_text, rich_help_panel=PARAMETER_PANEL, show_default=False)
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[kind, option])

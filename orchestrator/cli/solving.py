@@ -1,12 +1,14 @@
 """`orchestrate solve` and `orchestrate demo`: searches in this process, without a database."""
 
 import json
+import sys
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
 
 from orchestrator.cli.options import GoalOption, MaxNodesOption, MemoryLimitOption, TimeLimitOption, configured, user_errors, with_parameters
-from puzzles.algorithms import ALGORITHMS, OFFERED
+from puzzles.algorithms import ALGORITHMS, OFFERED, compiling_notice
 from puzzles.errors import PuzzleError
 
 app = typer.Typer()
@@ -59,7 +61,8 @@ def solve_command(
         problem = load_problem(board, size=size, move_model=params.get("move_model") or "slide", goal=goal)
         limits = job_limits(time_limit, max_nodes, memory_limit)
         with memory_cap(limits["memory_limit"]), show.search_log():
-            result = solve(problem, algo, params, Limits(max_nodes=max_nodes, time_limit=time_limit), seed=seed)
+            result = solve(problem, algo, params, Limits(max_nodes=max_nodes, time_limit=time_limit), seed=seed,
+                           on_compile=compile_notice(algo))
         if as_json:
             typer.echo(json.dumps({**result.to_dict(), "solution": problem.json_solution(result.solution)}))
             return
@@ -68,6 +71,13 @@ def solve_command(
                 raise PuzzleError("--show draws Rush Hour boards only")
             show.print_frames(problem, result, Console(highlight=False))
         typer.echo(show.summary(result))
+
+
+def compile_notice(algorithm: str) -> Callable[[], None] | None:
+    """What to call should the kernels compile: say so on stderr, when it is a terminal (a script's output stays clean)."""
+    if not sys.stderr.isatty():
+        return None
+    return lambda: typer.echo(compiling_notice(algorithm), err=True)
 
 
 @app.command("demo")

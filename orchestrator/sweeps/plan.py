@@ -17,7 +17,7 @@ from orchestrator.boards import catalogue
 from orchestrator.sweeps.grid import SweepGrid, combinations, flag_name, grid_size, grids_json, stored_grid, values_text
 from orchestrator.sweeps.limits import checked_limits, limits_text
 from orchestrator.sweeps.sources import load_boards
-from puzzles.algorithms import PROBLEM_OPTIONS, SEEDS, find_algorithm, heuristic_options, with_domain_heuristic
+from puzzles.algorithms import PROBLEM_OPTIONS, SEEDS, find_algorithm, heuristic_options, with_domain_defaults
 from puzzles.domains import Instance, problem_for
 from puzzles.errors import PuzzleError
 from puzzles.textio import quote
@@ -103,7 +103,7 @@ def plan_sweep(name: str, boards: list[Instance], grid: SweepGrid, limits: dict[
     for board in boards:
         for algorithm, bound in points:
             randomized = find_algorithm(algorithm).randomized
-            values = with_domain_heuristic(problems[board.id], algorithm, bound, given=grid.params)
+            values = with_domain_defaults(problems[board.id], algorithm, bound, given=grid.params)
             _check_heuristic(board, problems[board.id], values, checked)
             _check_move_model(board, values, checked)
             key_text = canonical_params(values)

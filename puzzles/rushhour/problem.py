@@ -26,6 +26,7 @@ class RushHourProblem:
     heuristic_names: tuple[str, ...] = heuristics.HEURISTICS
     admissible_heuristics: tuple[str, ...] = ("blockers", "blockers-lb", "blocking-tree")
     default_heuristic = "blockers-lb"
+    memo_by_default = True  # a board is reached by many orders of the same moves
 
     def __init__(self, board: RushHourBoard, move_model: str = "slide"):
         if move_model not in MOVE_MODELS:

@@ -4,11 +4,12 @@ Depth-first searches bounded by f, each bound the least f the last search saw
 beyond its own. Optimal with an admissible heuristic, and its memory is the
 path.
 
-Where the domain keeps a board in place (`kernels.has_in_place`, the N-puzzle),
-the search makes and undoes moves on that one board and each move updates the
-heuristic for what it changed: nothing is allocated or copied per node. Other
-domains (Rush Hour) run IDDFS's loop over keys (`puzzles.search.iddfs`),
-informed by the heuristic.
+Where the domain keeps a board in place (`kernels.has_in_place`, the N-puzzle)
+and no memo is asked for, the search makes and undoes moves on that one board
+and each move updates the heuristic for what it changed: nothing is allocated
+or copied per node. Otherwise (Rush Hour, whose states recur by many paths)
+it runs IDDFS's loop over keys (`puzzles.search.iddfs`), informed by the
+heuristic, with its memo of the states searched.
 """
 
 import numpy as np
@@ -199,10 +200,14 @@ def entries(code: int) -> tuple:
     return _ENTRIES.setdefault(code, _entry(code))
 
 
-def search(problem: Problem, limits_: Limits, heuristic: Heuristic) -> SearchReport:
-    """IDA* with `heuristic`; optimal in moves when it is admissible. The last bound is in `extra`."""
-    if not has_in_place(heuristic.spec):
-        return iddfs.run(problem, limits_, heuristic)
+def search(problem: Problem, limits_: Limits, heuristic: Heuristic, memo: bool = False) -> SearchReport:
+    """IDA* with `heuristic`, and a memo of the states searched if `memo`; optimal in moves when it is admissible.
+
+    The last bound is in `extra`. Without a memo, a domain that keeps its board
+    in place runs the in-place search.
+    """
+    if memo or not has_in_place(heuristic.spec):
+        return iddfs.run(problem, limits_, heuristic, memo)
     max_nodes, deadline = limits.budget(limits_)
     status_code, moves, counters, bound = entries(heuristic.code)[0](
         heuristic.spec, problem.start_key(), problem.kernels.max_branching, max_nodes, deadline

@@ -1,13 +1,17 @@
 """Iterative deepening: depth-first search to depth limits 0, 1, 2, ... until a goal is found.
 
-Optimal in moves, and it keeps no set of visited states: its memory is the
-stack, one buffer of children per depth. The price is time: every iteration
-walks the whole tree again, and a board reached by many paths is searched once
-per path. The only pruning is generic: a child equal to its grandparent (the
-move undone) is skipped. If an iteration finds no node at its depth limit, the
-tree is exhausted and the goal unreachable; otherwise only the node and time
-limits stop the search. No state is stored beyond the stack (`stored` is 0);
-`max_frontier` is the most children waiting on the stack at once.
+Optimal in moves. Its memory is the stack, one buffer of children per depth,
+and, unless told otherwise, a memo (`puzzles.memo`, as in Fogleman's Rush Hour
+solver): each state searched, with the iteration and the moves left then, so
+that a board reached again with no more moves left is not searched again.
+Without the memo (`memo=False`, the textbook search) every iteration walks the
+whole tree again, and a board reached by many paths is searched once per path:
+exponentially often on Rush Hour, where the same moves in another order reach
+the same board. Either way a child equal to its grandparent (the move undone)
+is skipped. If an iteration finds no node beyond its limit, everything
+reachable was searched and the goal is unreachable; otherwise only the node
+and time limits stop the search. `stored` is the states in the memo (0
+without one); `max_frontier` is the most children waiting on the stack at once.
 """
 
 from typing import NamedTuple
@@ -16,20 +20,26 @@ import numpy as np
 
 from puzzles import limits
 from puzzles.jit import nb
-from puzzles.kernels import expand, heuristic, is_goal, workspace
-from puzzles.nodestore import same_rows
+from puzzles.kernels import child_heuristics, expand, heuristic, is_goal, workspace
+from puzzles.memo import FIRST_CAPACITY, NEW, SEARCHED_BEFORE, STORED, key_hash, new_memo, prefetch_slot, remember
 from puzzles.problem import Heuristic, Problem
 from puzzles.result import Limits, SearchReport
 
+NO_BOUND = np.iinfo(np.int64).max
+EXPANDED, GENERATED, MAX_FRONTIER = range(3)  # the counters a bounded search keeps
+
 
 class Stack(NamedTuple):
-    """Row d: the nodes at depth d waiting or taken (row 0 holds the start), their moves, how many, how many taken.
+    """Row d: the nodes at depth d waiting or taken (row 0 holds the start), their moves, heuristic values and hashes,
+    how many, how many taken.
 
     The node on the current path at depth d is `children[d, taken[d] - 1]`.
     """
 
     children: np.ndarray
     moves: np.ndarray
+    h: np.ndarray  # the heuristic of each child, for an informed search
+    hashes: np.ndarray  # the hash of each child, for the memo
     count: np.ndarray  # type: ignore[assignment]  # shadows tuple.count, read as stack.count by the kernels
     taken: np.ndarray
 
@@ -40,6 +50,8 @@ def _new_stack(rows, max_branching, key_words):
     return Stack(
         np.empty((rows, max_branching, key_words), dtype=np.uint64),
         np.empty((rows, max_branching), dtype=np.int64),
+        np.zeros((rows, max_branching), dtype=np.int64),
+        np.zeros((rows, max_branching), dtype=np.uint64),
         np.zeros(rows, dtype=np.int64),
         np.zeros(rows, dtype=np.int64),
     )
@@ -53,22 +65,44 @@ def _deep_enough(stack, rows):
     return _new_stack(2 * rows, stack.children.shape[1], stack.children.shape[2])
 
 
+@nb.njit(inline="always", cache=True)
+def _undoes(children, depth, row, grandparent):
+    """True if the node in `row` at `depth` is its grandparent (the move undoes its parent's move)."""
+    for w in range(children.shape[2]):
+        if children[depth, row, w] != children[depth - 2, grandparent, w]:
+            return False
+    return True
+
+
 @nb.njit(cache=True)
-def _bounded(spec, work, stack, bound, informed, code, hargs, expanded, generated, max_frontier, max_nodes, deadline):
+def _bounded(spec, work, stack, bound, informed, code, hargs, counters, memo, fill, max_nodes, deadline):
     """Depth-first search from the start in `stack` row 0, expanding nodes whose f stays within `bound`.
 
     f = depth + max(h, 1) for a node that is not a goal (it needs one more move
     at least), with h the heuristic if `informed`, else 0: without a heuristic
-    the bound is a plain depth limit. Returns (status, goal depth, next bound,
-    expanded, generated, max frontier): SOLVED with the path on the stack, a
-    limit, FAILED with the least f beyond the bound, or UNSOLVABLE if nothing
-    lay beyond it.
+    the bound is a plain depth limit. `counters` holds expanded, generated and
+    max frontier (updated in place). With a `memo` (of any capacity), a node
+    already searched with as many moves left is not searched again. Returns
+    (status, goal depth, next bound, memo): SOLVED with the path on the stack,
+    a limit, FAILED with the next bound, or UNSOLVABLE if nothing lay beyond it.
+
+    The next bound stays optimal: it is the least f beyond the bound, or for a
+    node skipped because an earlier iteration searched it with b moves left,
+    depth + b + 1, since no solution through it is shorter; a node skipped for
+    this iteration's own search lies under that search's frontier, already
+    counted. So no solution is shorter than the next bound.
     """
     stack.count[0] = 1
     stack.taken[0] = 0
+    if informed:
+        stack.h[0, 0] = heuristic(spec, work, code, hargs, stack.children[0, 0], 0)
+    stack.hashes[0, 0] = key_hash(stack.children, 0, 0)
+    rows = np.arange(stack.children.shape[1])
     depth = 0
     frontier = 1
-    next_bound = np.iinfo(np.int64).max
+    expanded, generated, max_frontier = counters[EXPANDED], counters[GENERATED], counters[MAX_FRONTIER]
+    next_bound = NO_BOUND
+    status = limits.FAILED
     while depth >= 0:
         if stack.taken[depth] == stack.count[depth]:
             depth -= 1
@@ -76,44 +110,65 @@ def _bounded(spec, work, stack, bound, informed, code, hargs, expanded, generate
         row = stack.taken[depth]
         stack.taken[depth] += 1
         frontier -= 1
+        if depth >= 2 and _undoes(stack.children, depth, row, stack.taken[depth - 2] - 1):
+            continue
         node = stack.children[depth, row]
-        if depth >= 2 and same_rows(stack.children[depth - 2], stack.taken[depth - 2] - 1, stack.children[depth], row):
-            continue  # the move undoes its parent's move
         if is_goal(spec, node):
-            return limits.SOLVED, depth, bound, expanded, generated, max_frontier
-        f = depth + max(heuristic(spec, work, code, hargs, node, stack.count[depth]) if informed else 0, 1)
+            status = limits.SOLVED
+            break
+        f = depth + max(stack.h[depth, row], 1)
         if f > bound:
             next_bound = min(next_bound, f)
             continue
-        stop = limits.exceeded(expanded, max_nodes, deadline)
-        if stop:
-            return stop, depth, bound, expanded, generated, max_frontier
+        if memo.shape[0]:
+            memo, found, searched = remember(memo, fill, stack.children, depth, row, stack.hashes[depth, row], bound,
+                                             bound - depth)
+            if found == SEARCHED_BEFORE:
+                next_bound = min(next_bound, depth + searched + 1)
+            if found != NEW:
+                continue
+        status = limits.exceeded(expanded, max_nodes, deadline)
+        if status:
+            break
         expanded += 1
         depth += 1
-        stack.count[depth] = expand(spec, work, node, stack.children[depth], stack.moves[depth])
+        n = expand(spec, work, node, stack.children[depth], stack.moves[depth])
+        if informed:
+            child_heuristics(spec, work, code, hargs, node, stack.children[depth], stack.moves[depth], rows, n, n,
+                             stack.h[depth])
+        for child in range(n if memo.shape[0] else 0):
+            if depth + max(stack.h[depth, child], 1) <= bound:  # it may be looked up: start loading its slot
+                stack.hashes[depth, child] = key_hash(stack.children, depth, child)
+                prefetch_slot(memo, stack.hashes[depth, child])
+        stack.count[depth] = n
         stack.taken[depth] = 0
-        generated += stack.count[depth]
-        frontier += stack.count[depth]
+        generated += n
+        frontier += n
         max_frontier = max(max_frontier, frontier)
-    found = next_bound < np.iinfo(np.int64).max
-    return limits.FAILED if found else limits.UNSOLVABLE, depth, next_bound, expanded, generated, max_frontier
+    counters[EXPANDED], counters[GENERATED], counters[MAX_FRONTIER] = expanded, generated, max_frontier
+    if depth < 0:
+        status = limits.FAILED if next_bound < NO_BOUND else limits.UNSOLVABLE
+    return status, depth, next_bound, memo
 
 
 @nb.njit(cache=True)
-def deepening(spec, start, max_branching, informed, code, hargs, max_nodes, deadline):
-    """Compiled iterative deepening on f; returns (status, moves, expanded, generated, max frontier, last bound).
+def deepening(spec, start, max_branching, informed, code, hargs, memo_capacity, max_nodes, deadline):
+    """Compiled iterative deepening on f; returns (status, moves, counters, states in the memo, last bound).
 
     Shared by IDDFS (uninformed: the bound is the depth) and IDA* (informed).
+    With `memo_capacity` 0 it keeps no memo; else its memo starts with that
+    many slots and grows (`puzzles.memo`).
     """
     stack = _new_stack(16, max_branching, start.shape[0])
     work = workspace(spec)
-    expanded = generated = max_frontier = 0
+    counters = np.zeros(3, dtype=np.int64)
+    memo, fill = new_memo(start.shape[0], memo_capacity)
     bound = 0
     while True:
         stack = _deep_enough(stack, bound + 2)
         stack.children[0, 0] = start
-        status, depth, next_bound, expanded, generated, max_frontier = _bounded(
-            spec, work, stack, bound, informed, code, hargs, expanded, generated, max_frontier, max_nodes, deadline
+        status, depth, next_bound, memo = _bounded(
+            spec, work, stack, bound, informed, code, hargs, counters, memo, fill, max_nodes, deadline
         )
         if status != limits.FAILED:
             break
@@ -121,22 +176,24 @@ def deepening(spec, start, max_branching, informed, code, hargs, max_nodes, dead
     moves = np.empty(depth if status == limits.SOLVED else 0, dtype=np.int64)
     for d in range(moves.shape[0]):
         moves[d] = stack.moves[d + 1, stack.taken[d + 1] - 1]
-    return status, moves, expanded, generated, max_frontier, bound
+    return status, moves, counters, fill[STORED], bound
 
 
-def run(problem: Problem, limits_: Limits, heuristic_: Heuristic | None) -> SearchReport:
-    """Iterative deepening on depth (no heuristic) or on g + h; the report with the last bound in `extra`."""
+def run(problem: Problem, limits_: Limits, heuristic_: Heuristic | None, memo: bool) -> SearchReport:
+    """Iterative deepening on depth (no heuristic) or on g + h, with a memo or none; the last bound in `extra`."""
     max_nodes, deadline = limits.budget(limits_)
     informed = heuristic_ is not None
     spec, code, hargs = (heuristic_.spec, heuristic_.code, heuristic_.args) if heuristic_ is not None else (problem.kernels.spec, 0, np.zeros(1))
-    status_code, moves, expanded, generated, max_frontier, bound = deepening(
-        spec, problem.start_key(), problem.kernels.max_branching, informed, code, hargs, max_nodes, deadline
+    status_code, moves, counters, stored, bound = deepening(
+        spec, problem.start_key(), problem.kernels.max_branching, informed, code, hargs,
+        FIRST_CAPACITY if memo else 0, max_nodes, deadline,
     )
     outcome, reason = limits.outcome_of(status_code, limits_)
-    return SearchReport(outcome=outcome, path=[int(m) for m in moves], expanded=expanded, generated=generated,
-                        max_frontier=max_frontier, reason=reason, extra={"bound": int(bound)})
+    return SearchReport(outcome=outcome, path=[int(m) for m in moves], expanded=int(counters[EXPANDED]),
+                        generated=int(counters[GENERATED]), max_frontier=int(counters[MAX_FRONTIER]),
+                        stored=int(stored), reason=reason, extra={"bound": int(bound)})
 
 
-def search(problem: Problem, limits_: Limits) -> SearchReport:
-    """Iterative deepening depth-first search; optimal in moves."""
-    return run(problem, limits_, None)
+def search(problem: Problem, limits_: Limits, memo: bool = False) -> SearchReport:
+    """Iterative deepening depth-first search, with a memo of the states searched if `memo`; optimal in moves."""
+    return run(problem, limits_, None, memo)
