@@ -30,7 +30,7 @@ def duration_text(seconds: float) -> str:
     if seconds >= 60:
         minutes, rest = divmod(round(seconds), 60)
         return f"{minutes} min {rest:02d} s"
-    if seconds >= 1:
+    if seconds >= 1 or seconds == 0:
         return f"{seconds:.2f} s"
     if seconds >= 1e-3:
         return f"{seconds * 1e3:.3g} ms"

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from orchestrator.reports.tables import value_text
+from orchestrator.reports.tables import row_text
 from puzzles.errors import PuzzleError
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ def board_card(board: dict) -> str:
 
 def summary_table(summary: pd.DataFrame, keys: dict[str, str] | None = None) -> str:
     """The summary as a sortable, filterable table: values written as the terminal writes them
-    (`orchestrator.reports.tables.value_text`: `85 µs`, `2 GiB`, `+12.5%`), missing ones "–", key columns shown.
+    (`orchestrator.reports.tables.row_text`: `85 µs`, `2 GiB`, `+12.5%`), missing ones "–", key columns shown.
 
     `keys` maps the key columns to their headings; the other numeric columns
     are shown by the "every column" box (all are shown when `keys` is None).
@@ -129,10 +129,10 @@ def summary_table(summary: pd.DataFrame, keys: dict[str, str] | None = None) -> 
     for column, kind in kinds.items():
         label = (keys or {}).get(column, column)
         headings.append(f'<th class="{kind}" title="{html.escape(column, quote=True)}">{html.escape(label)}</th>')
-    for row in summary.itertuples(index=False):
+    for row in summary.to_dict("records"):
         cells = []
-        for column, value in zip(summary.columns, row):
-            shown = value_text(column, value)
+        for column, value in row.items():
+            shown = row_text(row, column)
             cells.append(f'<td class="{kinds[column]}"{_sort_key(value)}>{html.escape(shown)}</td>')
         bodies.append("<tr>" + "".join(cells) + "</tr>")
     tools = ('<div class="table-tools"><input type="search" placeholder="filter rows: words they hold">'

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from orchestrator.reports.comparison import COMPARED, significant
 from orchestrator.reports.rows import params_key_text
-from orchestrator.reports.summary import MIB
+from orchestrator.reports.summary import MIB, narrowed
 from orchestrator.text import (
     MISSING,
     bytes_text,
@@ -129,7 +129,7 @@ def _report_columns(summary: pd.DataFrame) -> dict[str, Column]:
     def beyond(name: str, least: int) -> bool:
         return name in summary.columns and bool(summary[name].fillna(0).gt(least).any())
 
-    beyond_common = "common" in summary.columns and bool(summary["common"].lt(summary["units"]).any())
+    beyond_common = "common" in summary.columns and narrowed(summary)
 
     columns = {
         "boards": Column("boards", _value("boards"), beyond("boards", 1)),
@@ -169,6 +169,11 @@ def _group_text(row: dict, column: str) -> str:
     """A group's value; a long one (a literal board's text) cut to GROUP_WIDTH characters, with an ellipsis."""
     text = params_key_text(row[column]) if column == "params" else cell(row[column])
     return text if len(text) <= GROUP_WIDTH else text[: GROUP_WIDTH - 1] + "…"
+
+
+def row_text(row: dict, column: str) -> str:
+    """A row's value of `column` as every output writes it: `value_text`, and `2 of 4` for the common units."""
+    return compared_text(row) if column == "common" else value_text(column, row.get(column))
 
 
 def value_text(column: str, value: Any) -> str:
