@@ -39,7 +39,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from orchestrator.publish import html_report
 from orchestrator.publish.outputs import Source, html_parts, sweep_rows
 from orchestrator.reports import rows as report_rows
-from orchestrator.reports.summary import summarize
+from orchestrator.reports.summary import compared_note, summarize
 from orchestrator.sweeps import status_view
 from orchestrator.sweeps.limits import limits_text
 from orchestrator.sweeps.lookups import find_sweep
@@ -268,7 +268,8 @@ def sweep_payload(db: Database, sweep: SweepRow) -> dict[str, Any]:
     status = sweep_status(db, sweep)
     return {
         "name": sweep.name, "refreshed": datetime.now(UTC), "pace": status_view.pace(status),
-        "header": html_report.header_list(parts.header), "notes": report_rows.notes(rows, name, groups),
+        "header": html_report.header_list(parts.header),
+        "notes": [*report_rows.notes(rows, name, groups), *compared_note(summary, rows, groups)],
         "figures": [{"title": chart.title, "figure": chart.figure} for chart in parts.charts],
         "boards": html_report.board_cards(parts.boards), "table": html_report.summary_table(parts.summary, parts.keys),
     }
