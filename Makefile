@@ -30,9 +30,11 @@ bench: $(VENV)/.stamp-test
 	$(PY) bench/cli.py
 	$(PY) bench/run.py
 	$(PY) bench/rushhour.py
+	$(PY) bench/depthfirst.py
 	$(PY) bench/runner.py
 	$(PY) bench/npuzzle.py
 	$(PY) bench/npuzzle24.py
+	$(PY) bench/demo.py
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)

@@ -25,7 +25,7 @@ from numba.core import event
 
 PACKAGE = Path(__file__).resolve().parent
 
-__all__ = ["compile_lock", "nb", "on_compiling", "source_digest", "writable_cache"]
+__all__ = ["compile_lock", "compile_lock_path", "nb", "on_compiling", "source_digest", "writable_cache"]
 
 
 def source_digest(package: Path = PACKAGE) -> str:
@@ -80,16 +80,22 @@ def on_compiling(say: Callable[[], None] | None) -> Iterator[None]:
         yield
 
 
+def compile_lock_path(kind: str) -> Path:
+    """The file whose lock is `compile_lock(kind)`'s, in the cache's folder."""
+    return Path(nb.config.CACHE_DIR) / f".compile-{hashlib.sha256(kind.encode()).hexdigest()[:16]}.lock"
+
+
 @contextmanager
-def compile_lock() -> Iterator[None]:
-    """Hold the lock of the compiled-code cache: the processes of a machine compile one at a time.
+def compile_lock(kind: str) -> Iterator[None]:
+    """Hold the machine's lock on compiling `kind` (a name for one algorithm's kernels) into the cache.
 
     Several processes that start the same algorithm at once (a local pool, a
-    worker's threads) would each compile it, side by side (and numba's cache is
-    not safe for that: numba/numba#4807). Under the lock the first compiles
-    and writes the cache; the others wait, then load it.
+    worker's threads) would each compile it, side by side, into one cache
+    (numba's cache is not safe for that: numba/numba#4807). Under the lock the
+    first compiles and writes the cache; the others wait, then load it. Other
+    kinds compile meanwhile.
     """
-    with open(Path(nb.config.CACHE_DIR) / ".compile.lock", "a") as lock:
+    with open(compile_lock_path(kind), "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             yield

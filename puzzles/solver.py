@@ -84,7 +84,7 @@ def _warmed_up(problem: Problem, algorithm: str, values: dict[str, Any], seed: i
     from puzzles.jit import compile_lock, on_compiling  # numba, imported once a search runs
 
     kind = (type(problem).__name__, algorithm, values.get("heuristic"))
-    with nullcontext() if kind in _WARM else compile_lock(), on_compiling(on_compile):
+    with nullcontext() if kind in _WARM else compile_lock(repr(kind)), on_compiling(on_compile):
         arguments = _search_arguments(problem, values, seed)
         find_algorithm(algorithm).search(problem, Limits(max_nodes=0), **arguments)
     _WARM.add(kind)

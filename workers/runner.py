@@ -14,9 +14,10 @@ import multiprocessing
 import os
 import resource
 import signal
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 
 from workers import provenance
@@ -157,6 +158,25 @@ class JobRunner:
         if job.memory_limit is None:
             return Lost(f"the job process died (exit code {exitcode})")
         return stamped(JobResult.limit(f"out of memory (the job process died under its memory cap, exit {exitcode})"), job)
+
+
+def warm_up(runners: list[JobRunner], jobs: list[JobInput]) -> None:
+    """Compile the kernels the jobs need before a pool fans out: each kind (domain, algorithm, heuristic) once.
+
+    One job of each kind runs with no nodes to expand (which only compiles or
+    loads its kernels), the kinds shared out among the runners' processes and
+    compiled side by side, a kind in one process: the processes then load from
+    numba's cache what the others compiled, rather than each compiling the
+    same kernels at once.
+    """
+    kinds = list({(job.domain, job.algorithm, job.params.get("heuristic")): job for job in jobs}.values())
+    shares = [[replace(job, max_nodes=0, time_limit=None) for job in kinds[i :: len(runners)]] for i in range(len(runners))]
+    threads = [threading.Thread(target=lambda runner, share: list(runner.run(share)), args=(runner, share), daemon=True)
+               for runner, share in zip(runners, shares) if share]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
 
 
 def _serve(conn: Connection, parent_pid: int, parent_settings: Settings) -> None:

@@ -11,7 +11,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from functools import partial
 from typing import TypeVar
 
@@ -23,9 +23,10 @@ from orchestrator.sweeps.plan import SweepPlan, store_plan
 from workers.dispatch import chunk_size, chunks, send
 from workers.execute import execute
 from workers.recovery import Recovery
-from workers.runner import JobRunner
+from workers.runner import JobRunner, warm_up
 from workers.settings import settings
 from workers.store import Database, masked
+from workers.store.jobs import job_inputs
 from workers.store.progress import CANCELLED, COMPLETE, STOPPED, sweep_status
 from workers.store.sweeps import SweepRow, unfinished_jobs
 
@@ -91,8 +92,10 @@ def run_local(db: Database, job_ids: list[int], workers: int, size: int, on_poll
     jobs they held are pending again. `take_over`: also the jobs others hold.
     `runners`: job processes kept across calls (`job_processes`).
     """
-    run_pool(list(chunks(job_ids, size)), workers,
-             lambda runner, batch: execute(db, batch, runner, LOCAL_HOST, take_over=take_over), on_poll, runners)
+    with job_processes(min(workers, len(job_ids))) if runners is None else nullcontext(runners) as pool:
+        warm_up(pool, job_inputs(db, job_ids))  # each kind's kernels compiled once, before the pool fans out
+        run_pool(list(chunks(job_ids, size)), workers,
+                 lambda runner, batch: execute(db, batch, runner, LOCAL_HOST, take_over=take_over), on_poll, pool)
 
 
 def watch(poll: Callable[[], bool], interval: float = POLL_S) -> None:

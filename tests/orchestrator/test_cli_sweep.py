@@ -318,6 +318,7 @@ def test_ctrl_c_in_the_local_pool_waits_for_the_threads_to_store_what_they_hold(
         return []
 
     monkeypatch.setattr(running_module, "execute", slow_to_store)
+    monkeypatch.setattr(running_module, "job_inputs", lambda db, job_ids: [])  # no database: no kinds to warm up
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     interrupt = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
     try:

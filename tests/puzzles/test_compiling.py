@@ -17,10 +17,10 @@ import pytest
 
 from orchestrator.cli import solving
 from puzzles.algorithms import compiling_notice
-from puzzles.jit import compile_lock, nb, on_compiling
+from puzzles.jit import compile_lock, compile_lock_path, nb, on_compiling
 
 ROOT = Path(__file__).resolve().parents[2]
-HOLD = "from puzzles.jit import compile_lock\nwith compile_lock():\n    print('held', flush=True)\n    input()\n"
+HOLD = "from puzzles.jit import compile_lock\nwith compile_lock('astar'):\n    print('held', flush=True)\n    input()\n"
 
 
 def test_the_callback_comes_once_when_numba_compiles_and_not_when_the_code_is_ready():
@@ -37,17 +37,19 @@ def test_the_callback_comes_once_when_numba_compiles_and_not_when_the_code_is_re
     assert said == ["compiling"]
 
 
-def test_a_process_holding_the_lock_keeps_the_others_out_until_it_lets_go():
+def test_a_process_compiling_a_kind_keeps_the_others_out_of_it_until_it_lets_go():
     holder = subprocess.Popen([sys.executable, "-c", HOLD], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               text=True)
     try:
         assert holder.stdout.readline() == "held\n"
-        with open(Path(nb.config.CACHE_DIR) / ".compile.lock", "a") as lock, pytest.raises(BlockingIOError):
+        with open(compile_lock_path("astar"), "a") as lock, pytest.raises(BlockingIOError):
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with compile_lock("beam"):  # another kind's compiles meanwhile
+            pass
         holder.communicate("\n", timeout=60)
     finally:
         holder.kill()
-    with compile_lock():  # free again
+    with compile_lock("astar"):  # free again
         pass
 
 
