@@ -101,7 +101,11 @@ def compared_note(summary: pd.DataFrame, rows: pd.DataFrame, by: list[str] | Non
     groups = group_columns(rows, by)
     family = families(groups)
     whom = f"every row of the same {' and '.join(family)}" if family else "every row"
-    return [footnote(unit_noun(rows, family, [column for column in groups if column not in family]), whom)]
+    note = footnote(unit_noun(rows, family, [column for column in groups if column not in family]), whom)
+    solving = summary["solved_share"].fillna(0).gt(0)
+    if "board" not in groups and summary.loc[solving, "common"].eq(0).any():
+        note += f"; each board's own figures: --by {','.join([*groups, 'board'])}"
+    return [note]
 
 
 def narrowed(summary: pd.DataFrame) -> bool:

@@ -80,6 +80,7 @@ def test_no_common_subset_gives_no_mean_and_says_so(url, boards_dir):
     assert summary["solved_share"].tolist() == [0.5, 0.5]
     table = CliRunner().invoke(app, ["report", "apart", "--by", "algo,k", "--db", url])
     assert table.exit_code == 0 and "none in common" in table.stdout
+    assert "each board's own figures: --by algorithm,k,board" in table.stderr
 
 
 def test_seeds_pair_runs_and_a_job_without_a_seed_stands_for_every_seed(url, boards_dir):
