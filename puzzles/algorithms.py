@@ -134,7 +134,8 @@ def compiling_notice(algorithm: str) -> str:
     return f"compiling the search kernels, once per machine: about {find_algorithm(algorithm).compile_s} s"
 
 
-def with_domain_defaults(problem: "Problem", algorithm: str, values: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+def with_domain_defaults(problem: "Problem", algorithm: str, values: dict[str, Any], given: dict[str, Any],
+                         add_memo: bool = True) -> dict[str, Any]:
     """`values` with the domain's defaults where the algorithm's are foreign to it or its own: heuristic and memo.
 
     The algorithms' defaults are Rush Hour heuristics; an N-puzzle run without
@@ -144,9 +145,9 @@ def with_domain_defaults(problem: "Problem", algorithm: str, values: dict[str, A
     depth-first search not told whether to keep a memo keeps one (`memo`
     true) where the domain's states recur (`problem.memo_by_default`: Rush
     Hour); elsewhere it keeps none, `memo` left out as jobs planned before the
-    memo have it.
+    memo have it (`add_memo` false: a stored job's parameters, complete as planned).
     """
-    if "memo" in find_algorithm(algorithm).params and "memo" not in values and problem.memo_by_default:
+    if add_memo and "memo" in find_algorithm(algorithm).params and "memo" not in values and problem.memo_by_default:
         values = {**values, "memo": True}
     if "heuristic" not in values:
         return values

@@ -24,6 +24,7 @@ def solve(
     limits: Limits = Limits(),
     seed: int | None = None,
     on_compile: Callable[[], None] | None = None,
+    planned: bool = False,
 ) -> SolveResult:
     """Run `algorithm` on `problem`; PuzzleError for an unknown algorithm or a bad parameter.
 
@@ -33,11 +34,13 @@ def solve(
     is timed apart, as the warm-up; `on_compile` is called once if it
     compiles (the first run of the algorithm on a machine), not if it loads
     them from the cache. The peak memory is this search's own where Linux can
-    reset the process's peak.
+    reset the process's peak. `planned`: `params` are a stored job's, which its
+    plan completed with the defaults of its day, so no memo is added now (a job
+    planned before the memo existed runs without one, as it first ran).
     """
     entry = find_algorithm(algorithm)
     values = bind_params(algorithm, params or {})
-    values = with_domain_defaults(problem, algorithm, values, given=params or {})
+    values = with_domain_defaults(problem, algorithm, values, given=params or {}, add_memo=not planned)
     if entry.randomized:
         seed = secrets.randbelow(SEEDS) if seed is None else seed
         if not 0 <= seed < SEEDS:

@@ -28,7 +28,7 @@ def run_job(job: JobInput) -> JobResult:
     try:
         problem = _problem(job.domain, job.board_text, job.params.get("move_model"))
         limits = Limits(max_nodes=job.max_nodes, time_limit=job.time_limit)
-        solved = solve(problem, job.algorithm, job.params, limits, seed=job.seed)
+        solved = solve(problem, job.algorithm, job.params, limits, seed=job.seed, planned=True)
         result, params, seed = JobResult.from_solve(solved), solved.params, solved.seed
     except MemoryError as err:
         detail = f": {err}" if str(err) else ""  # the raiser's words, e.g. how to build a pattern database beforehand

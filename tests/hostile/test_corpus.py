@@ -85,7 +85,7 @@ def test_a_control_character_in_a_board_name_is_printed_escaped(work):
 
 def test_a_sweep_extended_by_another_grid_exports_a_spec_covering_both(work):
     for k in ("1..3", "5,7"):
-        assert run(work, "sweep", "--name", "grown", "--algo", "beam", "--k", k, "--boards", COURSE, timeout=SETUP_S).returncode == 0
+        assert run(work, "sweep", "--name", "grown", "--algo", "beam", "--k", k, "--extend", "--boards", COURSE, timeout=SETUP_S).returncode == 0
     spec = json.loads(run(work, "sweep", "show", "grown", "--spec").stdout)
     assert spec["params"]["k"] == [1, 2, 3, 5, 7]
 

@@ -250,7 +250,7 @@ def planned_db(db, boards_dir) -> str:
         (("--algo", "spr", "--seeds", "1.5"), "--seeds: '1.5' are not whole numbers"),
         (("--algo", "spr", "--seeds", "1", "--repeat", "2"), "give --seeds or --repeat, not both"),
         (("--algo", "bfs", "--memory-limit", "lots"), "--memory-limit: 'lots' is not a size"),
-        (("--algo", "bfs", "--name", "base"), "sweep 'base' was planned with limits time_limit=10.0, not none"),
+        (("--algo", "bfs", "--name", "base"), "sweep 'base' was planned with limits time_limit=10.00 s, not none"),
     ],
 )
 def test_bad_input_is_one_error_line_and_changes_nothing(planned_db, six_dir, args, message):

@@ -145,9 +145,9 @@ def test_compare_lines_two_sweeps_up_per_k_in_numeric_order(db, boards_dir):
     assert "{" not in printed  # parameters are never raw JSON
     assert max(map(len, printed.splitlines())) <= 120  # the table fits a terminal of 120 columns
     lb_rows = [line for line in printed.splitlines() if line.split()[:1] == ["beam-lb"]]
-    assert len(lb_rows) == 12 and all("×, p 0.0" in line and " *" in line for line in lb_rows)  # ratio, significant p
+    assert len(lb_rows) == 12 and all("×, q 0.0" in line and " *" in line for line in lb_rows)  # ratio, significant q
     csv = ok(orchestrate("compare", "beam-blockers", "beam-lb", "--format", "csv", "--db", db)).stdout
-    assert csv.splitlines()[0].startswith("k,jobs beam-blockers,jobs beam-lb,") and len(csv.splitlines()) == 13
+    assert csv.splitlines()[0].startswith("k,common,units,jobs beam-blockers,jobs beam-lb,") and len(csv.splitlines()) == 13
     page = ok(orchestrate("compare", "beam-blockers", "beam-lb", "--format", "html", "--out", str(Path(db[10:]).parent / "c.html"),
                           "--db", db))
     assert "wrote" in page.stderr
@@ -205,7 +205,8 @@ def test_job_says_its_attempts_and_result_without_none(db, boards_dir):
     sweep, ids = planned(db, boards_dir, "one", 1)
     finish(db, ids[:1], [JobResult(outcome="failed", expanded=5, reason="beam emptied at depth 3")])
     text = ok(orchestrate("job", ids[0], "--db", db)).stdout
-    assert "None" not in text and "1 attempts" not in text and "known optimum unknown" in text
+    assert "None" not in text and "1 attempts" not in text
+    assert "known optimum 21 moves" in text  # the shipped board's, though the sweep took it as a file
     assert "not measured cpu" in text  # a result without CPU time says so
 
 
@@ -262,7 +263,7 @@ def test_the_move_model_is_a_sweep_parameter_in_the_job_key(db, boards_dir):
     assert (rows.loc["slide", "moves"], rows.loc["slide", "steps"]) == (21, 35)
     assert rows.loc["step", "moves"] == rows.loc["step", "steps"] == 35  # fewest cells moved, each move one cell
     assert rows.loc["slide", "optimum"] == 21 and not rows.loc["step", "optimal"]  # steps prove no optimum in moves
-    plain = ok(orchestrate("sweep", "--name", "models", "--algo", "bfs", "--boards", one, "--db", db))
+    plain = ok(orchestrate("sweep", "--name", "models", "--algo", "bfs", "--boards", one, "--extend", "--db", db))
     assert "1 new" in plain.stdout  # without the option the job is another one: its key has no move model
     assert_usage_error(orchestrate("sweep", "--algo", "bfs", "--move-model", "step", "--boards", "412763580", "--db", db),
                        "the N-puzzle has one move model")

@@ -298,7 +298,7 @@ def test_other_limits_without_rerun_are_refused_and_change_nothing(db_url, six_b
     _finish(db, sweep_id)
     before = _counts(db)
     wider = plan_sweep("limits", six_boards, SweepGrid(["bfs", "beam"]), limits={"time_limit": 20.0})
-    with pytest.raises(PuzzleError, match=r"planned with limits time_limit=10.0, not time_limit=20.0.*--rerun"):
+    with pytest.raises(PuzzleError, match=r"planned with limits time_limit=10.00 s, not time_limit=20.00 s.*--rerun"):
         store_plan(db, wider)
     assert _counts(db) == before
     assert find_sweep(db, "limits").limits == {"time_limit": 10.0}

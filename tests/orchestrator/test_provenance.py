@@ -105,7 +105,7 @@ def test_the_code_version_is_the_sources_not_where_they_came_from(tmp_path, monk
 
 def test_provenance_is_shown(swept):
     shown = ok(orchestrate("sweep", "show", "original", "--db", swept)).stdout
-    assert "limits:   max_nodes=200000" in shown and "jobs:     30 of 30 done" in shown
+    assert "limits:   max_nodes=200,000" in shown and "jobs:     30 of 30 done" in shown
     assert origin(30) in shown and f"Python {platform.python_version()}" in shown
     with Session(engine_for(swept)) as session:
         job_id = session.scalar(select(Job.id).where(Job.algorithm == "spr").limit(1))
