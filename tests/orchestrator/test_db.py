@@ -13,12 +13,17 @@ from typer.testing import CliRunner
 
 from orchestrator.cli import app
 from workers.settings import masked
-from workers.store.database import downgrade, engine_for, upgrade
+from workers.store.database import VERSION_TABLE, downgrade, engine_for, upgrade
 from workers.store.schema import metadata
 
 BEFORE_RESTRUCTURING = Path(__file__).resolve().parents[1] / "data" / "results-0004.db"  # made by the code of schema 0004
 
-TABLES = {"alembic_version", "boards", "board_sets", "board_set_members", "sweeps", "jobs", "results", "workers"}
+TABLES = {"slidelab_version", "boards", "board_sets", "board_set_members", "sweeps", "jobs", "results", "workers"}
+
+
+def _context(connection) -> MigrationContext:
+    """A migration context on slidelab's version table, as the migrations see the database."""
+    return MigrationContext.configure(connection, opts={"version_table": VERSION_TABLE})
 
 
 def test_the_migrations_build_exactly_the_models_and_undo(tmp_path):
@@ -27,9 +32,9 @@ def test_the_migrations_build_exactly_the_models_and_undo(tmp_path):
     engine = engine_for(url)
     assert set(sa.inspect(engine).get_table_names()) == TABLES
     with engine.connect() as connection:
-        assert compare_metadata(MigrationContext.configure(connection), metadata) == []
+        assert compare_metadata(_context(connection), metadata) == []
     downgrade(url, "base")
-    assert set(sa.inspect(engine).get_table_names()) == {"alembic_version"}
+    assert set(sa.inspect(engine).get_table_names()) == {"slidelab_version"}
 
 
 def test_db_upgrade_creates_a_new_sqlite_file_and_is_idempotent(tmp_path):
@@ -70,9 +75,9 @@ def test_the_migrations_match_the_models_on_postgresql(postgres_url):
     engine = engine_for(postgres_url)
     assert TABLES <= set(sa.inspect(engine).get_table_names())
     with engine.connect() as connection:
-        assert compare_metadata(MigrationContext.configure(connection), metadata) == []
+        assert compare_metadata(_context(connection), metadata) == []
     downgrade(postgres_url, "base")
-    assert set(sa.inspect(engine).get_table_names()) == {"alembic_version"}
+    assert set(sa.inspect(engine).get_table_names()) == {"slidelab_version"}
     upgrade(postgres_url)
 
 
@@ -108,7 +113,7 @@ def _convert_and_undo(url: str) -> None:
         (1, "done", "solved", 21), (2, "done", "error", None), (3, "pending", None, None), (4, "pending", None, None),
         (5, "done", "failed", None)]
     with engine_for(url).connect() as connection:
-        assert compare_metadata(MigrationContext.configure(connection), metadata) == []
+        assert compare_metadata(_context(connection), metadata) == []
     downgrade(url, "0004")
     assert _states(url, "status") == [
         (1, "done", "solved", 21), (2, "failed", "error", None), (3, "pending", None, None), (4, "pending", None, None),

@@ -21,12 +21,22 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Table, create_engine, event, inspect, text
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
 
 from puzzles.errors import PuzzleError
 
 MIGRATIONS = "workers.store:migrations"  # Alembic's scripts, package data found by importlib.resources
+# slidelab's schema revision, kept apart from `alembic_version`, which Optuna's RDB storage (`orchestrate tune`'s
+# studies, on the same URL) keeps its own in; slidelab kept its revision there before.
+VERSION_TABLE = "slidelab_version"
+SHARED_VERSION_TABLE = "alembic_version"
+# The tables of Optuna's RDB storage (optuna.storages._rdb.models): another history, which slidelab never migrates.
+OPTUNA_TABLES = frozenset({
+    "studies", "study_directions", "study_user_attributes", "study_system_attributes", "trials", "trial_user_attributes",
+    "trial_system_attributes", "trial_params", "trial_values", "trial_intermediate_values", "trial_heartbeats",
+    "version_info", SHARED_VERSION_TABLE,
+})
 T = TypeVar("T")
 DatabaseError = SQLAlchemyError  # what a failed call of a storage function raises
 # A server that stops answering (a cut link) fails a call within seconds, rather than when TCP gives up (minutes):
@@ -84,12 +94,12 @@ def open_existing(url: str) -> Database:
             raise PuzzleError(f"{shown}: no results database there (a sweep or orchestrate db upgrade makes one)")
     db = Database(url, engine_for(_read_only_snapshot(location) or url))
     with db.engine.connect() as connection:
-        found = MigrationContext.configure(connection).get_current_revision()
+        found = revision(connection, _known_revisions(url))
     head = ScriptDirectory.from_config(alembic_config(url)).get_current_head()
     if found is None:
         raise PuzzleError(f"{shown}: not a slidelab results database (no schema revision in it)")
     if found != head:
-        known = found in {script.revision for script in ScriptDirectory.from_config(alembic_config(url)).walk_revisions()}
+        known = found in _known_revisions(url)
         hint = f"run: orchestrate db upgrade --db {shown}" if known else "it was made by a newer slidelab"
         raise PuzzleError(f"{shown}: the schema is at revision {found}, this slidelab reads {head}: {hint}")
     return db
@@ -203,18 +213,46 @@ def upgrade(url: str, revision: str = "head") -> None:
     command.upgrade(alembic_config(url), revision)
 
 
+def revision(connection: Connection, known: set[str]) -> str | None:
+    """slidelab's schema revision of the database: in its own version table, else (kept there before) in
+    `alembic_version` if that holds one of the `known` revisions; None for neither."""
+    found = MigrationContext.configure(connection, opts={"version_table": VERSION_TABLE}).get_current_revision()
+    if found is None and inspect(connection).has_table(SHARED_VERSION_TABLE):
+        shared = MigrationContext.configure(connection).get_current_revision()
+        found = shared if shared in known else None
+    return found
+
+
+def _known_revisions(url: str) -> set[str]:
+    return {script.revision for script in ScriptDirectory.from_config(alembic_config(url)).walk_revisions()}
+
+
+def _move_revision(url: str, known: set[str]) -> None:
+    """A revision slidelab kept in `alembic_version` moved to its own table, so that Optuna can keep its own there."""
+    with migration_engine(url).begin() as connection:
+        if not inspect(connection).has_table(SHARED_VERSION_TABLE):
+            return
+        shared = MigrationContext.configure(connection)
+        own = MigrationContext.configure(connection, opts={"version_table": VERSION_TABLE})
+        found = shared.get_current_revision()
+        if found in known and own.get_current_revision() is None:
+            own.stamp(ScriptDirectory.from_config(alembic_config(url)), found)
+            connection.execute(shared._version.delete())
+
+
 def _check_ours(url: str) -> None:
+    known = _known_revisions(url)
     with engine_for(url).connect() as connection:
-        found = MigrationContext.configure(connection).get_current_revision()
-        tables = set(inspect(connection).get_table_names()) - {"alembic_version"}  # left empty by a downgrade
+        found = revision(connection, known)
+        tables = set(inspect(connection).get_table_names()) - {VERSION_TABLE} - OPTUNA_TABLES  # left empty by a downgrade
     if found is None and tables:
         shown = ", ".join(sorted(tables)[:4]) + (", ..." if len(tables) > 4 else "")
         raise PuzzleError(f"{masked(url)}: not a slidelab results database (it holds the tables {shown} and no"
                           " slidelab schema revision); nothing was changed: give --db another database")
-    known = {script.revision for script in ScriptDirectory.from_config(alembic_config(url)).walk_revisions()}
     if found is not None and found not in known:
         raise PuzzleError(f"{masked(url)}: its schema revision {found} is not one of slidelab's (made by a newer"
                           " slidelab, or another application); nothing was changed")
+    _move_revision(url, known)
 
 
 def migration_engine(url: str) -> Engine:
@@ -237,6 +275,7 @@ def _sqlite_autocommit(connection, _record) -> None:
 
 def downgrade(url: str, revision: str) -> None:
     """Undo the migrations down to `revision` (`base`: an empty database)."""
+    _move_revision(url, _known_revisions(url))
     command.downgrade(alembic_config(url), revision)
 
 

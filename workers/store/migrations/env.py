@@ -3,22 +3,30 @@
 from alembic import context
 
 from workers.settings import settings
-from workers.store.database import migration_engine
+from workers.store.database import VERSION_TABLE, migration_engine
 from workers.store.schema import metadata
 
 url = context.config.get_main_option("sqlalchemy.url") or settings().database_url
 
 
+def ours(name, kind, _parent) -> bool:
+    """Whether autogenerate looks at a table: only slidelab's (Optuna's, on the same database, have their own history)."""
+    return kind != "table" or name in metadata.tables
+
+
+OPTIONS = {"target_metadata": metadata, "render_as_batch": True, "version_table": VERSION_TABLE, "include_name": ours}
+
+
 def run_migrations() -> None:
-    """Run the migrations on `url`, in batch mode so that they also work on SQLite."""
+    """Run the migrations on `url`, in batch mode so that they also work on SQLite; the revision in slidelab's own table."""
     if context.is_offline_mode():
-        context.configure(url=url, target_metadata=metadata, render_as_batch=True, literal_binds=True)
+        context.configure(url=url, literal_binds=True, **OPTIONS)
         with context.begin_transaction():
             context.run_migrations()
         return
     engine = migration_engine(url)
     with engine.connect() as connection:
-        context.configure(connection=connection, target_metadata=metadata, render_as_batch=True)
+        context.configure(connection=connection, **OPTIONS)
         with context.begin_transaction():
             context.run_migrations()
     engine.dispose()
