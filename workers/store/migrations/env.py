@@ -1,5 +1,7 @@
 """Alembic environment: the URL comes from the caller's config, else from the settings."""
 
+from typing import Any
+
 from alembic import context
 
 from workers.settings import settings
@@ -14,7 +16,7 @@ def ours(name, kind, _parent) -> bool:
     return kind != "table" or name in metadata.tables
 
 
-OPTIONS = {"target_metadata": metadata, "render_as_batch": True, "version_table": VERSION_TABLE, "include_name": ours}
+OPTIONS: dict[str, Any] = {"target_metadata": metadata, "render_as_batch": True, "version_table": VERSION_TABLE, "include_name": ours}
 
 
 def run_migrations() -> None:
