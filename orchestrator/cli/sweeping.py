@@ -123,7 +123,7 @@ def sweep_command(
             typer.echo(status_view.plan_text(sweep_plan))
             return
         results = database(db, broker)
-    _interruptible(lambda: store_and_run(results, sweep_plan, rerun=rerun, workers=workers, chunk=chunk, wait=wait,
+    interruptible(lambda: store_and_run(results, sweep_plan, rerun=rerun, workers=workers, chunk=chunk, wait=wait,
                                          extend=extend), sweep_plan.name)
 
 
@@ -192,7 +192,7 @@ def resume_command(
         held = len(unfinished_jobs(results, sweep.id)) - len(job_ids)
         if held:
             typer.echo(f"{held:,} jobs held by live workers are left to them (--force runs them again)")
-    _interruptible(lambda: run_jobs(results, sweep, job_ids, workers=workers, chunk=chunk, wait=wait, take_over=force),
+    interruptible(lambda: run_jobs(results, sweep, job_ids, workers=workers, chunk=chunk, wait=wait, take_over=force),
                    sweep.name)
 
 
@@ -393,14 +393,15 @@ def worker_command(
     start_worker(concurrency, hostname)
 
 
-def _interruptible(run, sweep_name: str) -> None:
-    """`run()` with the command line's errors; Ctrl-C, or the terminal closing (SIGHUP), says how to go on and exits 130."""
+def interruptible(run, sweep_name: str, again: str | None = None) -> None:
+    """`run()` with the command line's errors; Ctrl-C, or the terminal closing (SIGHUP), says how to go on (`again`,
+    by default `orchestrate resume SWEEP`) and exits 130."""
     try:
         with _hangup_interrupts(), user_errors():
             run()
     except KeyboardInterrupt:
         with contextlib.suppress(OSError):  # after a hang-up, no terminal may be left to tell
-            typer.echo(f"stopped; continue with: orchestrate resume {sweep_name}", err=True)
+            typer.echo(f"stopped; continue with: {again or f'orchestrate resume {sweep_name}'}", err=True)
         raise typer.Exit(130) from None
 
 
