@@ -1,7 +1,7 @@
 """The `orchestrate` command line: option declarations and one call per command.
 
 Commands are grouped by what they work on: `solving` (solve, demo), `sweeping`
-(sweep, sweep show, resume, cancel, status, sweeps, sweeps delete, jobs, job, worker), `catalogue`
+(sweep, sweep show, resume, cancel, status, sweeps, sweeps delete, jobs, job, worker), `tuning` (tune), `catalogue`
 (boards, pdb, db) and `reporting` (report, compare, export, verify, analyze);
 `options` holds what they share. Only here is an error turned into `error:
 <message>` on stderr and an exit status: 2 for bad input, 1 for a service that
@@ -17,7 +17,7 @@ import typer
 from typer import Context, echo
 from typer.core import TyperGroup
 
-from orchestrator.cli import catalogue, options, reporting, solving, sweeping
+from orchestrator.cli import catalogue, options, reporting, solving, sweeping, tuning
 
 # `sweep` takes boards as arguments, `sweeps` lists: `sweep show` and `sweeps delete` are commands apart
 SUBCOMMANDS = {("sweep", "show"): "sweep-show", ("sweeps", "delete"): "sweeps-delete"}
@@ -61,7 +61,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=True,
 )
-for commands in (solving.app, sweeping.app, catalogue.app, reporting.app):
+for commands in (solving.app, sweeping.app, tuning.app, catalogue.app, reporting.app):
     app.add_typer(commands)
 
 

@@ -78,6 +78,7 @@ EXTRAS = {
     "matplotlib": ("plots", "report --plot"),
     "pyarrow": ("parquet", "--format parquet"),
     "psycopg": ("postgresql", "a PostgreSQL database (postgresql+psycopg://)"),
+    "optuna": ("tune", "orchestrate tune"),
 }
 
 

@@ -202,11 +202,12 @@ def _scalar(item: str, option: str) -> Any:
         number = Decimal(item)
     except InvalidOperation:
         return item
-    _check_number(number, item, option)
+    check_number(number, item, option)
     return int(number) if _integral(item) else float(number)
 
 
-def _check_number(number: Decimal, item: str, option: str) -> None:
+def check_number(number: Decimal, item: str, option: str) -> None:
+    """PuzzleError, naming the option, for a number that is not finite or out of range (a typo such as 1e99)."""
     if not number.is_finite():
         raise PuzzleError(f"{option}: {quote(item)} is not a finite number")
     if abs(number) > MAX_MAGNITUDE or (number and abs(number) < 1 / MAX_MAGNITUDE):
@@ -226,7 +227,7 @@ def _range(item: str, option: str) -> list[Any]:
     except InvalidOperation:
         raise PuzzleError(f"{option}: {quote(item)} is not a range of numbers (write a..b or a..b:step)") from None
     for number, text in zip((low, high, step), texts):
-        _check_number(number, text, option)
+        check_number(number, text, option)
     if step <= 0:
         raise PuzzleError(f"{option}: the step of {quote(item)} must be positive")
     if low > high:

@@ -1,0 +1,85 @@
+"""What `orchestrate tune` reads and writes of a study's jobs: ids by key, their values, cancelling a pruned trial's,
+and results a sweep already has for the same point.
+
+A study's jobs are ordinary jobs of the sweep row named after the study (see
+`sweeps.save`); Optuna keeps the study itself in its own tables, through its
+own RDB storage on the same database.
+"""
+
+from typing import Any
+
+from sqlalchemy import select, update
+
+from workers.store.database import Database
+from workers.store.jobs import IN_CLAUSE
+from workers.store.schema import RESULT_FIELDS, boards, jobs, results, sweeps, utc_now
+from workers.store.states import UNFINISHED, JobState
+
+VALUE_COLUMNS = ("moves", "steps", "expanded", "generated", "elapsed_s", "peak_mem_bytes", "outcome", "error")
+
+
+def job_ids(db: Database, keys: list[str]) -> dict[str, int]:
+    """The ids of the stored jobs among `keys`, by key."""
+    with db.engine.connect() as connection:
+        return {key: job_id for start in range(0, len(keys), IN_CLAUSE)
+                for key, job_id in connection.execute(
+                    select(jobs.c.job_key, jobs.c.id).where(jobs.c.job_key.in_(keys[start : start + IN_CLAUSE])))}
+
+
+def job_values(db: Database, ids: list[int]) -> list[dict[str, Any]]:
+    """Each job among `ids` (in id order) with its board, state, and its result's outcome and measures (None if none)."""
+    query = (select(jobs.c.id.label("job_id"), jobs.c.board_id, jobs.c.status, *(results.c[name] for name in VALUE_COLUMNS))
+             .outerjoin(results, results.c.job_id == jobs.c.id).order_by(jobs.c.id))
+    with db.engine.connect() as connection:
+        return [dict(row._mapping) for start in range(0, len(ids), IN_CLAUSE)
+                for row in connection.execute(query.where(jobs.c.id.in_(ids[start : start + IN_CLAUSE])))]
+
+
+def optima(db: Database, board_ids: list[str]) -> dict[str, int | None]:
+    """The known optimum (in moves) of each board among `board_ids`, None where unknown."""
+    with db.engine.connect() as connection:
+        return dict(connection.execute(select(boards.c.id, boards.c.known_optimum).where(boards.c.id.in_(board_ids))).all())
+
+
+def cancel_jobs(db: Database, ids: list[int]) -> int:
+    """Put the unfinished jobs among `ids` in the state `cancelled` (a pruned trial's); how many.
+
+    Waiting ones are never claimed; a running one is stopped by its worker's heartbeat, as `sweeps.cancel` has it.
+    """
+    with db.engine.begin() as connection:
+        return sum(len(connection.execute(
+            update(jobs).where(jobs.c.id.in_(ids[start : start + IN_CLAUSE]), jobs.c.status.in_(UNFINISHED))
+            .values(status=JobState.CANCELLED).returning(jobs.c.id)).all()) for start in range(0, len(ids), IN_CLAUSE))
+
+
+def reuse_results(db: Database, sweep_id: int, ids: list[int]) -> int:
+    """Store, for the pending jobs among `ids`, the result of a done job of another sweep with the same point.
+
+    The same point: board, algorithm, parameters (canonical text), seed and
+    repeat index, under the same limits. The result is copied, with its
+    provenance, so the job is done without running again; how many were.
+    """
+    twin = jobs.alias("twin")
+    twin_sweep = sweeps.alias("twin_sweep")
+    own_sweep = select(sweeps.c.limits).where(sweeps.c.id == sweep_id).scalar_subquery()
+    query = (
+        select(jobs.c.id, twin_sweep.c.limits, *(results.c[name] for name in RESULT_FIELDS))
+        .join(twin, (twin.c.board_id == jobs.c.board_id) & (twin.c.algorithm == jobs.c.algorithm)
+              & (twin.c.params == jobs.c.params) & (twin.c.repeat == jobs.c.repeat) & (twin.c.sweep_id != sweep_id)
+              & ((twin.c.seed == jobs.c.seed) | (twin.c.seed.is_(None) & jobs.c.seed.is_(None))))
+        .join(twin_sweep, twin_sweep.c.id == twin.c.sweep_id)
+        .join(results, results.c.job_id == twin.c.id)
+        .where(jobs.c.status == JobState.PENDING, twin.c.status == JobState.DONE)
+    )
+    with db.engine.begin() as connection:
+        limits = connection.execute(select(own_sweep)).scalar_one()
+        found: dict[int, dict[str, Any]] = {}
+        for start in range(0, len(ids), IN_CLAUSE):
+            for row in connection.execute(query.where(jobs.c.id.in_(ids[start : start + IN_CLAUSE]))):
+                if row.limits == limits:
+                    found.setdefault(row.id, {name: row._mapping[name] for name in RESULT_FIELDS})
+        if found:
+            connection.execute(db.insert(results).on_conflict_do_nothing(index_elements=["job_id"]),
+                               [{"job_id": job_id, **values} for job_id, values in found.items()])
+            connection.execute(update(jobs).where(jobs.c.id.in_(list(found))).values(status=JobState.DONE, finished_at=utc_now()))
+    return len(found)
