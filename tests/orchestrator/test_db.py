@@ -114,6 +114,9 @@ def _convert_and_undo(url: str) -> None:
         (5, "done", "failed", None)]
     with engine_for(url).connect() as connection:
         assert compare_metadata(_context(connection), metadata) == []
+        outcomes = connection.execute(sa.text("SELECT id, outcome FROM jobs ORDER BY id")).all()
+    assert [tuple(row) for row in outcomes] == [  # a done job's row repeats its result's outcome (0008)
+        (1, "solved"), (2, "error"), (3, None), (4, None), (5, "failed")]
     downgrade(url, "0004")
     assert _states(url, "status") == [
         (1, "done", "solved", 21), (2, "failed", "error", None), (3, "pending", None, None), (4, "pending", None, None),

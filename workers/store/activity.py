@@ -5,7 +5,7 @@ since when, its attempts and the time its lease runs out. The one write is a
 worker's heartbeat (`record_beat`): liveness is data, read by `worker_beats`.
 """
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, Integer, case, cast, extract, func, select
@@ -99,15 +99,18 @@ def recent_results(db: Database, limit: int = 20, *, outcomes: tuple[Outcome, ..
 
 
 def sweep_version(db: Database, sweep: SweepRow) -> tuple[int, int, int]:
-    """What changes whenever the sweep's results or job states do: (results, their largest id, jobs running)."""
+    """What changes whenever the sweep's results or job states do: (jobs done, jobs running, the last finish in µs).
+
+    Read from the indexes of `jobs` (counts by state, the latest finish), never from the sweep's rows.
+    """
     in_sweep = jobs.c.sweep_id == sweep.id
     with db.engine.connect() as connection:
-        count, last = connection.execute(
-            select(func.count(results.c.id), func.coalesce(func.max(results.c.id), 0))
-            .join(jobs, results.c.job_id == jobs.c.id).where(in_sweep)
-        ).one()
-        running = connection.execute(select(func.count()).where(in_sweep, jobs.c.status == JobState.RUNNING)).scalar_one()
-    return int(count), int(last), int(running)
+        states: dict[str, int] = dict(connection.execute(
+            select(jobs.c.status, func.count()).where(in_sweep, jobs.c.status.in_((JobState.DONE, JobState.RUNNING)))
+            .group_by(jobs.c.status)).all())
+        last = connection.scalar(select(func.max(jobs.c.finished_at)).where(in_sweep))
+    finished = 0 if last is None else round((last if last.tzinfo else last.replace(tzinfo=UTC)).timestamp() * 1e6)
+    return int(states.get(JobState.DONE, 0)), int(states.get(JobState.RUNNING, 0)), finished
 
 
 def _finished() -> Any:

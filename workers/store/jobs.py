@@ -71,7 +71,7 @@ def skip(db: Database, job_ids: list[int], result: JobResult) -> int:
             done += connection.execute(
                 update(jobs)
                 .where(jobs.c.id.in_(batch), jobs.c.status.in_((JobState.PENDING, JobState.QUEUED)))
-                .values(status=JobState.DONE, finished_at=utc_now())
+                .values(status=JobState.DONE, outcome=result.outcome, finished_at=utc_now())
                 .returning(jobs.c.id)
             ).scalars().all()
         if done:
@@ -192,7 +192,8 @@ def _store(db: Database, connection: Connection, stored: list[tuple[int, JobResu
     ))
     for batch in _batches([job_id for job_id, _ in stored]):
         connection.execute(
-            update(jobs).where(jobs.c.id.in_(batch)).values(status=JobState.DONE, finished_at=utc_now(), lease_until=None)
+            update(jobs).where(jobs.c.id.in_(batch))
+            .values(status=JobState.DONE, outcome=_stored_outcome(), finished_at=utc_now(), lease_until=None)
         )
     return inserted
 
@@ -204,6 +205,11 @@ def _store_failures(db: Database, connection: Connection, errors: dict[int, str]
         result.finished_at = utc_now()
     if failures:
         _store(db, connection, failures)
+
+
+def _stored_outcome() -> Any:
+    """The outcome of the job's result, which its row repeats (for counts by GROUP BY over the row's index)."""
+    return select(results.c.outcome).where(results.c.job_id == jobs.c.id).scalar_subquery()
 
 
 def _batches(ids: list[int]) -> Iterator[list[int]]:

@@ -4,6 +4,7 @@ Every count here uses the two vocabularies of `workers.store.states`: a job's
 state (pending, queued, running, done) and a done job's outcome.
 """
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -104,23 +105,12 @@ def sweep_status(db: Database, sweep: SweepRow) -> SweepStatus:
     in_sweep = jobs.c.sweep_id == sweep.id
     now = datetime.now(UTC)
     with db.engine.connect() as connection:
-        states: dict[str, int] = dict(connection.execute(select(jobs.c.status, func.count()).where(in_sweep).group_by(jobs.c.status)).all())
-        outcomes: dict[str, int] = dict(
-            connection.execute(
-                select(results.c.outcome, func.count()).join(jobs, results.c.job_id == jobs.c.id).where(in_sweep)
-                .group_by(results.c.outcome)
-            ).all()
-        )
-        hosts: dict[str, int] = dict(
-            connection.execute(
-                select(jobs.c.worker_host, func.count())
-                .where(in_sweep, jobs.c.status == JobState.DONE, jobs.c.worker_host.is_not(None))
-                .group_by(jobs.c.worker_host)
-            ).all()
-        )
-        first_start, last_finish = connection.execute(
-            select(func.min(jobs.c.started_at), func.max(jobs.c.finished_at)).where(in_sweep)
-        ).one()
+        states, outcomes, hosts = _counts(connection.execute(
+            select(jobs.c.status, jobs.c.outcome, jobs.c.worker_host, func.count()).where(in_sweep)
+            .group_by(jobs.c.status, jobs.c.outcome, jobs.c.worker_host)
+        ).all())
+        first_start = connection.scalar(select(func.min(jobs.c.started_at)).where(in_sweep))
+        last_finish = connection.scalar(select(func.max(jobs.c.finished_at)).where(in_sweep))
         lapsed = connection.execute(
             select(func.count()).where(in_sweep, jobs.c.status == JobState.RUNNING, jobs.c.lease_until < now)
         ).scalar_one()
@@ -139,26 +129,37 @@ def sweep_status(db: Database, sweep: SweepRow) -> SweepStatus:
     return status
 
 
+def _counts(rows: Sequence[Row]) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
+    """Counts by (state, outcome, host) summed by state, by outcome (done jobs) and by host (done jobs that name one)."""
+    states: dict[str, int] = {}
+    outcomes: dict[str, int] = {}
+    hosts: dict[str, int] = {}
+    for state, outcome, host, count in rows:
+        states[state] = states.get(state, 0) + count
+        if outcome is not None:
+            outcomes[outcome] = outcomes.get(outcome, 0) + count
+        if state == JobState.DONE and host is not None:
+            hosts[host] = hosts.get(host, 0) + count
+    return states, outcomes, hosts
+
+
 def list_sweeps(db: Database) -> list[SweepSummary]:
-    """Every sweep, newest first, with its job counts and the outcomes of its done jobs."""
-    totals = select(jobs.c.sweep_id, func.count().label("total")).group_by(jobs.c.sweep_id).subquery()
-    outcome_rows = (
-        select(jobs.c.sweep_id, results.c.outcome, func.count())
-        .join(results, results.c.job_id == jobs.c.id)
-        .group_by(jobs.c.sweep_id, results.c.outcome)
-    )
+    """Every sweep, newest first, with its job counts and the outcomes of its done jobs (one scan of an index)."""
+    counts = (select(jobs.c.sweep_id, jobs.c.status, jobs.c.outcome, func.count())
+              .group_by(jobs.c.sweep_id, jobs.c.status, jobs.c.outcome))
     with db.engine.connect() as connection:
-        rows = connection.execute(
-            select(sweeps.c.id, sweeps.c.name, sweeps.c.created_at, func.coalesce(totals.c.total, 0))
-            .outerjoin(totals, totals.c.sweep_id == sweeps.c.id)
-            .order_by(sweeps.c.id.desc())
-        ).all()
+        rows = connection.execute(select(sweeps.c.id, sweeps.c.name, sweeps.c.created_at).order_by(sweeps.c.id.desc())).all()
+        totals: dict[int, int] = {}
         counted: dict[int, dict[str, int]] = {}
-        for sweep_id, outcome, count in connection.execute(outcome_rows):
-            counted.setdefault(sweep_id, {})[outcome] = count
+        for sweep_id, _, outcome, count in connection.execute(counts):
+            totals[sweep_id] = totals.get(sweep_id, 0) + count
+            if outcome is not None:
+                outcomes = counted.setdefault(sweep_id, {})
+                outcomes[outcome] = outcomes.get(outcome, 0) + count
     return [
-        SweepSummary(name, created, total, sum(counted.get(sweep_id, {}).values()), counted.get(sweep_id, {}))
-        for sweep_id, name, created, total in rows
+        SweepSummary(name, created, totals.get(sweep_id, 0), sum(counted.get(sweep_id, {}).values()),
+                     counted.get(sweep_id, {}))
+        for sweep_id, name, created in rows
     ]
 
 
@@ -177,7 +178,7 @@ def list_jobs(
     if isinstance(status, JobState):
         query = query.where(jobs.c.status == status)
     elif status is not None:
-        query = query.where(results.c.outcome == status)
+        query = query.where(jobs.c.outcome == status)
     with db.engine.connect() as connection:
         return [_job_row(row) for row in connection.execute(query)]
 

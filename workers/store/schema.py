@@ -103,6 +103,7 @@ jobs = Table(
     Column("repeat", Integer, nullable=False, default=0),
     Column("job_key", String(64), nullable=False, unique=True),
     Column("status", String(16), nullable=False, default=JobState.PENDING),  # a `JobState`
+    Column("outcome", String(16)),  # a done job's: its result's `Outcome`, repeated here for counts by GROUP BY
     Column("attempts", Integer, nullable=False, default=0),  # times a worker started it
     Column("lost", Integer, nullable=False, default=0),  # times its worker (or job process) went away without a result
     Column("worker_host", NAME),
@@ -110,7 +111,10 @@ jobs = Table(
     Column("created_at", DateTime(timezone=True), nullable=False, default=utc_now),
     Column("started_at", DateTime(timezone=True)),  # when the batch holding it was claimed
     Column("finished_at", DateTime(timezone=True)),
-    Index("ix_jobs_sweep_id_status", "sweep_id", "status"),
+    Index("ix_jobs_sweep_id_status_outcome", "sweep_id", "status", "outcome", "worker_host"),  # status, sweeps
+    Index("ix_jobs_sweep_id_id", "sweep_id", "id"),  # jobs --limit
+    Index("ix_jobs_sweep_id_started_at", "sweep_id", "started_at"),  # a sweep's first start
+    Index("ix_jobs_sweep_id_finished_at", "sweep_id", "finished_at"),  # its last finish, its recent pace
     Index("ix_jobs_status_lease_until", "status", "lease_until"),
 )
 
