@@ -59,12 +59,18 @@ def report_command(
     Example: orchestrate report beam-k --by algo,k --baseline astar --format html --out beam-k.html
     """
     from orchestrator.publish.outputs import Layout, report_sweep
+    from orchestrator.reports.study import is_study
+    from orchestrator.sweeps.lookups import find_sweep
 
     with user_errors():
         if fmt == "parquet":
             require("pyarrow")
         layout = Layout(fmt, out, columns, wide)
-        _print(report_sweep(existing_database(db), sweep_name, by=by, baseline=baseline, layout=layout, plot=plot))
+        results = existing_database(db)
+        if is_study(find_sweep(results, sweep_name)):  # made by orchestrate tune: its best trials, Optuna's figures
+            _print(_study_report(results, sweep_name, fmt, out))
+            return
+        _print(report_sweep(results, sweep_name, by=by, baseline=baseline, layout=layout, plot=plot))
 
 
 @app.command("compare")
@@ -223,6 +229,16 @@ def dashboard_command(
     typer.echo(f"dashboard of {results.shown_url} at {dashboard.address(listening, needed)} (read only; Ctrl-C stops it)",
                err=True)
     dashboard.serve(results, listening, needed)
+
+
+def _study_report(results, name: str, fmt: str, out: Path | None):
+    """A study's report (`orchestrate tune`), in `fmt`."""
+    from orchestrator.publish.study_report import publish_study
+    from orchestrator.reports.study import study_report
+    from orchestrator.sweeps.lookups import find_sweep
+
+    require("optuna")
+    return publish_study(study_report(results, find_sweep(results, name)), fmt, out)
 
 
 def _print(published) -> None:

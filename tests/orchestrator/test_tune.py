@@ -81,7 +81,7 @@ def test_ranges_are_read_as_the_sweep_reads_them():
     assert parse_dimension("k", "7").kind == FIXED
 
 
-def test_a_study_runs_its_trials_as_jobs_and_each_value_is_its_jobs_mean(study_db, six):
+def test_a_study_runs_its_trials_as_jobs_and_each_value_is_its_jobs_mean(study_db, six, tmp_path):
     result = ok(tune(study_db, "--name", "small", *SMALL_SPACE, *six, "--trials", 20, "--seed", 1, "--parallel", 4))
     assert "study small: best trial" in result.stdout
     trials = optuna.load_study(study_name="small", storage=study_db).trials  # Optuna's own loader reads it
@@ -96,6 +96,20 @@ def test_a_study_runs_its_trials_as_jobs_and_each_value_is_its_jobs_mean(study_d
         assert by_point.setdefault(point, trial.user_attrs["job_ids"]) == trial.user_attrs["job_ids"]  # one set of jobs
     assert len(by_point) < 20  # 12 points: some ran twice, as one set of jobs
     assert study_job_count(study_db, "small") == 3 * len(by_point)
+
+
+    report = json.loads(ok(orchestrate("report", "small", "--format", "json", "--db", study_db)).stdout)
+    best = min(trials, key=lambda t: (t.value, t.number))
+    assert (report["best"][0]["trial"], report["best"][0]["values"]) == (best.number, [best.value])
+    assert len(report["best"]) == min(10, len(by_point))  # a point tried twice is shown once
+    jobs = stored_jobs(study_db, best.user_attrs["job_ids"])
+    assert sorted(report["best"][0]["boards"].values()) == sorted(job["moves"] for job in jobs.values())
+    shown = ok(orchestrate("report", "small", "--db", study_db))
+    assert "study small (moves-freed): 20 trials: 20 complete" in shown.stderr
+    assert "Rushhour6x6_3" in shown.stdout.splitlines()[1] and str(best.number) in shown.stdout.splitlines()[3]
+    page = tmp_path / "small.html"
+    ok(orchestrate("report", "small", "--format", "html", "--out", page, "--db", study_db))
+    assert all(title in page.read_text() for title in ("Optimisation history", "Parameter importances", "Contours"))
 
 
 def test_the_same_seed_proposes_the_same_points_and_a_point_already_run_is_not_run_again(study_db, six):
