@@ -1,7 +1,8 @@
 """Reports: a sweep's jobs as one DataFrame, the notes a reader must know, and writing tables out.
 
-`load_rows` turns the joined jobs, results and boards into flat records, one
-per job, with each algorithm parameter as a column (kept apart from the
+`load_rows` turns a sweep's jobs and results, read as Arrow columns
+(`workers.store.rows.job_table`), and its boards into a frame, one row per
+job, with each algorithm parameter as a column (kept apart from the
 others: see `parameter_column`), the board's known optimum
 (`boards.known_optimum`), the best optimum known (that one, else the fewest
 moves an optimal search found on the board anywhere in the database) and the
@@ -14,7 +15,7 @@ trust the numbers; `write` is the last step, formatting only.
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -24,10 +25,13 @@ from puzzles.errors import PuzzleError
 from puzzles.result import measures
 from workers.provenance import TIMING
 from workers.store import Database
-from workers.store.rows import job_rows
+from workers.store.rows import board_table, job_table
 from workers.store.schema import canonical_params
 from workers.store.states import JobState
 from workers.store.sweeps import SweepRow
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 GROUPS = ("algorithm", "params", "board")
 ALIASES = {"algo": "algorithm"}
@@ -47,20 +51,39 @@ SPEED_CLASS_RATIO = 1.25  # hosts differ in speed class when one's median speed 
 
 def load_rows(db: Database, sweep: SweepRow) -> pd.DataFrame:
     """One row per job of the sweep (`rows_frame`), the gaps against the best optima known anywhere in the database."""
-    stored = job_rows(db, sweep)
-    return rows_frame(stored, best_optima(db, {row["board_id"] for row in stored}))
+    table = job_table(db, sweep)
+    boards = {board["id"]: board for board in board_table(db, table.column("board_id").unique().to_pylist())}
+    return rows_frame(table, boards, best_optima(db, set(boards)))
 
 
-def rows_frame(stored: list[dict[str, Any]], optima: dict[str, int]) -> pd.DataFrame:
-    """One row per job row of the store, with its result (if any), its parameters as columns, its board's optima and gaps.
+def rows_frame(table: "pa.Table", boards: dict[str, dict[str, Any]], optima: dict[str, int]) -> pd.DataFrame:
+    """One row per job of the store's columns (`workers.store.rows.job_table`), with its board, its parameters as
+    columns, its board's optima and gaps.
 
-    `optima` are the best known per board id, used where the board has no
-    known optimum stored. The parameter columns are named by
-    `parameter_column` and listed in the frame's attrs (`parameter_columns`).
+    `boards` are the boards by id, `optima` the best known per board id, used
+    where the board has no known optimum stored. The parameter columns are
+    named by `parameter_column` and listed in the frame's attrs
+    (`parameter_columns`). Each distinct value (parameters, board, algorithm)
+    is worked on once, whatever the number of jobs.
     """
-    parameters = [parameter_column(name) for name in sorted({name for row in stored for name in row["params"]})]
-    columns = [*LEADING_COLUMNS, *parameters, *TRAILING_COLUMNS]
-    rows = with_parameter_columns(pd.DataFrame.from_records([_record(row) for row in stored], columns=columns), parameters)
+    stored = _nulls_as_none(table)
+    params_codes, params_texts = pd.factorize(stored["params"])
+    decoded = [json.loads(text) for text in params_texts]
+    names = sorted({name for params in decoded for name in params})
+    board_codes, board_ids = pd.factorize(stored["board_id"])
+    of_board = [boards[key] for key in board_ids]
+    frame = pd.DataFrame({
+        "job_id": stored["job_id"], "board": _taken([found["name"] or found["id"][:12] for found in of_board], board_codes),
+        "board_id": stored["board_id"], "board_size": _taken([found["size"] for found in of_board], board_codes),
+        "algorithm": stored["algorithm"],
+        "params": _taken([canonical_params(params) for params in decoded], params_codes),
+        **{parameter_column(name): _taken([params.get(name) for params in decoded], params_codes) for name in names},
+        **{column: stored[column] for column in ("seed", "repeat", "state", "outcome", *RESULT_COLUMNS, "reason",
+                                                 "host", "code_version", "speed")},
+        "known_optimum": _taken([found["known_optimum"] for found in of_board], board_codes),
+        "optimal": _optimal(stored, decoded, params_codes, boards),
+    })
+    rows = with_parameter_columns(frame, [parameter_column(name) for name in names])
     if rows.empty:
         return rows
     for column in parameter_columns(rows):
@@ -68,10 +91,33 @@ def rows_frame(stored: list[dict[str, Any]], optima: dict[str, int]) -> pd.DataF
             rows[column] = rows[column].astype("Int64")  # integers stay integers beside the NaN of other algorithms
     rows["known_optimum"] = rows["known_optimum"].astype("Int64")
     known = rows["known_optimum"].astype("Float64")
-    rows["optimum"] = known.fillna(rows["board_id"].map(optima).astype("Float64")).astype(float)
+    rows["optimum"] = known.fillna(_taken([optima.get(key) for key in board_ids], board_codes).astype("Float64")).astype(float)
     rows["gap"] = rows["moves"] / rows["optimum"] - 1
     rows["gap_moves"] = rows["moves"] - rows["optimum"]
     return rows.drop(columns=["board_id"])
+
+
+def _nulls_as_none(table: "pa.Table") -> pd.DataFrame:
+    """The table as a frame whose columns without a value hold None (of type object), as in a frame of Python records."""
+    empty = [name for name, column in zip(table.column_names, table.columns) if column.null_count == len(column)]
+    stored = table.drop_columns(empty).to_pandas()
+    return stored.assign(**{name: pd.Series([None] * len(table), dtype=object) for name in empty})[table.column_names]
+
+
+def _taken(values: list[Any], codes: Any) -> pd.Series:
+    """The column whose row i holds `values[codes[i]]` (the values' type inferred once, from the distinct ones)."""
+    return pd.Series(values, dtype=None if values else object).take(codes).reset_index(drop=True)
+
+
+def _optimal(stored: pd.DataFrame, decoded: list[dict[str, Any]], params_codes: Any,
+             boards: dict[str, dict[str, Any]]) -> pd.Series:
+    """Per job, whether its search is optimal (`is_optimal`), decided once per algorithm, parameters and board."""
+    keys = pd.DataFrame({"algorithm": stored["algorithm"], "params": params_codes, "board_id": stored["board_id"]})
+    codes = keys.groupby(list(keys.columns), sort=False).ngroup()
+    distinct = keys.drop_duplicates()
+    decided = [is_optimal(algorithm, decoded[params], boards[board]["domain"], boards[board]["canonical_text"])
+               for algorithm, params, board in distinct.itertuples(index=False, name=None)]
+    return pd.Series(decided, dtype=bool).take(codes.to_numpy()).reset_index(drop=True)
 
 
 def group_columns(rows: pd.DataFrame, by: list[str] | None = None) -> list[str]:
@@ -150,31 +196,6 @@ def read(path: Path, fmt: str) -> pd.DataFrame:
     """A table written by `write` (csv, json or parquet), read back."""
     readers = {"csv": pd.read_csv, "json": lambda p: pd.read_json(p, orient="records"), "parquet": pd.read_parquet}
     return readers[fmt](path)
-
-
-def _record(row: dict[str, Any]) -> dict[str, Any]:
-    """A job row of the store as a row of the frame: its parameters under their columns, apart from the others."""
-    params = row["params"]
-    return {
-        "job_id": row["job_id"],
-        "board": row["board"] or row["board_id"][:12],
-        "board_id": row["board_id"],
-        "board_size": row["board_size"],
-        "algorithm": row["algorithm"],
-        "params": canonical_params(params),
-        **{parameter_column(name): value for name, value in params.items()},
-        "seed": row["seed"],
-        "repeat": row["repeat"],
-        "state": row["state"],
-        "outcome": row["outcome"],
-        **{column: row[column] for column in RESULT_COLUMNS},
-        "reason": row["reason"] or row["error"],
-        "host": row["host"] or row["worker_host"],  # the job's row only for results without provenance
-        "code_version": row["code_version"],
-        "speed": (row["provenance"] or {}).get("speed"),
-        "known_optimum": row["known_optimum"],
-        "optimal": is_optimal(row["algorithm"], params, row["domain"], row["canonical_text"]),
-    }
 
 
 def _unfinished_note(rows: pd.DataFrame, name: str) -> list[str]:

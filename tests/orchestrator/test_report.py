@@ -3,6 +3,7 @@
 import math
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 from sqlalchemy import update
 from sqlalchemy.orm import Session
@@ -21,7 +22,7 @@ from workers.store import connect
 from workers.store.database import engine_for, upgrade
 from workers.store.jobs import record
 from workers.store.records import JobResult
-from workers.store.schema import RESULT_FIELDS
+from workers.store.schema import canonical_params
 
 # job index (in plan order) -> the result recorded by hand
 BY_HAND = {
@@ -167,17 +168,20 @@ def test_rows_carry_the_known_optimum_and_the_gap_in_moves(db):
 
 
 def stored_row(job_id: int, params: dict, **result) -> dict:
-    """A job row as `workers.store.rows.job_rows` gives it: a done beam job on one board, with `result`'s fields."""
-    fields = dict.fromkeys(RESULT_FIELDS) | {"provenance": {}, "outcome": "solved"} | result
-    return {"job_id": job_id, "board_id": "b" * 64, "algorithm": "beam", "params": params, "seed": None, "repeat": 0,
-            "state": "done", "worker_host": "h", "board": "board", "board_size": 6, "domain": "rushhour",
-            "canonical_text": "", "known_optimum": None, **fields}
+    """A job as `workers.store.rows.job_table` gives it: a done beam job on one board, with `result`'s measures."""
+    measures = dict.fromkeys(report_rows.RESULT_COLUMNS) | result
+    return {"job_id": job_id, "board_id": BOARD["id"], "algorithm": "beam", "params": canonical_params(params),
+            "seed": None, "repeat": 0, "state": "done", "outcome": "solved", **measures, "reason": None, "host": "h",
+            "code_version": None, "speed": None}
+
+
+BOARD = {"id": "b" * 64, "name": "board", "size": 6, "domain": "rushhour", "canonical_text": "", "known_optimum": None}
 
 
 def test_a_parameter_named_like_a_result_column_neither_overwrites_it_nor_is_lost():
-    stored = [stored_row(1, {"k": 2, "steps": 3, "seed": 7}, moves=10, steps=10),
-              stored_row(2, {"k": 2, "steps": 4, "seed": 7}, moves=12, steps=11)]
-    rows = report_rows.rows_frame(stored, {})
+    stored = pa.Table.from_pylist([stored_row(1, {"k": 2, "steps": 3, "seed": 7}, moves=10, steps=10),
+                           stored_row(2, {"k": 2, "steps": 4, "seed": 7}, moves=12, steps=11)])
+    rows = report_rows.rows_frame(stored, {BOARD["id"]: BOARD}, {})
     assert rows["steps"].tolist() == [10, 11] and rows["seed"].isna().all()  # the results' own columns
     assert rows["param:steps"].tolist() == [3, 4] and rows["param:seed"].tolist() == [7, 7]
     assert report_rows.parameter_columns(rows) == ["k", "param:seed", "param:steps"]

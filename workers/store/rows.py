@@ -1,13 +1,28 @@
-"""A sweep's jobs as flat rows, for reports, exports and verification, and the boards of its spec file."""
+"""A sweep's jobs as flat rows, for reports, exports and verification, and the boards of its spec file.
 
-from typing import Any
+Reports read a sweep's jobs as Arrow columns (`job_table`), through the ADBC
+drivers: the database's rows go into columns without a Python object per
+value, which is what keeps a million-job report within seconds and a few
+hundred MB (docs/notes/2026-12-05-million-jobs.md).
+"""
 
-from sqlalchemy import func, select
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
-from puzzles.result import Outcome
+from sqlalchemy import BigInteger, ColumnElement, CompoundSelect, Float, Select, String, cast, func, literal, select, union_all
+from sqlalchemy.engine import make_url
+
+from puzzles.errors import PuzzleError
+from puzzles.result import Outcome, measures
 from workers.store.database import Database
 from workers.store.schema import RESULT_FIELDS, boards, jobs, results
 from workers.store.sweeps import SweepRow
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+MEASURES = measures()
+SAMPLE = {BigInteger: 0, Float: 0.0, String: ""}  # a value of each kind of column, for SQLite's first row
 
 
 def job_rows(db: Database, sweep: SweepRow) -> list[dict[str, Any]]:
@@ -68,3 +83,72 @@ def board_solutions(db: Database, sweep: SweepRow) -> list[dict[str, Any]]:
     for board in found:
         board["job_id"], board["moves"], board["solution"] = best.get(board["id"], (None, None, None))
     return found
+
+
+def job_table(db: Database, sweep: SweepRow) -> "pa.Table":
+    """Every job of the sweep with its result's measures, as Arrow columns, in id order (None where a job has none).
+
+    Columns: job_id, board_id, algorithm, params (the canonical JSON text the
+    row keeps), seed, repeat, state, outcome, the `MEASURES`, reason (the
+    result's, else its error), host (the result's, else the job's worker),
+    code_version, speed (the host's, from the provenance).
+    """
+    columns = _table_columns()
+    query: Select = (
+        select(*(cast(column, kind).label(name) for name, column, kind in columns))
+        .select_from(jobs.outerjoin(results, results.c.job_id == jobs.c.id))
+        .where(jobs.c.sweep_id == sweep.id)
+        .order_by(jobs.c.id)
+    )
+    if db.engine.dialect.name != "sqlite":
+        return _arrow(db, query)
+    # SQLite's driver takes each column's type from its first rows: a first row of samples sets them all
+    sample = select(*(literal(SAMPLE[kind], kind()).label(name) for name, _, kind in columns))
+    return _arrow(db, union_all(sample, select(query.subquery())))[1:]
+
+
+def board_table(db: Database, board_ids: list[str]) -> list[dict[str, Any]]:
+    """The boards of `board_ids`: id, name, size, domain, canonical text and known optimum."""
+    query = (select(boards.c.id, boards.c.name, boards.c.size, boards.c.domain, boards.c.canonical_text,
+                    boards.c.known_optimum)
+             .where(boards.c.id.in_(board_ids)))
+    with db.engine.connect() as connection:
+        return [dict(row._mapping) for row in connection.execute(query)]
+
+
+def _table_columns() -> list[tuple[str, ColumnElement[Any], type]]:
+    """(name, expression, kind) of each column of `job_table`."""
+    kinds: dict[str, type] = {"job_id": BigInteger, "seed": BigInteger, "repeat": BigInteger, "speed": Float}
+    kinds |= {name: Float if isinstance(results.c[name].type, Float) else BigInteger for name in MEASURES}
+    expressions = {
+        "job_id": jobs.c.id, "board_id": jobs.c.board_id, "algorithm": jobs.c.algorithm, "params": jobs.c.params,
+        "seed": jobs.c.seed, "repeat": jobs.c.repeat, "state": jobs.c.status, "outcome": results.c.outcome,
+        **{name: results.c[name] for name in MEASURES},
+        "reason": func.coalesce(func.nullif(results.c.reason, ""), results.c.error),
+        "host": func.coalesce(func.nullif(results.c.host, ""), jobs.c.worker_host),
+        "code_version": results.c.code_version, "speed": results.c.provenance["speed"].as_float(),
+    }
+    return [(name, expression, kinds.get(name, String)) for name, expression in expressions.items()]
+
+
+def _arrow(db: Database, query: Select | CompoundSelect) -> "pa.Table":
+    """The rows of `query` as an Arrow table, read by the database's ADBC driver."""
+    sql = str(query.compile(dialect=db.engine.dialect, compile_kwargs={"literal_binds": True}))
+    with _adbc(db) as connection, connection.cursor() as cursor:
+        cursor.execute(sql)
+        return cursor.fetch_arrow_table()
+
+
+def _adbc(db: Database) -> Any:
+    """An ADBC connection to the database, read only for a SQLite file."""
+    if db.engine.dialect.name == "sqlite":
+        import adbc_driver_sqlite.dbapi
+
+        if db.file is None:
+            raise PuzzleError(f"{db.shown_url}: reports read a SQLite database from a file")
+        frozen = "&immutable=1" if db.engine.url.query.get("immutable") else ""  # a file this process cannot write
+        return adbc_driver_sqlite.dbapi.connect(f"file:{quote(str(db.file.resolve()))}?mode=ro{frozen}")
+    import adbc_driver_postgresql.dbapi
+
+    return adbc_driver_postgresql.dbapi.connect(
+        make_url(db.url).set(drivername="postgresql").render_as_string(hide_password=False))
