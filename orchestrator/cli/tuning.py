@@ -60,7 +60,8 @@ def tune_command(
     seeds: Annotated[str | None, typer.Option(help="Seeds of a randomized algorithm, e.g. 1..5 (each a job per board).")] = None,
     repeat: Annotated[int, typer.Option(min=1, max=1000, help="Runs per board and point.")] = 1,
     parallel: Annotated[
-        int | None, typer.Option(min=1, max=1024, help="Trials run at once; default: --workers (with a broker: 4).")
+        int | None, typer.Option(min=1, max=1024, help="Trials run at once; default: --workers, or with a broker one per"
+                                 " worker online.")
     ] = None,
     goal: GoalOption = None,
     time_limit: TimeLimitOption = None,
@@ -92,7 +93,7 @@ def tune_command(
     from workers.store import studies
 
     with user_errors():
-        current = configured(db, broker)
+        configured(db, broker)
         require("optuna")
         dimensions = parse_space(algo, params or {})
         scoring = parse_scoring(objective, aggregate, unsolved)
@@ -117,7 +118,7 @@ def tune_command(
         typer.echo(trial_line(study, trial, outcome))
 
     interruptible(lambda: tune.run_study(results, study, spec, sweep_id, trials=trials, workers=workers, on_told=told,
-                                         parallel=parallel or (4 if current.broker_url else workers)),
+                                         parallel=parallel),
                   name, "the same orchestrate tune command (the same --name continues the study)")
     typer.echo(best_line(study))
 

@@ -224,9 +224,12 @@ def round_trials(study, total: int, parallel: int) -> list[Any]:
     return left + [study.ask() for _ in range(room)]
 
 
-def run_study(db: Database, study, spec: StudySpec, sweep_id: int, *, trials: int, parallel: int, workers: int,
+def run_study(db: Database, study, spec: StudySpec, sweep_id: int, *, trials: int, parallel: int | None, workers: int,
               on_told: Callable[[Any, str], None]) -> None:
     """Run rounds of `parallel` trials until the study has `trials` and none is left running.
+
+    `parallel` by default: `workers` here, or with a broker one trial per
+    Celery worker online (a heartbeat within a lease).
 
     Their jobs run in `workers` local job processes, or, with a broker, on the
     Celery workers (the jobs of lost workers re-queued meanwhile, as `status
@@ -242,6 +245,8 @@ def run_study(db: Database, study, spec: StudySpec, sweep_id: int, *, trials: in
     from workers.settings import settings
 
     broker = settings().broker_url
+    if parallel is None:
+        parallel = max(1, study_store.online_workers(db, settings().lease_seconds)) if broker else workers
     count = len(spec.boards)
     steps = [range(board, board + 1) for board in range(count)] if pruning(study) else [range(count)]
     with nullcontext([]) if broker else job_processes(workers) as runners:

@@ -18,7 +18,7 @@ def test_a_study_runs_on_two_workers_and_each_trial_is_its_jobs_mean(cluster, bo
     a, b = cluster.workers_ready("a", "b")
     boards = [arg for name in SIX for arg in ("--boards", str(boards_dir / name))]
     done = cluster.orchestrate("tune", "--name", "shared", "--algo", "moves-freed", "--w-exit", "0..2", "--w-blockers", "1..2",
-                               "--w-freed", "-1..0", *boards, "--trials", "20", "--seed", "1", "--parallel", "4",
+                               "--w-freed", "-1..0", *boards, "--trials", "20", "--seed", "1",
                                "--db", cluster.database_url, "--broker", cluster.broker_url, timeout=SLOW_START_S)
     assert "study shared: best trial" in done.stdout, done.stdout
     trials = optuna.load_study(study_name="shared", storage=cluster.database_url).trials

@@ -6,13 +6,14 @@ A study's jobs are ordinary jobs of the sweep row named after the study (see
 own RDB storage on the same database.
 """
 
+from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
 from workers.store.database import Database
 from workers.store.jobs import IN_CLAUSE
-from workers.store.schema import RESULT_FIELDS, boards, jobs, results, sweeps, utc_now
+from workers.store.schema import RESULT_FIELDS, boards, jobs, results, sweeps, utc_now, workers
 from workers.store.states import UNFINISHED, JobState
 
 VALUE_COLUMNS = ("moves", "steps", "expanded", "generated", "elapsed_s", "peak_mem_bytes", "outcome", "error")
@@ -83,3 +84,10 @@ def reuse_results(db: Database, sweep_id: int, ids: list[int]) -> int:
                                [{"job_id": job_id, **values} for job_id, values in found.items()])
             connection.execute(update(jobs).where(jobs.c.id.in_(list(found))).values(status=JobState.DONE, finished_at=utc_now()))
     return len(found)
+
+
+def online_workers(db: Database, lease_s: float) -> int:
+    """How many Celery workers beat within the last `lease_s` seconds (local pools, HOST/local, left out)."""
+    with db.engine.connect() as connection:
+        return connection.execute(select(func.count()).where(
+            workers.c.beat_at >= utc_now() - timedelta(seconds=lease_s), workers.c.host.not_like("%/local"))).scalar_one()
