@@ -75,7 +75,7 @@ def compare_sweeps(db: Database, names: list[str], *, by: str | None, layout: La
     """The sweeps lined up group by group (`orchestrator.reports.comparison`), the first the reference."""
     _check_format(layout.fmt, COMPARE_FORMATS)
     check_not_database(layout.out, db)
-    frames = {name: sweep_rows(db, name) for name in dict.fromkeys(names)}
+    frames = {name: compared_rows(db, name) for name in dict.fromkeys(names)}
     if len(frames) < 2:
         raise PuzzleError("compare needs two different sweeps or more")
     groups = column_names(by, "--by") if by else shared_groups(list(frames.values()))
@@ -157,6 +157,15 @@ def sweep_rows(db: Database, sweep_name: str) -> pd.DataFrame:
     if rows.empty:
         raise PuzzleError(f"sweep {sweep.name!r} has no jobs")
     return rows
+
+
+def compared_rows(db: Database, name: str) -> pd.DataFrame:
+    """The rows `compare` lines up of a sweep: all of them, or of a study (`orchestrate tune`) its best trial's."""
+    from orchestrator.reports.study import best_job_ids, is_study
+
+    rows = sweep_rows(db, name)
+    sweep = find_sweep(db, name)
+    return rows[rows["job_id"].isin(best_job_ids(db, sweep))] if is_study(sweep) else rows
 
 
 def _html(document: Document, frame: pd.DataFrame) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 
 from orchestrator.sweeps.tune import STUDY
 from orchestrator.sweeps.tune_objective import Scoring, TrialFailed, job_value, parse_scoring
+from puzzles.errors import PuzzleError
 from workers.store import Database
 from workers.store import studies as study_store
 from workers.store.sweeps import SweepRow
@@ -27,6 +28,7 @@ class BestTrial:
     values: list[float]
     params: dict[str, Any]
     boards: list[float | None]  # None: a board without a value (not run, or unsolved under --unsolved fail)
+    job_ids: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -71,10 +73,21 @@ def study_report(db: Database, sweep: SweepRow, top: int = TOP) -> StudyReport:
     best = _best(study, trials, pareto)[:top]
     report = StudyReport(sweep.name, spec, scoring, states, pareto=pareto, study=study)
     for trial in best:
-        jobs = study_store.job_values(db, trial.user_attrs.get("job_ids", []))
+        ids = trial.user_attrs.get("job_ids", [])
+        jobs = study_store.job_values(db, ids)
         report.best.append(BestTrial(trial.number, list(trial.values), dict(trial.params),
-                                     board_values(jobs, spec["board_ids"], scoring)))
+                                     board_values(jobs, spec["board_ids"], scoring), ids))
     return report
+
+
+def best_job_ids(db: Database, sweep: SweepRow) -> list[int]:
+    """The job ids of the study's best trial (`compare` lines it up as a sweep); PuzzleError for several objectives or none."""
+    report = study_report(db, sweep, top=1)
+    if report.pareto:
+        raise PuzzleError(f"study {sweep.name!r} has several objectives, so no one best trial to compare")
+    if not report.best:
+        raise PuzzleError(f"study {sweep.name!r} has no complete trial yet")
+    return report.best[0].job_ids
 
 
 def _best(study, trials: list, pareto: bool) -> list:
