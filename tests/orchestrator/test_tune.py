@@ -4,6 +4,8 @@ The command runs in this process (CliRunner; its job processes are real),
 except where Ctrl-C or optuna-dashboard needs a process of its own.
 """
 
+import csv
+import io
 import json
 import os
 import signal
@@ -121,6 +123,13 @@ def test_the_same_seed_proposes_the_same_points_and_a_point_already_run_is_not_r
         ran, copied = (stored_jobs(study_db, t.user_attrs["job_ids"]) for t in (one, other))
         assert set(ran).isdisjoint(copied)  # the jobs of another sweep (the study's) ...
         assert sorted(job["elapsed_s"] for job in ran.values()) == sorted(job["elapsed_s"] for job in copied.values())
+
+
+    ok(orchestrate("sweep", "--name", "authors", "--algo", "moves-freed", "--w-exit", 3, "--w-blockers", 3, "--w-freed", -14,
+                   *six, "--workers", 2, "--db", study_db))
+    lined_up = list(csv.DictReader(io.StringIO(ok(orchestrate("compare", "authors", "first", "--format", "csv",
+                                                              "--db", study_db)).stdout)))
+    assert [(row["jobs authors"], row["jobs first"]) for row in lined_up] == [("3", "3")]  # the best trial's, not 18
 
 
 def test_a_pruned_trial_has_its_remaining_jobs_cancelled(study_db, six):
