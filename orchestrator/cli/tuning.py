@@ -30,10 +30,13 @@ app = typer.Typer()
 def tune_command(
     name: Annotated[str, typer.Option("--name", help="The study's name; the same name again continues it.")],
     algo: Annotated[str, typer.Option("--algo", help="The algorithm to tune, one of: " + ", ".join(OFFERED) + ".")],
+    more_boards: Annotated[
+        list[str] | None, typer.Argument(metavar="BOARDS", help="More boards, after those of --boards.", show_default=False)
+    ] = None,
     boards: Annotated[
-        list[str], typer.Option("--boards", help="Boards as sweep takes them (files, directories, set:NAME); in this"
-                                " order they are the pruner's steps.")
-    ],
+        list[str] | None, typer.Option("--boards", help="Boards as sweep takes them (files, directories, globs, set:NAME);"
+                                       " more may follow. In this order they are the pruner's steps.")
+    ] = None,
     params: dict[str, Any] | None = None,
     objective: Annotated[
         str, typer.Option(help="Result columns to optimise, comma separated, each COLUMN or COLUMN:min or COLUMN:max:"
@@ -95,6 +98,8 @@ def tune_command(
     with user_errors():
         configured(db, broker)
         require("optuna")
+        if not boards and not more_boards:
+            raise PuzzleError("give the study's boards: --boards FILES, DIRECTORIES or set:NAME")
         dimensions = parse_space(algo, params or {})
         scoring = parse_scoring(objective, aggregate, unsolved)
         grid = SweepGrid.from_options(algo, {}, seeds, repeat)
@@ -102,7 +107,7 @@ def tune_command(
         chosen_sampler = tune.make_sampler(sampler, seed, dimensions)
         chosen_pruner = tune.make_pruner(pruner)
         results = database(db, broker)
-        instances = load_boards(boards, goal=goal, db=results)
+        instances = load_boards((boards or []) + (more_boards or []), goal=goal, db=results)
         spec = tune.StudySpec(name, algo, dimensions, scoring, instances, limits, grid.seeds, grid.repeat)
         tune.check_study(results, spec)
         spec.jobs({d.name: d.low if d.low is not None else d.choices[0] for d in dimensions})  # the planner's checks
