@@ -31,6 +31,7 @@ MADE_BY = {
     "README.md": ["slidelab.db", "beam-blockers.html"],
     "docs/reports.md": ["slidelab.db", "beam-k.html", "compare.csv"],
     "docs/sweeps.md": ["slidelab.db", "beam-k.json"],
+    "docs/tuning.md": ["slidelab.db", "mf-small.html"],
 }
 
 
