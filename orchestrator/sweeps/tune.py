@@ -16,6 +16,7 @@ them is reported, and a pruned trial's remaining jobs are cancelled (waiting
 ones never run, running ones stop within a heartbeat).
 """
 
+import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -104,6 +105,8 @@ def make_sampler(name: str, seed: int | None, dimensions: list[Dimension]):
     if name == "nsga2":
         return optuna.samplers.NSGAIISampler(seed=seed)
     if name == "cmaes":
+        if importlib.util.find_spec("cmaes") is None:  # Optuna would fail only at its first sample
+            raise PuzzleError("--sampler cmaes needs the cmaes package: pip install cmaes")
         return optuna.samplers.CmaEsSampler(seed=seed)
     raise PuzzleError(f"--sampler: {name!r} is not one of {', '.join(SAMPLERS)}")
 
