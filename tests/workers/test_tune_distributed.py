@@ -31,3 +31,21 @@ def test_a_study_runs_on_two_workers_and_each_trial_is_its_jobs_mean(cluster, bo
     points = {json.dumps(t.params, sort_keys=True) for t in trials}
     assert len(points) < 20 and cluster.scalar("SELECT count(*) FROM jobs") == 3 * len(points)
     assert {row.worker_host for row in jobs.values()} == {a.hostname, b.hostname}  # both workers ran trials' jobs
+
+
+@pytest.mark.timeout(300)
+def test_a_pruned_trial_on_the_workers_has_its_later_boards_cancelled(cluster, boards_dir):
+    cluster.workers_ready("a", "b")
+    boards = [arg for name in SIX for arg in ("--boards", str(boards_dir / name))]
+    cluster.orchestrate("tune", "--name", "pruned", "--algo", "moves-freed", "--w-exit", "0..10", "--w-blockers", "0..10",
+                        "--w-freed", "-20..0", *boards, "--objective", "expanded", "--pruner", "median", "--trials", "12",
+                        "--seed", "1", "--db", cluster.database_url, "--broker", cluster.broker_url, timeout=SLOW_START_S)
+    trials = optuna.load_study(study_name="pruned", storage=cluster.database_url).trials
+    pruned = [t for t in trials if t.state.name == "PRUNED"]
+    assert pruned and len(trials) == 12
+    states = {row.id: (row.status, row.outcome) for row in cluster.sql(
+        "SELECT jobs.id, jobs.status, results.outcome FROM jobs LEFT JOIN results ON results.job_id = jobs.id")}
+    for trial in pruned:
+        steps = len(trial.intermediate_values)
+        assert [states[job_id] for job_id in trial.user_attrs["job_ids"]] == (
+            [("done", "solved")] * steps + [("cancelled", None)] * (3 - steps))
