@@ -25,6 +25,7 @@ import math
 from collections.abc import Hashable
 from dataclasses import dataclass, replace
 
+import numpy as np
 import pandas as pd
 
 from puzzles.result import Outcome
@@ -41,20 +42,25 @@ def like_with_like(rows: pd.DataFrame, family: list[str], sides: list[str]) -> p
     that solved nothing.
     """
     unit = [column for column in UNIT if column not in (*family, *sides)]
-    seeds = [None if _missing(seed) else int(seed) for seed in rows["seed"]]
-    outcomes = [None if _missing(outcome) else outcome for outcome in rows["outcome"]]
-    jobs = [Job(*values) for values in zip(_keys(rows, family), _keys(rows, sides), rows["board"], seeds, outcomes)]
+    columns = list(dict.fromkeys([*family, *sides, "board", "seed", "outcome"]))
+    codes = rows.groupby(columns, sort=False, dropna=False).ngroup().to_numpy()
+    distinct = rows[columns].drop_duplicates()  # jobs alike in all these are alike here: each is worked on once
+    seeds = [None if _missing(seed) else int(seed) for seed in distinct["seed"]]
+    outcomes = [None if _missing(outcome) else outcome for outcome in distinct["outcome"]]
+    jobs = [Job(*values) for values in zip(_keys(distinct, family), _keys(distinct, sides), distinct["board"], seeds,
+                                           outcomes)]
     families: dict[Hashable, list[Job]] = {}
     for job in jobs:
         families.setdefault(job.family, []).append(job)
     found = {key: Family.of(members, unit) for key, members in families.items()}
     compared = [job.outcome == Outcome.SOLVED and bool(found[job.family].units_of(job) & found[job.family].common)
                 for job in jobs]
-    kept = pd.Series(compared, index=rows.index, dtype=bool)
+    kept = pd.Series(np.array(compared, dtype=bool)[codes], index=rows.index)
+    common = [len(found[job.family].common) if job.side in found[job.family].solving else 0 for job in jobs]
     return rows.assign(
         **{column: rows[column].where(kept) for column in MEASURES if column in rows.columns},
-        common=[len(found[job.family].common) if job.side in found[job.family].solving else 0 for job in jobs],
-        units=[found[job.family].count for job in jobs],
+        common=np.array(common, dtype=int)[codes],
+        units=np.array([found[job.family].count for job in jobs], dtype=int)[codes],
     )
 
 
