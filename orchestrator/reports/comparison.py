@@ -39,14 +39,14 @@ def compare(frames: dict[str, pd.DataFrame], by: list[str] | None = None) -> pd.
     table = _aligned(summarize(joined, [*groups, SWEEP], family=groups), groups, list(frames))
     compared = like_with_like(joined, groups, [SWEEP])
     (first, _), *others = frames.items()
-    reference = compared[compared[SWEEP] == first]
+    by_sweep = {name: _done_groups(compared[compared[SWEEP] == name], groups) for name in frames}
     for metric, column in COMPARED.items():
         for name, _ in others:
             ours, theirs = table[f"{metric} {first}"], table[f"{metric} {name}"]
             table[f"{metric} Δ {name}"] = theirs - ours
             table[f"{metric} × {name}"] = theirs / ours.where(ours != 0)
-            rows = compared[compared[SWEEP] == name]
-            table[f"{metric} p {name}"] = [_p_value(reference, rows, groups, key, column) for key in _keys(table, groups)]
+            table[f"{metric} p {name}"] = [_p_value(by_sweep[first], by_sweep[name], groups, key, column)
+                                           for key in _keys(table, groups)]
             table[f"{metric} q {name}"] = adjusted(table[f"{metric} p {name}"])
     return table[_column_order(groups, list(frames))]
 
@@ -105,9 +105,11 @@ def _keys(table: pd.DataFrame, groups: list[str]) -> list[tuple]:
     return list(table[groups].itertuples(index=False, name=None))
 
 
-def _p_value(first: pd.DataFrame, second: pd.DataFrame, groups: list[str], key: tuple, column: str) -> float:
+def _p_value(first: dict[tuple, pd.DataFrame], second: dict[tuple, pd.DataFrame], groups: list[str], key: tuple,
+             column: str) -> float:
     """Welch's t-test of the metric between two sweeps' done jobs of one group; paired over boards if it spans them."""
-    samples = [_group_values(frame, groups, key, column) for frame in (first, second)]
+    samples = [found.get(_key(key), pd.DataFrame(columns=["board", column], dtype=float))[["board", column]]
+               for found in (first, second)]
     if "board" not in groups:
         means = [sample.groupby("board")[column].mean() for sample in samples]
         paired = pd.concat(means, axis=1, join="inner").dropna()
@@ -124,14 +126,19 @@ def _quietly(test, first: pd.Series, second: pd.Series) -> float:
         return float(test(first, second).pvalue)
 
 
-def _group_values(rows: pd.DataFrame, groups: list[str], key: tuple, column: str) -> pd.DataFrame:
-    """The done jobs of one group, with the board and the metric (the solved share as 0/1 per job)."""
+def _done_groups(rows: pd.DataFrame, groups: list[str]) -> dict[tuple, pd.DataFrame]:
+    """The done jobs of each group (by `_key`), with the solved share as 0/1 per job (unsolvable apart)."""
     done = rows[rows["outcome"].notna()].assign(
         solved=lambda frame: frame["outcome"].eq("solved").astype(float).where(frame["outcome"].ne("unsolvable")))
-    match = pd.Series(True, index=done.index)
-    for group, value in zip(groups, key):
-        match &= done[group].isna() if pd.isna(value) else done[group].eq(value)
-    return done.loc[match, ["board", column]]
+    if not groups:
+        return {(): done}
+    return {_key(key if isinstance(key, tuple) else (key,)): part
+            for key, part in done.groupby(groups, dropna=False, sort=False)}
+
+
+def _key(values: tuple) -> tuple:
+    """A group's key with its missing values as None, so that equal keys find each other."""
+    return tuple(None if pd.isna(value) else value for value in values)
 
 
 def _column_order(groups: list[str], names: list[str]) -> list[str]:
