@@ -35,6 +35,7 @@ bench: $(VENV)/.stamp-test
 	$(PY) bench/npuzzle.py
 	$(PY) bench/npuzzle24.py
 	$(PY) bench/demo.py
+	$(PY) bench/million.py
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
