@@ -46,6 +46,7 @@ DERIVED_COLUMNS = ("optimum", "gap", "gap_moves")
 RESERVED = frozenset((*LEADING_COLUMNS, *TRAILING_COLUMNS, *DERIVED_COLUMNS))  # no parameter's column takes these names
 PARAM_PREFIX = "param:"  # before the name of a parameter called like a reserved column: `param:steps`
 PARAMETERS = "parameters"  # the key of a rows frame's `attrs` that lists its parameter columns
+CSV_ROWS = 50_000  # rows written to a CSV file at a time
 SPEED_CLASS_RATIO = 1.25  # hosts differ in speed class when one's median speed is more than this × the other's
 
 
@@ -177,6 +178,9 @@ def write(frame: pd.DataFrame, fmt: str, out: Path | None) -> str | None:
             raise PuzzleError("--format parquet needs --out FILE")
         frame.to_parquet(out, index=False)
         return None
+    if fmt == "csv" and out is not None:  # written a slice of rows at a time, never held as one text
+        _to_file(out, lambda: frame.to_csv(out, index=False, chunksize=CSV_ROWS))
+        return None
     writers: dict[str, Callable[[], str]] = {
         "csv": lambda: frame.to_csv(index=False),
         "markdown": lambda: _markdown(frame),
@@ -185,11 +189,16 @@ def write(frame: pd.DataFrame, fmt: str, out: Path | None) -> str | None:
     text = writers[fmt]()
     if out is None:
         return text
+    _to_file(out, lambda: out.write_text(text))
+    return None
+
+
+def _to_file(out: Path, writing: Callable[[], Any]) -> None:
+    """Run `writing`, which writes `out`; an OSError names the file."""
     try:
-        out.write_text(text)
+        writing()
     except OSError as err:  # a full disk says so only when the file is closed, without its name
         raise OSError(err.errno, err.strerror, str(out)) from None
-    return None
 
 
 def read(path: Path, fmt: str) -> pd.DataFrame:

@@ -15,6 +15,7 @@ from tests.orchestrator.handmade import SOLUTIONS, result_for
 from tests.stored import store_sweep
 from workers.store import connect
 from workers.store.boards import store_optima
+from workers.store.database import upgrade
 from workers.store.jobs import claim, record
 from workers.store.records import JobResult
 from workers.store.rows import job_rows
@@ -79,3 +80,14 @@ def test_the_columns_are_the_rows_read_a_dict_at_a_time(db_url, boards_dir):
     assert set(old["outcome"].dropna()) == {"solved", "failed", "error", "limit"} and old["outcome"].isna().sum() == 3
     pd.testing.assert_frame_equal(new, old)
     assert new.attrs == old.attrs
+
+
+def test_a_csv_file_is_written_a_slice_at_a_time_as_the_whole_text(tmp_path, boards_dir, monkeypatch):
+    url = f"sqlite:///{tmp_path / 'results.db'}"
+    upgrade(url)
+    mixed_sweep(url, boards_dir)
+    db = connect(url)
+    rows = report_rows.load_rows(db, find_sweep(db, "mixed"))
+    monkeypatch.setattr(report_rows, "CSV_ROWS", 3)
+    assert report_rows.write(rows, "csv", tmp_path / "rows.csv") is None
+    assert (tmp_path / "rows.csv").read_text() == report_rows.write(rows, "csv", None)
