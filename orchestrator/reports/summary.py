@@ -31,6 +31,7 @@
 """
 
 import math
+from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
@@ -59,6 +60,7 @@ AGGREGATED = {
     "peak_mem_mib": ("peak_mem_mib", "max", "max"),
 }
 CONFIDENCE = 0.95
+Z = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)  # the normal quantile of a two-sided CONFIDENCE interval, 1.96
 RESAMPLES = 2_000
 BATCH_VALUES = 16_000_000  # resampled values held at once by `mean_intervals` (128 MB)
 BOOTSTRAP_MAX = 1_000  # the most values a bootstrap interval is drawn over; beyond, the normal interval
@@ -200,8 +202,7 @@ def mean_intervals(samples: list[np.ndarray]) -> list[tuple[float, float]]:
 
 def normal_interval(values: np.ndarray) -> tuple[float, float]:
     """The 95% normal interval of the mean, mean ± z·σ/√n (σ with divisor n), within the range of the values."""
-    z = float(scipy_stats().norm.ppf(0.5 + CONFIDENCE / 2))
-    mean, half = float(values.mean()), z * float(values.std()) / math.sqrt(len(values))
+    mean, half = float(values.mean()), Z * float(values.std()) / math.sqrt(len(values))
     return max(float(values.min()), mean - half), min(float(values.max()), mean + half)
 
 
