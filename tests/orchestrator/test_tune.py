@@ -272,3 +272,29 @@ def test_a_database_that_kept_slidelabs_revision_in_alembic_version_takes_a_stud
     optuna.create_study(study_name="new", storage=url)
     open_existing(url)
     assert [s.study_name for s in optuna.get_all_study_summaries(storage=url)] == ["new"]
+
+
+def test_unsolved_jobs_count_as_the_penalty_or_fail_the_trial(tmp_path, six):
+    db = f"sqlite:///{tmp_path / 'results.db'}"
+    tiny = ["--max-nodes", 5, "--trials", 2, "--seed", 1]  # 5 expansions solve none of the boards
+    ok(tune(db, "--name", "penalty", *WIDE_SPACE, *six, *tiny, "--unsolved", "penalty:100"))
+    ok(tune(db, "--name", "failing", *WIDE_SPACE, *six, *tiny))
+    ok(tune(db, "--name", "share", *WIDE_SPACE, *six, *tiny, "--objective", "solved"))
+    penalty, failing, share = (optuna.load_study(study_name=name, storage=db).trials for name in ("penalty", "failing", "share"))
+    assert [t.value for t in penalty] == [100.0, 100.0]
+    assert {t.state.name for t in failing} == {"FAIL"} and "ended limit (--unsolved fail)" in failing[0].user_attrs["failure"]
+    assert [t.value for t in share] == [0.0, 0.0]
+    shown = ok(orchestrate("report", "penalty", "--db", db)).stderr
+    assert "unsolved: penalty:100" in shown
+
+
+def test_ratios_to_the_optima_aggregate_as_a_geometric_mean():
+    from orchestrator.sweeps.tune_objective import aggregate, parse_scoring, trial_values
+
+    assert aggregate([22.0, 30.0], "gmean-ratio", [11, 30]) == pytest.approx(2 ** 0.5)
+    assert aggregate([1.0, 3.0], "max", [None, None]) == 3.0
+    scoring = parse_scoring("moves,elapsed_s:max", "mean", "penalty:50")
+    jobs = [{"job_id": 1, "board_id": "a", "status": "done", "outcome": "solved", "moves": 10, "elapsed_s": 2.0, "error": None},
+            {"job_id": 2, "board_id": "b", "status": "done", "outcome": "limit", "moves": None, "elapsed_s": 4.0, "error": None}]
+    assert trial_values(scoring, jobs, ["a", "b"], [None, None]) == [30.0, 26.0]  # an unsolved job's every column is the penalty
+    assert [o.direction for o in scoring.objectives] == ["minimize", "maximize"]
