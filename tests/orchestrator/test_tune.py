@@ -42,16 +42,19 @@ def six(boards_dir) -> list[str]:
 
 @pytest.fixture
 def study_db(db_url):
-    """An empty results database (SQLite, PostgreSQL) without Optuna studies (the test PostgreSQL keeps them otherwise)."""
-    _drop_studies(db_url)
+    """An empty results database (SQLite, PostgreSQL), Optuna's tables dropped after (the test PostgreSQL is shared)."""
     yield db_url
-    _drop_studies(db_url)
+    _drop_optuna(db_url)
 
 
-def _drop_studies(url: str) -> None:
-    if sa.inspect(engine_for(url)).has_table("studies"):
-        for summary in optuna.get_all_study_summaries(storage=url):
-            optuna.delete_study(study_name=summary.study_name, storage=url)
+def _drop_optuna(url: str) -> None:
+    """Drop Optuna's tables, and its version table, leaving slidelab's database as the other tests expect it."""
+    from optuna.storages._rdb.models import BaseModel
+
+    engine = engine_for(url)
+    BaseModel.metadata.drop_all(engine)
+    with engine.begin() as connection:
+        connection.execute(sa.text("DROP TABLE IF EXISTS alembic_version"))
 
 
 def tune(db: str, *args):
@@ -249,7 +252,6 @@ def _get_json(url: str):
 
 
 def test_slidelab_and_optuna_migrate_the_same_database_apart(db_url):
-    _drop_studies(db_url)
     optuna.create_study(study_name="kept", storage=db_url).optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=2)
     try:
         downgrade(db_url, "base")
@@ -261,7 +263,7 @@ def test_slidelab_and_optuna_migrate_the_same_database_apart(db_url):
         assert len(optuna.load_study(study_name="kept", storage=db_url).trials) == 2
     finally:
         upgrade(db_url)
-        _drop_studies(db_url)
+        _drop_optuna(db_url)
 
 
 def test_a_database_that_kept_slidelabs_revision_in_alembic_version_takes_a_study(tmp_path):
