@@ -76,7 +76,6 @@ EXTRAS = {
     "starlette": ("web", "orchestrate dashboard"),
     "uvicorn": ("web", "orchestrate dashboard"),
     "matplotlib": ("plots", "report --plot"),
-    "pyarrow": ("parquet", "--format parquet"),
     "psycopg": ("postgresql", "a PostgreSQL database (postgresql+psycopg://)"),
     "optuna": ("tune", "orchestrate tune"),
 }

@@ -63,8 +63,6 @@ def report_command(
     from orchestrator.sweeps.lookups import find_sweep
 
     with user_errors():
-        if fmt == "parquet":
-            require("pyarrow")
         layout = Layout(fmt, out, columns, wide)
         results = existing_database(db)
         if is_study(find_sweep(results, sweep_name)):  # made by orchestrate tune: its best trials, Optuna's figures
@@ -114,8 +112,6 @@ def export_command(
     from orchestrator.publish.outputs import export_sweep
 
     with user_errors():
-        if fmt == "parquet":
-            require("pyarrow")
         _print(export_sweep(existing_database(db), sweep_name, fmt, out))
 
 
@@ -184,8 +180,6 @@ def analyze_command(
     from puzzles.npuzzle.board import parse_shape
 
     with user_errors():
-        if fmt == "parquet" and out is not None:
-            require("pyarrow")
         width, height = parse_shape(size)
         found = analyze.analysis(width, height, goal, pdb, fmt=fmt, out=out)
     if out is not None:

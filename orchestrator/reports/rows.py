@@ -179,7 +179,7 @@ def write(frame: pd.DataFrame, fmt: str, out: Path | None) -> str | None:
         frame.to_parquet(out, index=False)
         return None
     if fmt == "csv" and out is not None:  # written a slice of rows at a time, never held as one text
-        _to_file(out, lambda: frame.to_csv(out, index=False, chunksize=CSV_ROWS))
+        _to_file(out, lambda: _csv_in_slices(frame, out))
         return None
     writers: dict[str, Callable[[], str]] = {
         "csv": lambda: frame.to_csv(index=False),
@@ -191,6 +191,11 @@ def write(frame: pd.DataFrame, fmt: str, out: Path | None) -> str | None:
         return text
     _to_file(out, lambda: out.write_text(text))
     return None
+
+
+def _csv_in_slices(frame: pd.DataFrame, out: Path) -> None:
+    with open(out, "w", newline="", encoding="utf-8") as handle:  # open's own error names the file and the cause
+        frame.to_csv(handle, index=False, chunksize=CSV_ROWS)
 
 
 def _to_file(out: Path, writing: Callable[[], Any]) -> None:

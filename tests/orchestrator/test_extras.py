@@ -18,7 +18,7 @@ from tests.orchestrator.clirun import orchestrate
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 OPTIONAL = PYPROJECT["project"]["optional-dependencies"]
-EXTRA_OF = {"web": "starlette", "parquet": "pyarrow"}  # the library each test takes away
+EXTRA_OF = {"web": "starlette"}  # the library each test takes away
 
 
 def assert_needs(result, extra: str, message: str) -> None:
@@ -37,18 +37,6 @@ def test_the_dashboard_without_the_web_extra(monkeypatch, tmp_path):
     monkeypatch.delattr(orchestrator.publish, "dashboard", raising=False)
     result = orchestrate("dashboard", "--db", f"sqlite:///{tmp_path / 'none.db'}")
     assert_needs(result, "web", "orchestrate dashboard")
-
-
-@pytest.mark.parametrize("args", [("export", "any-sweep", "--db", "sqlite:///none.db"),
-                                  ("report", "any-sweep", "--db", "sqlite:///none.db"),
-                                  ("analyze", "2x2")])
-def test_parquet_without_its_extra_stops_before_any_work(monkeypatch, tmp_path, args):
-    monkeypatch.setitem(sys.modules, "pyarrow", None)
-    monkeypatch.chdir(tmp_path)
-    out = tmp_path / "rows.parquet"
-    result = orchestrate(*args, "--format", "parquet", "--out", out)
-    assert_needs(result, "parquet", "--format parquet")
-    assert not out.exists() and not (tmp_path / "none.db").exists()
 
 
 def test_an_import_error_of_another_library_is_not_blamed_on_an_extra():
