@@ -3,8 +3,12 @@
 Fogleman's Rush Hour solver keeps such a memo: a state already searched with at
 least the moves left now is not searched again, which turns the exponential
 revisits of depth-first search on a graph full of transpositions into a few
-passes over the states. A slot is `key_words + 1` words: the key, then the
-entry, `(bound << 32) | (budget + 1)`, 0 for an empty slot. The home slot and
+passes over the states. An informed search also keeps each state's heuristic
+value there, so that it is computed once per state rather than once per path
+to it. A slot is `key_words + 1` words: the key, then the entry, three
+21-bit fields `bound | budget + 1 | estimate + 1`, 0 for an empty slot; a
+state met beyond the bound is held for its estimate alone, with the budget
+NOT_SEARCHED. The home slot and
 the probing are the state set's (`puzzles.stateset`). The table grows twice
 as large when 3/4 full; when it cannot (a memory cap, RLIMIT_AS, was reached)
 it stops taking new states, and the search goes on with what it holds: the memo
@@ -20,8 +24,9 @@ from puzzles.stateset import full, home
 
 NEW, SEARCHED_NOW, SEARCHED_BEFORE = range(3)  # what `remember` found
 STORED, SATURATED = range(2)  # a memo's fill: the states it holds, and 1 once it could not grow
-_LOW = np.uint64(0xFFFFFFFF)
-_BOUND_SHIFT = np.uint64(32)
+NOT_SEARCHED = -1  # the budget of a state held for its estimate only
+_FIELD = np.uint64(21)
+_MASK = np.uint64((1 << 21) - 1)
 FIRST_CAPACITY = 1 << 12
 
 
@@ -48,7 +53,7 @@ def prefetch_slot(table, h):
 
 
 @nb.njit(inline="always", cache=True)
-def _slot(table, keys, layer, row, h):
+def find(table, keys, layer, row, h):
     """The slot holding the key `keys[layer, row]`, whose hash is `h`, or the empty slot where it belongs."""
     words = table.shape[1] - 1
     slot = home(h, table.shape[0])
@@ -65,22 +70,33 @@ def _slot(table, keys, layer, row, h):
 
 
 @nb.njit(inline="always", cache=True)
-def remember(table, fill, keys, layer, row, h, bound, budget):
-    """Look up the key `keys[layer, row]` (hash `h`), searched now in the iteration of `bound` with `budget` moves left.
+def estimate_in(table, slot):
+    """The heuristic value kept in `slot` (found by `find`), or -1 if the slot is empty."""
+    return np.int64(table[slot, table.shape[1] - 1] & _MASK) - 1
+
+
+@nb.njit(inline="always", cache=True)
+def _budget(entry):
+    return np.int64((entry >> _FIELD) & _MASK) - 1
+
+
+@nb.njit(inline="always", cache=True)
+def remember(table, fill, slot, keys, layer, row, h, bound, budget, estimate):
+    """Look up the key `keys[layer, row]` (hash `h`, in `slot` as `find` gave), searched now in the iteration of
+    `bound` with `budget` moves left (NOT_SEARCHED: only met), its heuristic value `estimate`.
 
     Returns (table, found, its budget then): SEARCHED_NOW or SEARCHED_BEFORE
     (in this iteration or an earlier one) if it was searched with at least
     `budget` moves left, and then it need not be searched again; else NEW,
-    and the state is recorded with `bound` and `budget`, the table grown if
-    need be (a state not held yet is not recorded once the table could not
-    grow).
+    and the state is recorded with `bound`, `budget` and `estimate`, the
+    table grown if need be (a state not held yet is not recorded once the
+    table could not grow).
     """
     words = table.shape[1] - 1
-    slot = _slot(table, keys, layer, row, h)
     entry = table[slot, words]
-    if entry != 0 and np.int64(entry & _LOW) - 1 >= budget:
-        found = SEARCHED_NOW if np.int64(entry >> _BOUND_SHIFT) == bound else SEARCHED_BEFORE
-        return table, found, np.int64(entry & _LOW) - 1
+    if entry != 0 and _budget(entry) >= budget:
+        found = SEARCHED_NOW if np.int64(entry >> (_FIELD + _FIELD)) == bound else SEARCHED_BEFORE
+        return table, found, _budget(entry)
     if entry == 0:
         if full(table, fill[STORED] + 1):
             if fill[SATURATED]:
@@ -88,11 +104,12 @@ def remember(table, fill, keys, layer, row, h, bound, budget):
             table = _grown(table, fill)
             if fill[SATURATED]:
                 return table, NEW, budget
-            slot = _slot(table, keys, layer, row, h)
+            slot = find(table, keys, layer, row, h)
         for w in range(words):
             table[slot, w] = keys[layer, row, w]
         fill[STORED] += 1
-    table[slot, words] = (np.uint64(bound) << _BOUND_SHIFT) | np.uint64(budget + 1)
+    table[slot, words] = ((np.uint64(bound) << (_FIELD + _FIELD)) | (np.uint64(budget + 1) << _FIELD)
+                          | np.uint64(estimate + 1))
     return table, NEW, budget
 
 

@@ -10,8 +10,12 @@ exponentially often on Rush Hour, where the same moves in another order reach
 the same board. Either way a child equal to its grandparent (the move undone)
 is skipped. If an iteration finds no node beyond its limit, everything
 reachable was searched and the goal is unreachable; otherwise only the node
-and time limits stop the search. `stored` is the states in the memo (0
-without one); `max_frontier` is the most children waiting on the stack at once.
+and time limits stop the search. With a memo and an admissible heuristic
+(IDA*), the memo also keeps each state's heuristic value, computed when the
+state is first taken from the stack rather than for every child generated,
+so once per state rather than once per path to it. `stored` is the states in
+the memo (0 without one), those beyond a bound held for their estimate too;
+`max_frontier` is the most children waiting on the stack at once.
 """
 
 from typing import NamedTuple
@@ -21,7 +25,7 @@ import numpy as np
 from puzzles import limits
 from puzzles.jit import nb
 from puzzles.kernels import child_heuristics, expand, heuristic, is_goal, workspace
-from puzzles.memo import FIRST_CAPACITY, NEW, SEARCHED_BEFORE, STORED, key_hash, new_memo, prefetch_slot, remember
+from puzzles.memo import FIRST_CAPACITY, NEW, NOT_SEARCHED, SEARCHED_BEFORE, STORED, estimate_in, find, key_hash, new_memo, prefetch_slot, remember
 from puzzles.problem import Heuristic, Problem
 from puzzles.result import Limits, SearchReport
 
@@ -75,14 +79,17 @@ def _undoes(children, depth, row, grandparent):
 
 
 @nb.njit(cache=True)
-def _bounded(spec, work, stack, bound, informed, code, hargs, counters, memo, fill, max_nodes, deadline):
+def _bounded(spec, work, stack, bound, informed, keep_estimates, code, hargs, counters, memo, fill, max_nodes,
+             deadline):
     """Depth-first search from the start in `stack` row 0, expanding nodes whose f stays within `bound`.
 
     f = depth + max(h, 1) for a node that is not a goal (it needs one more move
     at least), with h the heuristic if `informed`, else 0: without a heuristic
     the bound is a plain depth limit. `counters` holds expanded, generated and
     max frontier (updated in place). With a `memo` (of any capacity), a node
-    already searched with as many moves left is not searched again. Returns
+    already searched with as many moves left is not searched again; if
+    `keep_estimates`, the memo holds each node's heuristic value, computed
+    when the node is taken, not when it is generated. Returns
     (status, goal depth, next bound, memo): SOLVED with the path on the stack,
     a limit, FAILED with the next bound, or UNSOLVABLE if nothing lay beyond it.
 
@@ -116,13 +123,23 @@ def _bounded(spec, work, stack, bound, informed, code, hargs, counters, memo, fi
         if is_goal(spec, node):
             status = limits.SOLVED
             break
-        f = depth + max(stack.h[depth, row], 1)
+        h, slot, kept = stack.h[depth, row], -1, 0
+        if keep_estimates:
+            slot = find(memo, stack.children, depth, row, stack.hashes[depth, row])
+            kept = estimate_in(memo, slot)
+            h = kept if kept >= 0 else heuristic(spec, work, code, hargs, node, 0)
+        f = depth + max(h, 1)
         if f > bound:
             next_bound = min(next_bound, f)
+            if kept < 0:  # held for its estimate, met again in the next iterations
+                memo, _, _ = remember(memo, fill, slot, stack.children, depth, row, stack.hashes[depth, row], bound,
+                                      NOT_SEARCHED, h)
             continue
         if memo.shape[0]:
-            memo, found, searched = remember(memo, fill, stack.children, depth, row, stack.hashes[depth, row], bound,
-                                             bound - depth)
+            if slot < 0:
+                slot = find(memo, stack.children, depth, row, stack.hashes[depth, row])
+            memo, found, searched = remember(memo, fill, slot, stack.children, depth, row, stack.hashes[depth, row],
+                                             bound, bound - depth, h)
             if found == SEARCHED_BEFORE:
                 next_bound = min(next_bound, depth + searched + 1)
             if found != NEW:
@@ -133,11 +150,11 @@ def _bounded(spec, work, stack, bound, informed, code, hargs, counters, memo, fi
         expanded += 1
         depth += 1
         n = expand(spec, work, node, stack.children[depth], stack.moves[depth])
-        if informed:
+        if informed and not keep_estimates:
             child_heuristics(spec, work, code, hargs, node, stack.children[depth], stack.moves[depth], rows, n, n,
                              stack.h[depth])
         for child in range(n if memo.shape[0] else 0):
-            if depth + max(stack.h[depth, child], 1) <= bound:  # it may be looked up: start loading its slot
+            if keep_estimates or depth + max(stack.h[depth, child], 1) <= bound:  # looked up: start loading its slot
                 stack.hashes[depth, child] = key_hash(stack.children, depth, child)
                 prefetch_slot(memo, stack.hashes[depth, child])
         stack.count[depth] = n
@@ -152,12 +169,13 @@ def _bounded(spec, work, stack, bound, informed, code, hargs, counters, memo, fi
 
 
 @nb.njit(cache=True)
-def deepening(spec, start, max_branching, informed, code, hargs, memo_capacity, max_nodes, deadline):
+def deepening(spec, start, max_branching, informed, keep_estimates, code, hargs, memo_capacity, max_nodes, deadline):
     """Compiled iterative deepening on f; returns (status, moves, counters, states in the memo, last bound).
 
     Shared by IDDFS (uninformed: the bound is the depth) and IDA* (informed).
     With `memo_capacity` 0 it keeps no memo; else its memo starts with that
-    many slots and grows (`puzzles.memo`).
+    many slots and grows (`puzzles.memo`), and if `keep_estimates` it holds
+    the heuristic values too.
     """
     stack = _new_stack(16, max_branching, start.shape[0])
     work = workspace(spec)
@@ -168,7 +186,7 @@ def deepening(spec, start, max_branching, informed, code, hargs, memo_capacity, 
         stack = _deep_enough(stack, bound + 2)
         stack.children[0, 0] = start
         status, depth, next_bound, memo = _bounded(
-            spec, work, stack, bound, informed, code, hargs, counters, memo, fill, max_nodes, deadline
+            spec, work, stack, bound, informed, keep_estimates, code, hargs, counters, memo, fill, max_nodes, deadline
         )
         if status != limits.FAILED:
             break
@@ -183,9 +201,10 @@ def run(problem: Problem, limits_: Limits, heuristic_: Heuristic | None, memo: b
     """Iterative deepening on depth (no heuristic) or on g + h, with a memo or none; the last bound in `extra`."""
     max_nodes, deadline = limits.budget(limits_)
     informed = heuristic_ is not None
+    keep_estimates = memo and heuristic_ is not None and heuristic_.admissible  # an admissible one reads the state alone
     spec, code, hargs = (heuristic_.spec, heuristic_.code, heuristic_.args) if heuristic_ is not None else (problem.kernels.spec, 0, np.zeros(1))
     status_code, moves, counters, stored, bound = deepening(
-        spec, problem.start_key(), problem.kernels.max_branching, informed, code, hargs,
+        spec, problem.start_key(), problem.kernels.max_branching, informed, keep_estimates, code, hargs,
         FIRST_CAPACITY if memo else 0, max_nodes, deadline,
     )
     outcome, reason = limits.outcome_of(status_code, limits_)
