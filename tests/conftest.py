@@ -1,5 +1,6 @@
 """Shared fixtures."""
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,18 @@ pytest_plugins = ["tests.services", "tests.warmup"]
 # No deadline for a Hypothesis example (200 ms by default): on a busy machine any example may take longer.
 settings.register_profile("slidelab", deadline=None)
 settings.load_profile("slidelab")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The modules with the most slow tests first, the rest in their order.
+
+    Spread over processes a module at a time (`--dist loadscope`, in the
+    order collected), the longest modules then start at once, side by side,
+    and the short ones fill in behind them, rather than one long module
+    running alone at the end.
+    """
+    slow = Counter(item.nodeid.partition("::")[0] for item in items if item.get_closest_marker("slow"))
+    items.sort(key=lambda item: -slow[item.nodeid.partition("::")[0]])
 
 
 @pytest.fixture(scope="session", autouse=True)

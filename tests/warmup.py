@@ -12,21 +12,27 @@ pattern databases built on the way go to a temporary folder, removed afterwards.
 
 A pytest plugin (listed in `tests/conftest.py`): a session spread over
 processes (xdist) runs it once in its controller, before the test processes
-start, in a process of its own with the session's environment, so into the
+start, in processes of their own with the session's environment, so into the
 cache they use; they and the job processes they start then load the kernels
-rather than each compiling them at once into one cache (numba's cache is not
-safe for that: numba/numba#4807). ``-p no:tests.warmup`` turns it off; by
-hand: ``python -m tests.warmup``.
+rather than each compiling them at once into one cache. The kernels compile
+side by side, in two processes given about the same work. Numba's cache is
+not safe for two writers (numba/numba#4807: a function's index is read,
+changed and written back), so in these processes each save holds a lock on a
+file. ``-p no:tests.warmup`` turns it off; by hand: ``python -m tests.warmup``.
 """
 
+import fcntl
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterable
+from contextlib import contextmanager
 from pathlib import Path
 
 import numba
 import pytest
+from numba.core.caching import IndexDataCacheFile
 
 from puzzles.algorithms import ALGORITHMS, WEIGHTS
 from puzzles.domains import load_problem
@@ -70,19 +76,73 @@ def call_from_python(problem: Problem) -> None:
     estimates(heuristic.spec, heuristic.code, heuristic.args, start[None, :])
 
 
-def warm_up() -> None:
-    """Compile (or load) every kernel the tests use, pattern databases built in a temporary folder."""
-    with tempfile.TemporaryDirectory(prefix="slidelab-warmup-") as cache:
+def first_half() -> None:
+    """Rush Hour's kernels (every algorithm and heuristic, the Python-called ones, the generator's clusters), the
+    eight-puzzle's searches that `EIGHT_PUZZLE_FIRST` names, and the pattern-database builds of larger boards."""
+    rush_hour = load_problem(str(RUSH_HOUR))
+    solve_every_variant(rush_hour, ALGORITHMS)
+    call_from_python(rush_hour)
+    cluster_distances(rush_hour.kernels.spec, rush_hour.start_key(), rush_hour.kernels.max_branching, 1)
+    solve_every_variant(load_problem(EIGHT_PUZZLE), EIGHT_PUZZLE_FIRST)
+    for width, height in PDB_SIZES[1:]:
+        pdb.build(width, height, "blank-last", (1,))
+
+
+def second_half() -> None:
+    """The eight-puzzle's other searches (IDA* in place, compiled once per heuristic, most of the time), the
+    kernels Python calls, and its own pattern-database build."""
+    eight_puzzle = load_problem(EIGHT_PUZZLE)
+    solve_every_variant(eight_puzzle, [name for name in ALGORITHMS if name not in EIGHT_PUZZLE_FIRST])
+    call_from_python(eight_puzzle)
+    pdb.build(*PDB_SIZES[0], "blank-last", (1,))
+
+
+def solve_every_variant(problem: Problem, algorithms: Iterable[str]) -> None:
+    """Each of `algorithms` in its compiled forms on `problem`, as a job compiles them."""
+    for algorithm in algorithms:
+        for params in variants(problem, algorithm):
+            solve(problem, algorithm, params, Limits(max_nodes=0))
+
+
+# Halves of about the same time: split by domain they took 100 and 144 s (2026-12-05), the eight-puzzle's IDA*
+# 61 s of it and its subtree search 29 s, both compiled once per heuristic.
+EIGHT_PUZZLE_FIRST = ("random", "spr", "iddfs")
+PARTS: dict[str, Callable[[], None]] = {"first": first_half, "second": second_half}
+
+
+@contextmanager
+def one_writer_at_a_time(lock: Path):
+    """Numba's cache saves made while holding an exclusive lock on the file `lock`, whatever process makes them."""
+    save = IndexDataCacheFile.save
+
+    def locked_save(self, key, data):
+        with lock.open("a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            save(self, key, data)
+
+    IndexDataCacheFile.save = locked_save
+    try:
+        yield
+    finally:
+        IndexDataCacheFile.save = save
+
+
+def warm_up(part: str, lock: Path) -> None:
+    """Compile (or load) the kernels of `part` the tests use, pattern databases built in a temporary folder."""
+    with tempfile.TemporaryDirectory(prefix="slidelab-warmup-") as cache, one_writer_at_a_time(lock):
         configure(cache_dir=Path(cache))
-        rush_hour, eight_puzzle = load_problem(str(RUSH_HOUR)), load_problem(EIGHT_PUZZLE)
-        for problem in (rush_hour, eight_puzzle):
-            for algorithm in ALGORITHMS:
-                for params in variants(problem, algorithm):
-                    solve(problem, algorithm, params, Limits(max_nodes=0))
-            call_from_python(problem)
-        cluster_distances(rush_hour.kernels.spec, rush_hour.start_key(), rush_hour.kernels.max_branching, 1)
-        for width, height in PDB_SIZES:
-            pdb.build(width, height, "blank-last", (1,))
+        PARTS[part]()
+
+
+def warm_up_side_by_side() -> tuple[int, str]:
+    """Every part in a process of its own, all at once; the worst exit status and what they printed."""
+    with tempfile.TemporaryDirectory(prefix="slidelab-warmup-lock-") as folder:
+        lock = Path(folder) / "numba-cache.lock"
+        parts = [subprocess.Popen([sys.executable, "-m", "tests.warmup", part, str(lock)], cwd=ROOT,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for part in PARTS]
+        outputs = [part.communicate() for part in parts]
+    failed = [err for part, (_, err) in zip(parts, outputs) if part.returncode]
+    return (1 if failed else 0), "\n".join(failed or [out.strip() for out, _ in outputs])
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -90,21 +150,25 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     config = session.config
     if hasattr(config, "workerinput") or config.getoption("dist", "no") == "no" or config.option.collectonly:
         return
-    done = subprocess.run([sys.executable, "-m", "tests.warmup"], cwd=ROOT, capture_output=True, text=True,
-                          check=False)
+    status, said = warm_up_side_by_side()
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if done.returncode != 0:
-        reporter.write_line(f"warning: the kernel warm-up failed, each test process compiles its own:\n{done.stderr}",
+    if status:
+        reporter.write_line(f"warning: the kernel warm-up failed, each test process compiles its own:\n{said}",
                             yellow=True)
     else:
-        reporter.write_line(done.stdout.strip())
+        reporter.write_line(said)
 
 
 def main() -> None:
-    """Warm up and say where and how long it took."""
+    """Warm up a part (`python -m tests.warmup PART LOCK`) or, with no argument, all of them side by side."""
+    if len(sys.argv) == 1:
+        status, said = warm_up_side_by_side()
+        print(said)
+        sys.exit(status)
     started = time.perf_counter()
-    warm_up()
-    print(f"kernels compiled or loaded in {numba.config.CACHE_DIR} ({time.perf_counter() - started:.0f} s)")
+    warm_up(sys.argv[1], Path(sys.argv[2]))
+    print(f"{sys.argv[1]}: kernels compiled or loaded in {numba.config.CACHE_DIR}"
+          f" ({time.perf_counter() - started:.0f} s)")
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ def peak_mib(*args: str) -> int:
     return int(done.stderr.split()[-1])
 
 
+@pytest.mark.slow
 def test_status_and_the_report_of_a_large_sweep_stay_within_their_memory(large):
     assert peak_mib("status", "large", "--db", large) <= STATUS_MIB
     assert peak_mib("report", "large", "--db", large) <= REPORT_MIB

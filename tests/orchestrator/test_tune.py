@@ -185,6 +185,7 @@ def _snapshot(db: str) -> dict:
     return counts
 
 
+@pytest.mark.slow
 def test_ctrl_c_then_the_same_command_continues_the_study_to_its_trial_count(tmp_path, six):
     db = f"sqlite:///{tmp_path / 'results.db'}"
     command = [sys.executable, "-c", "from orchestrator.cli import app; app()", "tune", "--name", "stopped", *WIDE_SPACE,

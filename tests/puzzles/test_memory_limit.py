@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 CAPPED_SOLVE = """
 import json, resource, sys
@@ -20,6 +22,7 @@ print(json.dumps({"status": str(result.outcome), "reason": result.reason, "store
 """
 
 
+@pytest.mark.slow
 def test_bfs_stops_cleanly_at_a_memory_cap():
     cap = 3 << 29  # 1.5 GiB of address space: numba itself takes about half
     run = subprocess.run(

@@ -13,6 +13,7 @@ cluster = test_distributed.cluster  # the fixture: a fresh PostgreSQL database a
 SIX = ("Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv")
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_a_study_runs_on_two_workers_and_each_trial_is_its_jobs_mean(cluster, boards_dir):
     a, b = cluster.workers_ready("a", "b")
