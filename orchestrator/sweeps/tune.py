@@ -17,6 +17,7 @@ ones never run, running ones stop within a heartbeat).
 """
 
 import importlib.util
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -242,7 +243,7 @@ def run_study(db: Database, study, spec: StudySpec, sweep_id: int, *, trials: in
     from contextlib import nullcontext
     from functools import partial
 
-    from orchestrator.sweeps.running import job_processes, run_local, watch
+    from orchestrator.sweeps.running import job_processes, watch
     from workers.dispatch import send
     from workers.recovery import Recovery
     from workers.settings import settings
@@ -262,9 +263,29 @@ def run_study(db: Database, study, spec: StudySpec, sweep_id: int, *, trials: in
                         send(db, waiting, 1, sweep=spec.name)
                     recover = Recovery(db, partial(send, db))
                     watch(lambda: recover() or current.poll(boards.stop))  # noqa: B023 - called before the loop moves on
-                elif waiting:
-                    run_local(db, waiting, workers, 1, lambda: current.poll(boards.stop), runners=runners)  # noqa: B023
+                else:
+                    run_here(db, current, boards, workers, runners)
                 current.poll(boards.stop)
+
+
+def run_here(db: Database, current: Round, boards: range, workers: int, runners) -> None:
+    """Run the round's jobs of `boards` in the local job processes until its trials have them done.
+
+    Jobs an earlier run left running (killed, or stopped at a bad moment) are
+    waited for, and made pending again once their lease lapses, as a worker's
+    would be; never spun on.
+    """
+    from orchestrator.sweeps.running import POLL_S, run_local
+    from workers.recovery import Recovery
+
+    recover = Recovery(db, None)
+    while not current.poll(boards.stop):
+        waiting = current.job_order(boards)
+        if waiting:
+            run_local(db, waiting, workers, 1, lambda: current.poll(boards.stop), runners=runners)
+        else:
+            time.sleep(POLL_S)
+            recover()
 
 
 def pruning(study) -> bool:

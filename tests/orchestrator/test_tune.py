@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import urllib.request
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import optuna
@@ -27,6 +28,7 @@ from tests.polling import wait_for
 from tests.stored import store_sweep
 from workers.store import connect
 from workers.store.database import OPTUNA_TABLES, downgrade, engine_for, open_existing, upgrade
+from workers.store.schema import jobs
 
 ROOT = Path(__file__).resolve().parents[2]
 SIX = ["Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv"]
@@ -205,6 +207,10 @@ def test_ctrl_c_then_the_same_command_continues_the_study_to_its_trial_count(tmp
     assert "stopped; continue with: the same orchestrate tune command" in stderr and "Traceback" not in stderr
     stopped = optuna.load_study(study_name="stopped", storage=db).trials
     assert 4 <= len(stopped) < 16
+    with engine_for(db).begin() as connection:  # what a run killed at once leaves: jobs held, their lease lapsing
+        connection.execute(sa.update(jobs).where(jobs.c.status == "pending").values(
+            status="running", worker_host="gone", lease_until=datetime.now(UTC) + timedelta(seconds=2)))
+    env["SLIDELAB_HEARTBEAT_SECONDS"] = "1"  # looked for every second: made pending again, not waited on forever
     result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     trials = optuna.load_study(study_name="stopped", storage=db).trials
