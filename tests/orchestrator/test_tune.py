@@ -215,7 +215,8 @@ def test_ctrl_c_then_the_same_command_continues_the_study_to_its_trial_count(tmp
     assert result.returncode == 0, result.stderr
     trials = optuna.load_study(study_name="stopped", storage=db).trials
     assert len(trials) == 16 and {t.state.name for t in trials} == {"COMPLETE"}
-    assert [t.params for t in trials[: len(stopped)] if t.params] == [t.params for t in stopped if t.params]
+    # each stopped trial goes on with the values it had (a Ctrl-C while its point was asked for left some only)
+    assert all(before.params.items() <= after.params.items() for before, after in zip(stopped, trials, strict=False))
 
 
 def _trial_count(db: str) -> int:
