@@ -6,7 +6,8 @@ revisits of depth-first search on a graph full of transpositions into a few
 passes over the states. An informed search also keeps each state's heuristic
 value there, so that it is computed once per state rather than once per path
 to it. A slot is `key_words + 1` words: the key, then the entry, three
-21-bit fields `bound | budget + 1 | estimate + 1`, 0 for an empty slot; a
+21-bit fields `bound | budget + 1 | estimate + 1` (so bounds and estimates
+below 2**21 - 1, two million moves), 0 for an empty slot; a
 state met beyond the bound is held for its estimate alone, with the budget
 NOT_SEARCHED. The home slot and
 the probing are the state set's (`puzzles.stateset`). The table grows twice
