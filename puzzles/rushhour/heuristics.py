@@ -57,7 +57,13 @@ def _side_blockers(spec, grid, i, first, last, seen, mark):
 
 @nb.njit(inline="always", cache=True)
 def _lower_bound(spec, work):
-    """blockers-lb on the decoded board in `work` (see `blockers_lower_bound`)."""
+    """Blockers-lb, from the geometry of any board size, on the decoded and painted board in `work`.
+
+    Each vehicle between the red car and the exit must leave the red row, up or
+    down; either way, every vehicle on the cells it must pass through has to move
+    at least once. Per blocker this adds the fewer of those vehicles over the
+    directions it fits in, counting each vehicle once over all blockers.
+    """
     grid = work.grid
     positions = work.positions
     red = spec.red
@@ -150,7 +156,17 @@ def _sides(spec, work, i, x):
 
 @nb.njit(inline="always", cache=True)
 def _blocking_tree(spec, work):
-    """The vehicles other than the red car that must move, by the red car's blocking tree (see `blocking_tree`)."""
+    """The vehicles other than the red car that must move, by the red car's blocking tree.
+
+    A vehicle that covers, at the start, a cell that must be empty at some time
+    must move at least once. The red car's path must be empty: its blockers
+    must move, each to leave one cell of it. A vehicle that must leave cell x
+    sweeps, on the side it leaves by, the cells between it and its new place; if
+    only one side is open (the other off the board or walled), every vehicle on
+    that side's cells must move too, to leave that cell: the tree grows, each
+    vehicle counted once. A vehicle with both sides open adds the fewer new
+    vehicles of its two sides (all of both then counted as seen).
+    """
     seen = work.seen
     seen[:] = 0
     red = spec.red
@@ -183,54 +199,25 @@ def _blocking_tree(spec, work):
 
 @nb.njit(inline="always", cache=True)
 def _estimate(spec, work, code, hargs):
-    """Heuristic `code` (not moves-freed) on the board decoded in `work` (positions, and the grid but for blockers)."""
+    """Heuristic `code` (not moves-freed) on the board decoded in `work` (positions, and the grid but for blockers).
+
+    Blockers (seed heuristic 1): the vehicles between the red car and the
+    exit. Blockers-lb (seed heuristic 2): `_lower_bound`. Blocking-tree: 1 for
+    the red car plus the vehicles its blocking tree says must move
+    (`_blocking_tree`), or blockers-lb + 1 where that is more; 0 on a solved
+    board. All three admissible. Each kernel appears here once, whatever the
+    code: numba compiles every branch at every call, and a kernel written
+    into several branches is compiled once per branch.
+    """
     if code == BLOCKERS:
         return np.int64(_count_blockers(spec, work.positions))
-    if code == BLOCKERS_LB:
-        return np.int64(_lower_bound(spec, work))
     red = spec.red
-    if work.positions[red] + spec.length[red] == spec.size:
+    if code == BLOCKING_TREE and work.positions[red] + spec.length[red] == spec.size:
         return np.int64(0)
-    return np.int64(1 + max(_blocking_tree(spec, work), _lower_bound(spec, work)))
-
-
-@nb.njit(inline="always", cache=True)
-def blockers(spec, work, hargs, key, parent_branching):
-    """Seed heuristic 1: the number of vehicles between the red car and the exit. Admissible."""
-    decode_positions(spec, key, work.positions)
-    return _estimate(spec, work, BLOCKERS, hargs)
-
-
-@nb.njit(inline="always", cache=True)
-def blockers_lower_bound(spec, work, hargs, key, parent_branching):
-    """Seed heuristic 2, from the geometry of any board size. Admissible.
-
-    Each vehicle between the red car and the exit must leave the red row, up or
-    down; either way, every vehicle on the cells it must pass through has to move
-    at least once. Per blocker this adds the fewer of those vehicles over the
-    directions it fits in, counting each vehicle once over all blockers.
-    """
-    fill_grid(spec, work, key)
-    return _estimate(spec, work, BLOCKERS_LB, hargs)
-
-
-@nb.njit(inline="always", cache=True)
-def blocking_tree(spec, work, hargs, key, parent_branching):
-    """The red car's blocking tree: 1 for the red car, plus the vehicles that must move. Admissible.
-
-    A vehicle that covers, at the start, a cell that must be empty at some time
-    must move at least once. The red car's path must be empty: its blockers
-    must move, each to leave one cell of it. A vehicle that must leave cell x
-    sweeps, on the side it leaves by, the cells between it and its new place; if
-    only one side is open (the other off the board or walled), every vehicle on
-    that side's cells must move too, to leave that cell: the tree grows, each
-    vehicle counted once. A vehicle with both sides open adds the fewer new
-    vehicles of its two sides (all of both then counted as seen). The result is
-    at least blockers-lb + 1 (the larger of the two counts is taken), and 0 on
-    a solved board.
-    """
-    fill_grid(spec, work, key)
-    return _estimate(spec, work, BLOCKING_TREE, hargs)
+    bound = np.int64(_lower_bound(spec, work))
+    if code == BLOCKERS_LB:
+        return bound
+    return np.int64(1 + max(_blocking_tree(spec, work), bound))
 
 
 @nb.njit(inline="always", cache=True)
@@ -245,14 +232,14 @@ def moves_freed(spec, work, hargs, key, parent_branching):
 
 @nb.njit(cache=True)
 def heuristic(spec, work, code, hargs, key, parent_branching):
-    """Heuristic number `code` of HEURISTICS."""
+    """Heuristic number `code` of HEURISTICS at `key`."""
+    if code == MOVES_FREED:
+        return moves_freed(spec, work, hargs, key, parent_branching)
     if code == BLOCKERS:
-        return blockers(spec, work, hargs, key, parent_branching)
-    if code == BLOCKERS_LB:
-        return blockers_lower_bound(spec, work, hargs, key, parent_branching)
-    if code == BLOCKING_TREE:
-        return blocking_tree(spec, work, hargs, key, parent_branching)
-    return moves_freed(spec, work, hargs, key, parent_branching)
+        decode_positions(spec, key, work.positions)
+    else:
+        fill_grid(spec, work, key)
+    return _estimate(spec, work, code, hargs)
 
 
 @nb.njit(inline="always", cache=True)
