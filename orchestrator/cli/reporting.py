@@ -242,3 +242,5 @@ def _print(published) -> None:
     if published.table is not None:
         print_table(published.table)
     emit(published.text)
+    for piece in published.pieces:
+        typer.echo(piece, nl=False)

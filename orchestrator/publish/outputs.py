@@ -5,7 +5,7 @@ notes a reader must know and the names of the files written go to stderr.
 """
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -34,6 +34,7 @@ class Published:
     table: Table | None = None
     text: str | None = None
     messages: list[str] = field(default_factory=list)
+    pieces: Iterable[str] = ()  # a text printed a piece at a time, as it is made
 
 
 @dataclass(frozen=True)
@@ -133,10 +134,18 @@ def _published(published: Published, frame: pd.DataFrame, layout: Layout, docume
 
 
 def export_sweep(db: Database, sweep_name: str, fmt: str, out: Path | None) -> Published:
-    """The raw rows of a sweep, one per job (`rows.load_rows`), as CSV or Parquet."""
+    """The raw rows of a sweep, one per job (`rows.load_rows`), as CSV (written a slice of rows at a time, never held
+    whole) or Parquet."""
     _check_format(fmt, report_rows.EXPORT_FORMATS)
     check_not_database(out, db)
-    return Published(text=report_rows.write(report_rows.load_rows(db, find_sweep(db, sweep_name)), fmt, out))
+    sweep = find_sweep(db, sweep_name)
+    if fmt != "csv":
+        return Published(text=report_rows.write(report_rows.load_rows(db, sweep), fmt, out))
+    texts = report_rows.csv_texts(report_rows.row_slices(db, sweep))
+    if out is None:
+        return Published(pieces=texts)
+    report_rows.write_texts(texts, out)
+    return Published()
 
 
 def file_stem(name: str) -> str:

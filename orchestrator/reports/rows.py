@@ -9,11 +9,13 @@ moves an optimal search found on the board anywhere in the database) and the
 optimality gap against it, as a ratio (`gap`) and in moves (`gap_moves`),
 and where each result came from (`host`, `code_version`, the host's `speed`);
 `orchestrator.reports.summary` aggregates them; `notes` says what a reader must know to
-trust the numbers; `write` is the last step, formatting only.
+trust the numbers; `write` is the last step, formatting only. `row_slices`
+makes the same rows a slice at a time, for a CSV export whose memory does not
+grow with the sweep.
 """
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +27,7 @@ from puzzles.errors import PuzzleError
 from puzzles.result import measures
 from workers.provenance import TIMING
 from workers.store import Database
-from workers.store.rows import board_table, job_table
+from workers.store.rows import board_table, job_slices, job_table, sweep_board_ids, sweep_params
 from workers.store.schema import canonical_params
 from workers.store.states import JobState
 from workers.store.sweeps import SweepRow
@@ -46,7 +48,7 @@ DERIVED_COLUMNS = ("optimum", "gap", "gap_moves")
 RESERVED = frozenset((*LEADING_COLUMNS, *TRAILING_COLUMNS, *DERIVED_COLUMNS))  # no parameter's column takes these names
 PARAM_PREFIX = "param:"  # before the name of a parameter called like a reserved column: `param:steps`
 PARAMETERS = "parameters"  # the key of a rows frame's `attrs` that lists its parameter columns
-CSV_ROWS = 50_000  # rows written to a CSV file at a time
+CSV_ROWS = 20_000  # rows of a sweep exported to CSV at a time: about 90 MiB of Python objects and text
 SPEED_CLASS_RATIO = 1.25  # hosts differ in speed class when one's median speed is more than this × the other's
 
 
@@ -57,7 +59,36 @@ def load_rows(db: Database, sweep: SweepRow) -> pd.DataFrame:
     return rows_frame(table, boards, best_optima(db, set(boards)))
 
 
-def rows_frame(table: "pa.Table", boards: dict[str, dict[str, Any]], optima: dict[str, int]) -> pd.DataFrame:
+def row_slices(db: Database, sweep: SweepRow, rows: int = CSV_ROWS) -> Iterator[pd.DataFrame]:
+    """`load_rows`' frame a slice of `rows` jobs at a time, never the whole sweep at once, every slice with the same
+    columns, and integer columns as integers (not floats beside a missing value)."""
+    import pyarrow as pa
+
+    boards = {board["id"]: board for board in board_table(db, sweep_board_ids(db, sweep))}
+    optima, params = best_optima(db, set(boards)), sweep_params(db, sweep)
+    for table in job_slices(db, sweep, rows):
+        frame = rows_frame(table, boards, optima, params)
+        integers = [field.name for field in table.schema if pa.types.is_integer(field.type) and field.name in frame]
+        yield frame.astype(dict.fromkeys(integers, "Int64"))
+
+
+def csv_texts(slices: Iterable[pd.DataFrame]) -> Iterator[str]:
+    """Each frame of `slices` as CSV text, the header before the first."""
+    for number, frame in enumerate(slices):
+        yield frame.to_csv(index=False, header=number == 0)
+
+
+def write_texts(texts: Iterable[str], out: Path) -> None:
+    """Write the texts one after the other into the file `out`; an OSError names the file."""
+    def writing() -> None:
+        with open(out, "w", newline="", encoding="utf-8") as handle:  # open's own error names the file and the cause
+            handle.writelines(texts)
+
+    _to_file(out, writing)
+
+
+def rows_frame(table: "pa.Table", boards: dict[str, dict[str, Any]], optima: dict[str, int],
+               all_params: list[dict[str, Any]] | None = None) -> pd.DataFrame:
     """One row per job of the store's columns (`workers.store.rows.job_table`), with its board, its parameters as
     columns, its board's optima and gaps.
 
@@ -65,12 +96,16 @@ def rows_frame(table: "pa.Table", boards: dict[str, dict[str, Any]], optima: dic
     where the board has no known optimum stored. The parameter columns are
     named by `parameter_column` and listed in the frame's attrs
     (`parameter_columns`). Each distinct value (parameters, board, algorithm)
-    is worked on once, whatever the number of jobs.
+    is worked on once, whatever the number of jobs. `all_params`: the
+    distinct parameters of the whole sweep when `table` holds a slice
+    of it, so that every slice has the same parameter columns and types.
     """
     stored = _nulls_as_none(table)
     params_codes, params_texts = pd.factorize(stored["params"])
     decoded = [json.loads(text) for text in params_texts]
-    names = sorted({name for params in decoded for name in params})
+    every = decoded if all_params is None else all_params
+    names = sorted({name for params in every for name in params})
+    whole = [name for name in names if _whole_numbers([params.get(name) for params in every])]
     board_codes, board_ids = pd.factorize(stored["board_id"])
     of_board = [boards[key] for key in board_ids]
     frame = pd.DataFrame({
@@ -87,8 +122,8 @@ def rows_frame(table: "pa.Table", boards: dict[str, dict[str, Any]], optima: dic
     rows = with_parameter_columns(frame, [parameter_column(name) for name in names])
     if rows.empty:
         return rows
-    for column in parameter_columns(rows):
-        if pd.api.types.is_float_dtype(rows[column]) and rows[column].dropna().mod(1).eq(0).all():
+    for column in map(parameter_column, whole):
+        if pd.api.types.is_float_dtype(rows[column]):
             rows[column] = rows[column].astype("Int64")  # integers stay integers beside the NaN of other algorithms
     rows["known_optimum"] = rows["known_optimum"].astype("Int64")
     known = rows["known_optimum"].astype("Float64")
@@ -96,6 +131,13 @@ def rows_frame(table: "pa.Table", boards: dict[str, dict[str, Any]], optima: dic
     rows["gap"] = rows["moves"] / rows["optimum"] - 1
     rows["gap_moves"] = rows["moves"] - rows["optimum"]
     return rows.drop(columns=["board_id"])
+
+
+def _whole_numbers(values: list[Any]) -> bool:
+    """Whether the values given (None aside) are numbers with no fraction, none of them a bool."""
+    given = [value for value in values if value is not None]
+    return bool(given) and all(isinstance(value, (int, float)) and not isinstance(value, bool)
+                               and float(value).is_integer() for value in given)
 
 
 def _nulls_as_none(table: "pa.Table") -> pd.DataFrame:
@@ -178,9 +220,6 @@ def write(frame: pd.DataFrame, fmt: str, out: Path | None) -> str | None:
             raise PuzzleError("--format parquet needs --out FILE")
         frame.to_parquet(out, index=False)
         return None
-    if fmt == "csv" and out is not None:  # written a slice of rows at a time, never held as one text
-        _to_file(out, lambda: _csv_in_slices(frame, out))
-        return None
     writers: dict[str, Callable[[], str]] = {
         "csv": lambda: frame.to_csv(index=False),
         "markdown": lambda: _markdown(frame),
@@ -189,13 +228,8 @@ def write(frame: pd.DataFrame, fmt: str, out: Path | None) -> str | None:
     text = writers[fmt]()
     if out is None:
         return text
-    _to_file(out, lambda: out.write_text(text))
+    write_texts([text], out)
     return None
-
-
-def _csv_in_slices(frame: pd.DataFrame, out: Path) -> None:
-    with open(out, "w", newline="", encoding="utf-8") as handle:  # open's own error names the file and the cause
-        frame.to_csv(handle, index=False, chunksize=CSV_ROWS)
 
 
 def _to_file(out: Path, writing: Callable[[], Any]) -> None:

@@ -16,6 +16,7 @@ from workers.store.sweeps import unfinished_jobs
 JOBS = 200_000
 STATUS_MIB = 200  # status counts in SQL: its memory is Python's and the libraries', whatever the sweep's size
 REPORT_MIB = 800  # a report reads the rows as columns: about 1.35 GB at a million jobs
+CSV_MIB = 300  # a CSV export makes and writes 20,000 rows at a time: about 240 MiB, whatever the sweep's size
 # the process's own peak (VmHWM: getrusage's would count the memory of the test process it was forked from)
 PEAK = "import re, sys; from orchestrator.cli import app\ntry:\n    app()\nexcept SystemExit as end:\n" \
        "    peak = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1)\n" \
@@ -47,6 +48,8 @@ def peak_mib(*args: str) -> int:
 
 
 @pytest.mark.slow
-def test_status_and_the_report_of_a_large_sweep_stay_within_their_memory(large):
+def test_status_the_report_and_a_csv_export_of_a_large_sweep_stay_within_their_memory(large, tmp_path):
     assert peak_mib("status", "large", "--db", large) <= STATUS_MIB
     assert peak_mib("report", "large", "--db", large) <= REPORT_MIB
+    assert peak_mib("export", "large", "--out", str(tmp_path / "large.csv"), "--db", large) <= CSV_MIB
+    assert sum(1 for _ in (tmp_path / "large.csv").open()) == JOBS + 1

@@ -1,5 +1,6 @@
 """Reports: aggregates checked against values computed by hand, every format written and read back."""
 
+import io
 import math
 
 import pandas as pd
@@ -189,3 +190,20 @@ def test_a_parameter_named_like_a_result_column_neither_overwrites_it_nor_is_los
     summary = summarize(rows, ["param:steps"]).set_index("param:steps")
     assert summary.loc[3, "steps_mean"] == 10 and summary.loc[4, "steps_mean"] == 11
     assert algorithm_labels(rows).tolist() == ["beam k=2 seed=7 steps=3", "beam k=2 seed=7 steps=4"]
+
+
+def test_a_csv_export_made_a_slice_at_a_time_holds_the_whole_sweeps_rows(db, boards_dir, tmp_path):
+    """Slices of two jobs of a sweep of bfs and beam (k only on some rows) with a job not run: the rows, columns
+    and values of the whole frame, and integer columns written as integers beside the empty cells."""
+    store_sweep(connect(db), "hand", load_boards([str(boards_dir / "Rushhour6x6_2.csv")]), SweepGrid(["bfs"]), extend=True)
+    sweep = find_sweep(connect(db), "hand")
+    slices = list(report_rows.row_slices(connect(db), sweep, rows=2))
+    assert len(slices) >= 3 and sum(map(len, slices)) == 7 and all(len(rows) >= 2 for rows in slices[:-1])
+    whole = report_rows.load_rows(connect(db), sweep)
+    out = tmp_path / "rows.csv"
+    assert run("export", "hand", "--out", out, "--db", db).exit_code == 0
+    exported = pd.read_csv(out)
+    pd.testing.assert_frame_equal(exported, pd.read_csv(io.StringIO(whole.to_csv(index=False))), check_dtype=False)
+    as_written = pd.read_csv(out, dtype=str)[["k", "moves", "steps", "expanded", "known_optimum"]].stack()
+    assert len(as_written) > 20 and not as_written.str.contains(".", regex=False).any()
+    assert run("export", "hand", "--db", db).stdout == out.read_text()

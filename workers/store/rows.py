@@ -6,6 +6,7 @@ value, which is what keeps a million-job report within seconds and a few
 hundred MB (docs/notes/2026-12-05-million-jobs.md).
 """
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -93,6 +94,43 @@ def job_table(db: Database, sweep: SweepRow) -> "pa.Table":
     result's, else its error), host (the result's, else the job's worker),
     code_version, speed (the host's, from the provenance).
     """
+    query, skipped = _job_query(db, sweep)
+    return _arrow(db, query)[skipped:]
+
+
+def job_slices(db: Database, sweep: SweepRow, rows: int) -> Iterator["pa.Table"]:
+    """`job_table` a slice at a time, each of at least `rows` jobs but the last, read as the database sends them."""
+    import pyarrow as pa
+
+    query, skipped = _job_query(db, sweep)
+    with _adbc(db) as connection, connection.cursor() as cursor:
+        if db.engine.dialect.name == "sqlite":  # its driver's batches are of 1,024 rows, PostgreSQL's of ~16 MB
+            cursor.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": str(rows)})
+        cursor.execute(_sql(db, query))
+        held: list[pa.RecordBatch] = []
+        for batch in cursor.fetch_record_batch():
+            held.append(batch)
+            if sum(len(batch) for batch in held) - skipped >= rows:
+                yield pa.Table.from_batches(held)[skipped:]
+                held, skipped = [], 0
+        if held:
+            yield pa.Table.from_batches(held)[skipped:]
+
+
+def sweep_board_ids(db: Database, sweep: SweepRow) -> list[str]:
+    """The ids of the boards the sweep's jobs are on."""
+    with db.engine.connect() as connection:
+        return list(connection.scalars(select(jobs.c.board_id).where(jobs.c.sweep_id == sweep.id).distinct()))
+
+
+def sweep_params(db: Database, sweep: SweepRow) -> list[dict[str, Any]]:
+    """The distinct parameters of the sweep's jobs."""
+    with db.engine.connect() as connection:
+        return list(connection.scalars(select(jobs.c.params).where(jobs.c.sweep_id == sweep.id).distinct()))
+
+
+def _job_query(db: Database, sweep: SweepRow) -> tuple[Select | CompoundSelect, int]:
+    """The query of `job_table`, and how many rows of samples lead its answer."""
     columns = _table_columns()
     query: Select = (
         select(*(cast(column, kind).label(name) for name, column, kind in columns))
@@ -101,10 +139,10 @@ def job_table(db: Database, sweep: SweepRow) -> "pa.Table":
         .order_by(jobs.c.id)
     )
     if db.engine.dialect.name != "sqlite":
-        return _arrow(db, query)
+        return query, 0
     # SQLite's driver takes each column's type from its first rows: a first row of samples sets them all
     sample = select(*(literal(SAMPLE[kind], kind()).label(name) for name, _, kind in columns))
-    return _arrow(db, union_all(sample, select(query.subquery())))[1:]
+    return union_all(sample, select(query.subquery())), 1
 
 
 def board_table(db: Database, board_ids: list[str]) -> list[dict[str, Any]]:
@@ -133,10 +171,14 @@ def _table_columns() -> list[tuple[str, ColumnElement[Any], type]]:
 
 def _arrow(db: Database, query: Select | CompoundSelect) -> "pa.Table":
     """The rows of `query` as an Arrow table, read by the database's ADBC driver."""
-    sql = str(query.compile(dialect=db.engine.dialect, compile_kwargs={"literal_binds": True}))
     with _adbc(db) as connection, connection.cursor() as cursor:
-        cursor.execute(sql)
+        cursor.execute(_sql(db, query))
         return cursor.fetch_arrow_table()
+
+
+def _sql(db: Database, query: Select | CompoundSelect) -> str:
+    """`query` as SQL text for the database, its values written in."""
+    return str(query.compile(dialect=db.engine.dialect, compile_kwargs={"literal_binds": True}))
 
 
 def _adbc(db: Database) -> Any:
