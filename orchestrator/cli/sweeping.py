@@ -175,10 +175,12 @@ def resume_command(
     """Run (or queue again) every job of the sweep that has no result and that no live worker holds.
 
     For a sweep stopped by Ctrl-C or a crash, cancelled, or whose queue Redis lost. A job a worker is running keeps
-    running there (its lease is renewed while the worker lives); --force runs it again anyway.
+    running there (its lease is renewed while the worker lives); --force runs it again anyway. A study continues
+    with `orchestrate tune` under the same name, not with resume.
 
     Example: orchestrate resume beam-k
     """
+    from orchestrator.reports.study import is_study
     from orchestrator.sweeps.lookups import find_sweep
     from orchestrator.sweeps.running import run_jobs
     from workers.store.sweeps import uncancel, unfinished_jobs
@@ -186,6 +188,9 @@ def resume_command(
     with user_errors():
         results = database(db, broker)
         sweep = find_sweep(results, sweep_name)
+        if is_study(sweep):
+            raise PuzzleError(f"{sweep.name} is a study: continue it with orchestrate tune --name {sweep.name} and its"
+                              " other options (resume would run the jobs its pruner cancelled, and tell Optuna nothing)")
         if uncancelled := uncancel(results, sweep.id):
             typer.echo(f"{uncancelled:,} cancelled jobs run again")
         job_ids = unfinished_jobs(results, sweep.id, held_too=force)

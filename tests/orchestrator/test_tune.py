@@ -152,6 +152,9 @@ def test_a_pruned_trial_has_its_remaining_jobs_cancelled(study_db, six):
         assert all(jobs[job_id]["outcome"] is None for job_id in trial.user_attrs["job_ids"][steps:])
     complete = [t for t in trials if t.state.name == "COMPLETE"]
     assert all(len(t.intermediate_values) == 3 for t in complete)
+    before = stored_jobs(study_db, [job for trial in trials for job in trial.user_attrs["job_ids"]])
+    assert_usage_error(orchestrate("resume", "pruned", "--db", study_db), "pruned is a study: continue it with orchestrate tune")
+    assert stored_jobs(study_db, list(before)) == before  # the pruned trials' jobs stay cancelled
 
 
 @pytest.mark.parametrize(
