@@ -117,6 +117,10 @@ def tune_command(
                 raise PuzzleError(f"--aggregate gmean-ratio needs each board's known optimum: {', '.join(missing[:3])}"
                                   " have none (orchestrate sweep --algo bfs finds them)")
         study, sweep_id = tune.open_study(results, spec, chosen_sampler, chosen_pruner)
+        points = tune.grid_points(sampler, dimensions)
+        if points is not None and points < trials:
+            typer.echo(f"--trials {trials}: the grid has {points:,} points, each tried once: {points:,} trials")
+            trials = points
         typer.echo(f"study {name}: {len(study.trials)} of {trials} trials; {len(instances)} boards; database {results.shown_url}")
 
     def told(trial, outcome: str) -> None:

@@ -17,6 +17,7 @@ ones never run, running ones stop within a heartbeat).
 """
 
 import importlib.util
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -93,6 +94,13 @@ def check_study(db: Database, spec: StudySpec) -> None:
                           " or another --name")
 
 
+def grid_points(sampler: str, dimensions: list[Dimension]) -> int | None:
+    """The points of the grid sampler's grid (None for another sampler): past them it would only walk it again."""
+    if sampler != "grid":
+        return None
+    return math.prod(len(values) for values in grid_space(dimensions).values())
+
+
 def make_sampler(name: str, seed: int | None, dimensions: list[Dimension]):
     """Optuna's sampler called `name`, seeded; PuzzleError for an unknown one."""
     import optuna
@@ -102,7 +110,7 @@ def make_sampler(name: str, seed: int | None, dimensions: list[Dimension]):
     if name == "random":
         return optuna.samplers.RandomSampler(seed=seed)
     if name == "grid":
-        return optuna.samplers.GridSampler(grid_space(dimensions), seed=seed)
+        return _grid_walk()(grid_space(dimensions), seed=seed)
     if name == "nsga2":
         return optuna.samplers.NSGAIISampler(seed=seed)
     if name == "cmaes":
@@ -110,6 +118,18 @@ def make_sampler(name: str, seed: int | None, dimensions: list[Dimension]):
             raise PuzzleError("--sampler cmaes needs the cmaes package: pip install cmaes")
         return optuna.samplers.CmaEsSampler(seed=seed)
     raise PuzzleError(f"--sampler: {name!r} is not one of {', '.join(SAMPLERS)}")
+
+
+def _grid_walk() -> type:
+    """Optuna's grid sampler, less its stop once the grid is walked: `Study.stop` raises outside `optimize`, and tune
+    asks and tells on its own; it asks for no more trials than the grid has points (`grid_points`)."""
+    import optuna
+
+    class GridWalk(optuna.samplers.GridSampler):
+        def after_trial(self, study, trial, state, values) -> None:
+            """Nothing: the grid's last point is the study's last trial anyway."""
+
+    return GridWalk
 
 
 def make_pruner(name: str):

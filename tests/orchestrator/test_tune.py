@@ -157,6 +157,16 @@ def test_a_pruned_trial_has_its_remaining_jobs_cancelled(study_db, six):
     assert stored_jobs(study_db, list(before)) == before  # the pruned trials' jobs stay cancelled
 
 
+def test_the_grid_sampler_tries_each_point_of_its_grid_once_and_stops(tmp_path, six):
+    url = f"sqlite:///{tmp_path / 'grid.db'}"
+    upgrade(url)
+    result = ok(tune(url, "--name", "walk", *SMALL_SPACE, *six, "--sampler", "grid", "--trials", 20, "--parallel", 4))
+    assert "--trials 20: the grid has 12 points, each tried once: 12 trials" in result.stdout
+    trials = optuna.load_study(study_name="walk", storage=url).trials
+    assert len(trials) == 12 and len({tuple(sorted(trial.params.items())) for trial in trials}) == 12
+    assert study_job_count(url, "walk") == 3 * 12
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
