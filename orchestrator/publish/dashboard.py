@@ -48,7 +48,7 @@ from puzzles.errors import PuzzleError
 from puzzles.result import Outcome
 from workers.settings import settings
 from workers.store import Database
-from workers.store.activity import held_jobs, host_activity, recent_results, sweep_version, throughput, worker_beats
+from workers.store.activity import database_time, held_jobs, host_activity, recent_results, sweep_version, throughput, worker_beats
 from workers.store.progress import list_sweeps, sweep_status
 from workers.store.sweeps import SweepRow, find
 
@@ -192,7 +192,7 @@ def hosts(db: Database) -> list[dict[str, Any]]:
     A worker is online while it beats within a lease (or holds a lease that has
     not run out); the workers online come first.
     """
-    now = datetime.now(UTC)
+    now = database_time(db)  # the clock heartbeats and leases are stamped by, whatever this machine's says
     found: dict[str, dict[str, Any]] = {}
 
     def entry(host: str | None) -> dict[str, Any]:

@@ -35,6 +35,14 @@ MANY_JOBS = 208
 MANY_GRID = ("--algo", "beam,astar", "--k", "100..2500:100", "--heuristic", "blockers,blockers-lb", "--chunk", "1")
 MANY_BOARDS = ("Rushhour9x9_4.csv", *BOARDS_6X6)
 _redis_dbs = itertools.count()
+FAKETIME = Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1")
+SKEW_LEASE_S, SKEW_BEAT_S = 15, 3
+
+
+def clock_off_by(offset: str) -> dict[str, str]:
+    """The environment of a worker whose wall clock is `offset` off (libfaketime: "+5m", "-5m"), on a short lease."""
+    return {"LD_PRELOAD": str(FAKETIME), "FAKETIME": offset, "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+            "SLIDELAB_LEASE_SECONDS": str(SKEW_LEASE_S), "SLIDELAB_HEARTBEAT_SECONDS": str(SKEW_BEAT_S)}
 
 
 @pytest.fixture
@@ -178,6 +186,34 @@ def test_resume_leaves_a_job_a_live_worker_runs_to_it_and_force_runs_it_again(cl
     assert_one_result_per_job(cluster, 1)
     assert cluster.scalar("SELECT attempts FROM jobs") == 2  # forced: taken over by the message resume sent
     assert worker.alive()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(420)
+@pytest.mark.skipif(not FAKETIME.exists(), reason=f"no {FAKETIME} (Debian's faketime; .ci/run installs it)")
+def test_workers_whose_clocks_are_five_minutes_off_neither_keep_a_dead_lease_nor_lose_a_live_one(cluster, boards_dir):
+    """Leases are stamped and read by PostgreSQL's clock: the workers' own clocks do not count."""
+    ahead = cluster.worker("ahead", env=clock_off_by("+5m"))
+    ahead.wait_ready(SLOW_START_S)
+    cluster.sweep("--algo", "iddfs", "--time-limit", "40", "--name", "skew", "--boards",
+                  *board_paths(boards_dir, ["Rushhour9x9_6.csv"]))  # minutes to its optimum: stopped at 40 s
+    wait_for(lambda: cluster.scalar("SELECT worker_host FROM jobs WHERE status = 'running'") == ahead.hostname,
+             SLOW_START_S, "the worker ahead to run the job")
+    ahead.kill_main()  # its job process dies with it; the lease it renewed would outlive it by 5 minutes
+    killed_at = time.monotonic()
+    behind = cluster.worker("behind", env=clock_off_by("-5m"))
+    within = SKEW_LEASE_S + SKEW_BEAT_S + 20  # the lease lapses, the worker behind notices and takes the job
+
+    wait_for(lambda: cluster.scalar("SELECT worker_host FROM jobs WHERE status = 'running'") == behind.hostname,
+             within, "the worker behind to take the dead worker's job", interval=0.2)
+    print(f"\nMEASURED kill -9 of a worker 5 min ahead -> its job running again: {time.monotonic() - killed_at:.1f} s")
+    fair = cluster.worker("fair", env=clock_off_by("+0"))  # every heartbeat, it requeues the leases that lapsed
+    fair.wait_ready(SLOW_START_S)
+    cluster.wait_finished(1)
+    assert_one_result_per_job(cluster, 1)
+    row = cluster.sql("SELECT worker_host, attempts, lost FROM jobs")[0]
+    assert (row.worker_host, row.attempts, row.lost) == (behind.hostname, 2, 1)  # never taken from the worker behind
+    assert cluster.scalar("SELECT outcome FROM results") == "limit"
 
 
 @pytest.mark.slow

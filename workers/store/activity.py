@@ -12,19 +12,25 @@ from sqlalchemy import ColumnElement, Integer, case, cast, extract, func, select
 
 from puzzles.result import Outcome
 from workers.store.database import Database
-from workers.store.schema import boards, jobs, results, sweeps, utc_now, workers
+from workers.store.schema import boards, database_now, jobs, results, sweeps, workers
 from workers.store.states import JobState
 from workers.store.sweeps import SweepRow
 
 
 def record_beat(db: Database, host: str, lease_s: float) -> None:
     """Record a heartbeat of the worker `host` now; a worker silent for more than a lease starts anew."""
-    now = utc_now()
-    insert = db.insert(workers).values(host=host, started_at=now, beat_at=now)
-    restarted = case((workers.c.beat_at < now - timedelta(seconds=lease_s), now), else_=workers.c.started_at)
     with db.engine.begin() as connection:
+        now = database_now(connection)
+        insert = db.insert(workers).values(host=host, started_at=now, beat_at=now)
+        restarted = case((workers.c.beat_at < now - timedelta(seconds=lease_s), now), else_=workers.c.started_at)
         connection.execute(insert.on_conflict_do_update(index_elements=["host"],
                                                         set_={"beat_at": now, "started_at": restarted}))
+
+
+def database_time(db: Database) -> datetime:
+    """The current time by the database's clock (`database_now`), which heartbeats and leases are stamped by."""
+    with db.engine.connect() as connection:
+        return database_now(connection)
 
 
 def worker_beats(db: Database) -> list[dict[str, Any]]:

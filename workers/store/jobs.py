@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection
 
 from workers.store.database import Database
 from workers.store.records import JobInput, JobResult
-from workers.store.schema import boards, jobs, results, sweeps, utc_now
+from workers.store.schema import boards, database_now, jobs, results, sweeps, utc_now
 from workers.store.states import UNFINISHED, JobState
 
 IN_CLAUSE = 10_000  # ids per IN (...) list
@@ -30,10 +30,11 @@ def claim(db: Database, job_ids: Iterable[int], host: str, lease_s: float, *, ta
     lapsed; one done is left alone, and so is one running under a live lease
     unless `take_over` (`resume --force`).
     """
-    ids, now = list(job_ids), utc_now()
-    free = or_(jobs.c.status.in_((JobState.PENDING, JobState.QUEUED)), jobs.c.lease_until.is_(None),
-               jobs.c.lease_until < now, true() if take_over else false())
+    ids = list(job_ids)
     with db.engine.begin() as connection:
+        now = database_now(connection)
+        free = or_(jobs.c.status.in_((JobState.PENDING, JobState.QUEUED)), jobs.c.lease_until.is_(None),
+                   jobs.c.lease_until < now, true() if take_over else false())
         taken = list(connection.scalars(
             update(jobs)
             .where(jobs.c.id.in_(ids), jobs.c.status.in_(UNFINISHED), free)
@@ -46,8 +47,8 @@ def claim(db: Database, job_ids: Iterable[int], host: str, lease_s: float, *, ta
 
 def renew(db: Database, job_ids: list[int], host: str, lease_s: float) -> set[int]:
     """Extend by `lease_s` from now the leases `host` holds among `job_ids`, in one UPDATE; the ids it still holds."""
-    until = utc_now() + timedelta(seconds=lease_s)
     with db.engine.begin() as connection:
+        until = database_now(connection) + timedelta(seconds=lease_s)
         return {
             job_id
             for batch in _batches(job_ids)
@@ -88,10 +89,9 @@ def requeue_lapsed(db: Database, state: JobState, max_attempts: int) -> tuple[li
     gives each row to one of them, SQLite has a single writer. (ids put in
     `state`, ids stored as errors.)
     """
-    now = utc_now()
-    lapsed = (jobs.c.status == JobState.RUNNING, jobs.c.lease_until < now)
-    mine = select(jobs.c.id).where(*lapsed).with_for_update(skip_locked=True)
     with db.engine.begin() as connection:
+        lapsed = (jobs.c.status == JobState.RUNNING, jobs.c.lease_until < database_now(connection))
+        mine = select(jobs.c.id).where(*lapsed).with_for_update(skip_locked=True)
         rows = connection.execute(
             update(jobs)
             .where(jobs.c.id.in_(mine), *lapsed)

@@ -15,7 +15,7 @@ from sqlalchemy.engine import Row
 from puzzles.errors import PuzzleError
 from puzzles.result import Outcome
 from workers.store.database import Database
-from workers.store.schema import boards, jobs, results, sweeps
+from workers.store.schema import boards, database_now, jobs, results, sweeps
 from workers.store.states import JobState
 from workers.store.sweeps import SweepRow
 
@@ -103,8 +103,8 @@ class Origin:
 def sweep_status(db: Database, sweep: SweepRow) -> SweepStatus:
     """The sweep's counts and its throughput over the last minute, with the ETA it implies."""
     in_sweep = jobs.c.sweep_id == sweep.id
-    now = datetime.now(UTC)
     with db.engine.connect() as connection:
+        now = database_now(connection)
         states, outcomes, hosts = _counts(connection.execute(
             select(jobs.c.status, jobs.c.outcome, jobs.c.worker_host, func.count()).where(in_sweep)
             .group_by(jobs.c.status, jobs.c.outcome, jobs.c.worker_host)

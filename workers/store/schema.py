@@ -11,7 +11,8 @@ from datetime import UTC, datetime
 from types import NoneType, UnionType
 from typing import Any, get_args, get_type_hints
 
-from sqlalchemy import JSON, BigInteger, Column, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text
+from sqlalchemy import JSON, BigInteger, Column, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text, func, select
+from sqlalchemy.engine import Connection
 from sqlalchemy.types import TypeDecorator, TypeEngine
 
 from puzzles.result import Outcome
@@ -32,6 +33,18 @@ metadata = MetaData(naming_convention=NAMING_CONVENTION)
 def utc_now() -> datetime:
     """The current time, in UTC."""
     return datetime.now(UTC)
+
+
+def database_now(connection: Connection) -> datetime:
+    """The current time by the database's clock, which every lease and heartbeat is stamped and read by.
+
+    PostgreSQL's, so that workers whose own clocks are wrong neither take over
+    live jobs nor keep a dead one's lease alive; a SQLite file is read on one
+    machine, whose clock this process reads.
+    """
+    if connection.dialect.name == "postgresql":
+        return connection.execute(select(func.clock_timestamp())).scalar_one()
+    return utc_now()
 
 
 def canonical_params(params: dict[str, Any]) -> str:

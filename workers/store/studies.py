@@ -13,7 +13,7 @@ from sqlalchemy import func, select, update
 
 from workers.store.database import Database
 from workers.store.jobs import IN_CLAUSE
-from workers.store.schema import RESULT_FIELDS, boards, jobs, results, sweeps, utc_now, workers
+from workers.store.schema import RESULT_FIELDS, boards, database_now, jobs, results, sweeps, utc_now, workers
 from workers.store.states import UNFINISHED, JobState
 
 VALUE_COLUMNS = ("moves", "steps", "expanded", "generated", "elapsed_s", "peak_mem_bytes", "outcome", "error")
@@ -90,4 +90,5 @@ def online_workers(db: Database, lease_s: float) -> int:
     """How many Celery workers beat within the last `lease_s` seconds (local pools, HOST/local, left out)."""
     with db.engine.connect() as connection:
         return connection.execute(select(func.count()).where(
-            workers.c.beat_at >= utc_now() - timedelta(seconds=lease_s), workers.c.host.not_like("%/local"))).scalar_one()
+            workers.c.beat_at >= database_now(connection) - timedelta(seconds=lease_s),
+            workers.c.host.not_like("%/local"))).scalar_one()

@@ -16,7 +16,7 @@ from sqlalchemy.engine import Connection
 
 from puzzles.errors import PuzzleError
 from workers.store.database import Database
-from workers.store.schema import boards, jobs, results, sweeps, utc_now
+from workers.store.schema import boards, database_now, jobs, results, sweeps
 from workers.store.states import UNFINISHED, JobState
 
 if TYPE_CHECKING:
@@ -125,7 +125,8 @@ def stopping(db: Database, sweep_id: int) -> int:
     """How many cancelled jobs of the sweep a worker still holds (its heartbeat stops them and releases their leases)."""
     with db.engine.connect() as connection:
         return connection.execute(select(func.count()).where(
-            jobs.c.sweep_id == sweep_id, jobs.c.status == JobState.CANCELLED, jobs.c.lease_until >= utc_now())).scalar_one()
+            jobs.c.sweep_id == sweep_id, jobs.c.status == JobState.CANCELLED,
+            jobs.c.lease_until >= database_now(connection))).scalar_one()
 
 
 def delete_sweep(db: Database, sweep: SweepRow) -> tuple[int, int]:
@@ -140,7 +141,8 @@ def delete_sweep(db: Database, sweep: SweepRow) -> tuple[int, int]:
         connection.execute(update(jobs).where(jobs.c.sweep_id == sweep_id, jobs.c.status.in_(WAITING))
                            .values(status=JobState.CANCELLED))
         running = connection.execute(
-            select(func.count()).where(jobs.c.sweep_id == sweep_id, jobs.c.status.in_(HELD), jobs.c.lease_until >= utc_now())
+            select(func.count()).where(jobs.c.sweep_id == sweep_id, jobs.c.status.in_(HELD),
+                                       jobs.c.lease_until >= database_now(connection))
         ).scalar_one()
         if running:
             raise PuzzleError(f"sweep {sweep.name!r} has {running:,} jobs running: stop them first with"
@@ -161,10 +163,10 @@ def unfinished_jobs(db: Database, sweep_id: int, *, pending_only: bool = False, 
     """
     states = (JobState.PENDING,) if pending_only else UNFINISHED
     query = select(jobs.c.id).where(jobs.c.sweep_id == sweep_id, jobs.c.status.in_(states)).order_by(jobs.c.id)
-    if not held_too:
-        query = query.where(or_(jobs.c.status != JobState.RUNNING, jobs.c.lease_until.is_(None),
-                                jobs.c.lease_until < utc_now()))
     with db.engine.connect() as connection:
+        if not held_too:
+            query = query.where(or_(jobs.c.status != JobState.RUNNING, jobs.c.lease_until.is_(None),
+                                    jobs.c.lease_until < database_now(connection)))
         return list(connection.scalars(query))
 
 
