@@ -99,6 +99,25 @@ class Reconciler:
             self.send(again)
 
 
+def eviction_warning(url: str) -> str | None:
+    """A warning if the Redis at `url` may evict keys (maxmemory-policy other than noeviction): under memory pressure
+    it would drop queued messages, sent again from the database only a minute later. None if it may not, or if
+    it does not say (a managed Redis that refuses CONFIG, or none answers)."""
+    import redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        policy = client.config_get("maxmemory-policy").get("maxmemory-policy")
+    except redis.exceptions.RedisError:  # the heartbeat, started next, says if the broker cannot be reached
+        return None
+    finally:
+        client.close()
+    if policy in (None, "noeviction"):
+        return None
+    return (f"the broker's Redis has maxmemory-policy {policy}: it may evict queued jobs under memory pressure"
+            " (they are sent again from the database a minute later); set maxmemory-policy noeviction")
+
+
 def broker_job_ids(url: str) -> set[int]:
     """The job ids in the broker's messages of jobs (`workers.messages`), waiting or delivered and not acknowledged."""
     import redis

@@ -48,7 +48,10 @@ def run_jobs(self, job_ids: list[int], take_over: bool = False, sweep: str | Non
 
 @worker_ready.connect
 def _on_ready(sender, **_) -> None:
-    """The heartbeat starts, with the duties every worker shares."""
+    """The heartbeat starts, with the duties every worker shares; a broker that may evict jobs is warned of."""
+    broker = settings().broker_url
+    if broker and (warning := recovery.eviction_warning(broker)):
+        log.warning(warning)
     recovery.watch(heartbeat(_database(), sender.hostname))
 
 

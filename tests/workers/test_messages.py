@@ -14,7 +14,7 @@ from pathlib import Path
 import redis
 
 from workers.messages import QUEUE, carried_job_ids, malformed, message
-from workers.recovery import broker_job_ids
+from workers.recovery import broker_job_ids, eviction_warning
 from workers.tasks import run_jobs
 
 BROKER_DB = 5
@@ -81,3 +81,16 @@ def test_the_contract_comes_first_and_the_tasks_last_inside_workers():
         later = set(ORDER[position:])
         assert not imported_workers_modules(name) & later, f"workers.{name} imports a module after it in {ORDER}"
     assert imported_workers_modules("messages") == set()
+
+
+def test_a_broker_that_may_evict_jobs_is_warned_of_and_one_that_may_not_is_not(redis_server):
+    url = redis_server.url_for(BROKER_DB)
+    client = redis.Redis.from_url(url)
+    try:
+        assert eviction_warning(url) is None  # the tests' Redis, as docker-compose.yml's: noeviction
+        client.config_set("maxmemory-policy", "allkeys-lru")
+        assert "maxmemory-policy allkeys-lru: it may evict queued jobs" in (eviction_warning(url) or "")
+    finally:
+        client.config_set("maxmemory-policy", "noeviction")
+        client.close()
+    assert eviction_warning("redis://127.0.0.1:1/0") is None  # none answers: the heartbeat says so, not this
