@@ -39,11 +39,14 @@ class RedisServer(ServerProcess):
     """A redis-server of our own on 127.0.0.1, for tests that break it on purpose.
 
     It runs with ``--save "" --appendonly no``: nothing is written to disk unless
-    ``stop(lose_data=False)`` asks for a snapshot.
+    ``stop(lose_data=False)`` asks for a snapshot; with ``append_only`` it keeps
+    an append-only file written at every command, as docker-compose.yml's does,
+    and comes back from it after ``crash()``.
     """
 
     def __init__(self, workdir: Path, executable: Path | None = None, port: int | None = None,
-                 extra_args: Sequence[str] = ()):
+                 extra_args: Sequence[str] = (), append_only: bool = False):
+        self.append_only = append_only
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.executable = executable or redis_executable()
@@ -70,7 +73,8 @@ class RedisServer(ServerProcess):
             "--dir", str(self.workdir),
             "--dbfilename", "dump.rdb",
             "--save", "",
-            "--appendonly", "no",
+            "--appendonly", "yes" if self.append_only else "no",
+            *(("--appendfsync", "always") if self.append_only else ()),
             "--daemonize", "no",
             "--logfile", "",
             *self.extra_args,
@@ -95,7 +99,8 @@ class RedisServer(ServerProcess):
         if self.is_running():
             raise ServiceError(f"redis-server already running on port {self.port}")
         self.launch(self._command, "redis-server", signal.SIGKILL, timeout, cwd=self.workdir)
-        self.forget_data()  # loaded (PING answers -LOADING until then): a later kill -9 must not revive it
+        if not self.append_only:
+            self.forget_data()  # loaded (PING answers -LOADING until then): a later kill -9 must not revive it
 
     def stop(self, lose_data: bool = False) -> None:
         """Make the server unreachable.
@@ -117,6 +122,10 @@ class RedisServer(ServerProcess):
                 self.proc.wait(15)
             except (OSError, subprocess.TimeoutExpired):
                 end_process(self.proc, signal.SIGTERM)
+
+    def crash(self) -> None:
+        """kill -9, keeping what the server wrote: with an append-only file, the next ``start()`` has the same keys."""
+        end_process(self.proc, signal.SIGKILL)
 
     def forget_data(self) -> None:
         """Remove the snapshot a ``stop()`` left, so that the next ``start()`` comes back empty."""

@@ -6,12 +6,14 @@ its end. The first job of each fresh job process loads the compiled kernels
 (a few seconds, about 45 s with a cold numba cache), hence the generous waits.
 """
 
+import contextlib
 import itertools
 import json
 import os
 import signal
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,7 @@ from puzzles.npuzzle.boardlist import read_board_list
 from puzzles.npuzzle.problem import NPuzzleProblem
 from puzzles.solver import solve
 from tests.polling import wait_for
+from tests.services.redis_service import RedisServer
 from tests.workers.cluster import SLOW_START_S, Cluster, pid_alive, results_of, sqlite_sweep
 from workers.provenance import environment
 
@@ -48,10 +51,17 @@ def clock_off_by(offset: str) -> dict[str, str]:
 @pytest.fixture
 def cluster(postgres_server, redis_server, tmp_path):
     """A fresh PostgreSQL database and Redis database number, with the schema in place."""
+    broker = redis_server.url_for(9 + next(_redis_dbs) % 7)  # 9..15: other tests keep to the low numbers
+    with fresh_cluster(postgres_server, broker, tmp_path) as made:
+        yield made
+
+
+@contextlib.contextmanager
+def fresh_cluster(postgres_server, broker: str, tmp_path: Path) -> Iterator[Cluster]:
+    """A cluster on a fresh PostgreSQL database with the schema in place and the broker at `broker`; dropped after."""
     name = f"e2e_{uuid.uuid4().hex[:12]}"
     postgres_server.create_database(name)
     url = make_url(postgres_server.url).set(database=name).render_as_string(hide_password=False)
-    broker = redis_server.url_for(9 + next(_redis_dbs) % 7)  # 9..15: other tests keep to the low numbers
     made = Cluster(tmp_path / "cluster", url, broker)
     try:
         made.orchestrate("db", "upgrade", "--db", url)
@@ -164,6 +174,30 @@ def test_a_queue_lost_with_redis_is_sent_again_from_the_database_within_a_minute
     assert all(w.alive() for w in workers)
     status = status_json(cluster, "lost")
     assert status["complete"] and status["states"] == {"done": total}, status
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(420)
+def test_redis_killed_and_back_from_its_append_only_file_runs_every_job_once(postgres_server, tmp_path, boards_dir):
+    redis = RedisServer(tmp_path / "redis", append_only=True)  # as docker-compose.yml's: appendonly, fsync always
+    redis.start()
+    try:
+        with fresh_cluster(postgres_server, redis.url_for(0), tmp_path) as cluster:
+            workers = cluster.workers_ready("a", "b")
+            cluster.sweep(*MANY_GRID, "--name", "aof", "--boards", *board_paths(boards_dir, MANY_BOARDS))
+            wait_for(lambda: cluster.counts()["results"] >= 10, SLOW_START_S, "the first results")
+            redis.crash()
+            assert cluster.counts()["finished"] < MANY_JOBS - 50, "the sweep was almost done before Redis died"
+            time.sleep(3.0)
+            redis.start()
+            back_at = time.monotonic()
+            cluster.wait_finished(MANY_JOBS)
+            print(f"\nMEASURED Redis back from its append-only file -> sweep done: {time.monotonic() - back_at:.1f} s")
+            assert_one_result_per_job(cluster, MANY_JOBS)
+            assert all(w.alive() for w in workers)  # reconnected, not restarted
+            assert cluster.scalar("SELECT count(*) FROM jobs WHERE attempts > 1") <= 2  # at most the jobs in hand
+    finally:
+        redis.close()
 
 
 @pytest.mark.timeout(360)
