@@ -7,6 +7,7 @@ truth, and shown on stderr; stdout gets the final status.
 """
 
 import queue
+import signal
 import socket
 import threading
 import time
@@ -26,6 +27,7 @@ from workers.recovery import Recovery
 from workers.runner import JobRunner, warm_up
 from workers.settings import settings
 from workers.store import Database, masked
+from workers.store.database import DatabaseError
 from workers.store.jobs import job_inputs
 from workers.store.progress import CANCELLED, COMPLETE, STOPPED, sweep_status
 from workers.store.sweeps import SweepRow, unfinished_jobs
@@ -68,9 +70,12 @@ def run_pool(items: list[T], workers: int, handle: Callable[[JobRunner, T], None
     for thread in threads:
         thread.start()
     try:
-        while any(thread.is_alive() for thread in threads):
-            time.sleep(POLL_S)  # not Thread.join: Ctrl-C inside it marks a running thread finished (CPython < 3.13)
-            on_poll()
+        with deferred_interrupts() as interrupted:
+            while any(thread.is_alive() for thread in threads) and not interrupted.is_set():
+                time.sleep(POLL_S)  # not Thread.join: Ctrl-C inside it marks a running thread finished (CPython < 3.13)
+                on_poll()
+        if interrupted.is_set():
+            raise KeyboardInterrupt
     except KeyboardInterrupt:
         for runner in runners:
             runner.stop()
@@ -82,6 +87,29 @@ def run_pool(items: list[T], workers: int, handle: Callable[[JobRunner, T], None
             runner.close()
     if errors:
         raise errors[0]
+
+
+@contextmanager
+def deferred_interrupts() -> Iterator[threading.Event]:
+    """Inside, Ctrl-C (and a hang-up that `interruptible` turns into one) only sets the event yielded, for the caller to
+    raise KeyboardInterrupt where it holds no lock.
+
+    Raised by the signal, it lands at any bytecode of the main thread, where
+    it may leave a lock half taken (the connection pool's, while it polls the
+    database): the threads handing their jobs back then wait for it forever.
+    Outside the main thread, where no handler can be set, the event is never set.
+    """
+    interrupted = threading.Event()
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGHUP):
+            if callable(signal.getsignal(signum)):  # one that raises KeyboardInterrupt: not ignored, not the default end
+                previous[signum] = signal.signal(signum, lambda *_: interrupted.set())
+    try:
+        yield interrupted
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def run_local(db: Database, job_ids: list[int], workers: int, size: int, on_poll: Callable[[], None],
@@ -147,13 +175,25 @@ def follow(db: Database, sweep: SweepRow) -> None:
 
     Meanwhile the jobs of lost workers (their leases lapsed) are re-queued, if
     no worker did it first: sent to the broker if there is one, else made pending.
+    While the database does not answer, a line says so, and another when it answers again.
     """
     recover = Recovery(db, partial(send, db) if settings().broker_url else None)
-    with status_view.live_bar(Console(stderr=True), sweep.name, 0) as update:
+    console, down = Console(stderr=True), False
+    with status_view.live_bar(console, sweep.name, 0) as update:
 
         def poll() -> bool:
+            nonlocal down
             recover()
-            current = sweep_status(db, sweep)
+            try:
+                current = sweep_status(db, sweep)
+            except DatabaseError as err:
+                if not down:
+                    console.print(f"the database does not answer ({str(err).splitlines()[0]}): waiting for it")
+                down = True
+                return False
+            if down:
+                console.print("the database answers again")
+            down = False
             update(current)
             return current.phase in (COMPLETE, STOPPED, CANCELLED) and not current.lapsed
 
