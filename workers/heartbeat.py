@@ -16,6 +16,7 @@ counts if it comes first.
 
 import logging
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -53,6 +54,7 @@ class Heartbeat:
         self._lock = threading.Lock()
         self._duties: list[Callable[[], None]] = []
         self._stopped = threading.Event()
+        self._unreachable_since: float | None = None  # when the database stopped answering, during an outage
         self._thread = threading.Thread(target=self._run, name=f"slidelab-heartbeat {host}", daemon=True)
 
     def start(self) -> None:
@@ -92,9 +94,15 @@ class Heartbeat:
             self._renew(held)
             reached = True
         except DatabaseError as err:
-            log.warning("heartbeat: the database did not answer (%d leases not renewed): %s", len(held),
-                        str(err).splitlines()[0])
+            if self._unreachable_since is None:  # one line an outage, whatever its length
+                self._unreachable_since = time.monotonic()
+                log.warning("heartbeat: the database does not answer (%d leases not renewed); retrying every %g s: %s",
+                            len(held), RETRY_S, str(err).splitlines()[0])
             reached = False
+        else:
+            if self._unreachable_since is not None:
+                log.warning("heartbeat: the database answers again, after %.0f s", time.monotonic() - self._unreachable_since)
+                self._unreachable_since = None
         for duty in self._duties:
             try:
                 duty()

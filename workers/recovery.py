@@ -43,6 +43,7 @@ class Recovery:
     def __init__(self, db: Database, send: Callable[[list[int]], object] | None) -> None:
         self.db, self.send = db, send
         self._reachable_since: float | None = None
+        self._outage = False  # the database did not answer the last look: said once
         self._next = 0.0
 
     def __call__(self) -> None:
@@ -58,10 +59,12 @@ class Recovery:
             else:
                 ping(self.db)
         except DatabaseError as err:
-            self._reachable_since = None
-            log.warning("lapsed leases not looked for: %s", str(err).splitlines()[0])
+            if not self._outage:  # said once an outage (the heartbeat says when it ends)
+                log.warning("lapsed leases not looked for while the database does not answer: %s",
+                            str(err).splitlines()[0])
+            self._reachable_since, self._outage = None, True
             return
-        self._reachable_since = self._reachable_since or now
+        self._reachable_since, self._outage = self._reachable_since or now, False
 
     def _requeue(self) -> None:
         state = JobState.QUEUED if self.send else JobState.PENDING

@@ -11,11 +11,13 @@ import itertools
 import json
 import os
 import signal
+import subprocess
 import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
@@ -26,7 +28,7 @@ from puzzles.npuzzle.problem import NPuzzleProblem
 from puzzles.solver import solve
 from tests.polling import wait_for
 from tests.services.redis_service import RedisServer
-from tests.workers.cluster import SLOW_START_S, Cluster, pid_alive, results_of, sqlite_sweep
+from tests.workers.cluster import CLI, SLOW_START_S, Cluster, pid_alive, results_of, sqlite_sweep
 from workers.provenance import environment
 
 KORF100 = Path(__file__).resolve().parents[2] / "data" / "boards" / "npuzzle" / "korf100.csv"
@@ -253,22 +255,38 @@ def test_workers_whose_clocks_are_five_minutes_off_neither_keep_a_dead_lease_nor
 @pytest.mark.slow
 @pytest.mark.timeout(420)
 def test_workers_wait_for_postgres_to_come_back(cluster, postgres_server, boards_dir):
+    """PostgreSQL stopped for 20 s mid-sweep: each worker says so once, and once when it is back; `status --watch`
+    says so and carries on; every job one result."""
     workers = cluster.workers_ready("a", "b")
     cluster.sweep(*MANY_GRID, "--name", "outage", "--boards", *board_paths(boards_dir, MANY_BOARDS))
     total = MANY_JOBS
+    watching = subprocess.Popen([*CLI, "status", "outage", "--watch", "--db", cluster.database_url], env=cluster.env,
+                                cwd=cluster.workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    port = make_url(cluster.database_url).port
+    wait_for(lambda: any(c.raddr and c.raddr.port == port for c in psutil.Process(watching.pid).net_connections("tcp")),
+             60, "status --watch to follow the sweep (its connection to PostgreSQL open)")
     before = wait_for(lambda: (c := cluster.counts())["results"] >= 10 and c, SLOW_START_S, "the first results")
     assert before["finished"] < total - 50, f"the sweep was almost done before the outage: {before}"
 
     postgres_server.stop()
-    time.sleep(4.0)
+    time.sleep(20.0)
     postgres_server.start()
+    back_at = time.monotonic()
 
     counts = cluster.wait_finished(total)
+    print(f"\nMEASURED PostgreSQL back after 20 s -> sweep done: {time.monotonic() - back_at:.1f} s")
     assert counts["finished"] == total
     assert_one_result_per_job(cluster, total)
     assert all(w.alive() for w in workers)
     for worker in workers:
-        assert "raised unexpected" not in worker.text(), worker.hostname
+        said = worker.text()
+        assert "raised unexpected" not in said, worker.hostname
+        lines = [said.count(line) for line in ("heartbeat: the database does not answer", "answers again",
+                                                "lapsed leases not looked for")]
+        assert lines[0] == lines[1] == 1 and lines[2] <= 1, (lines, said[-3000:])  # a line an outage, not one a job
+    _, watched = watching.communicate(timeout=120)
+    assert watching.returncode == 0, watched
+    assert "the database does not answer" in watched and "the database answers again" in watched, watched
 
 
 @pytest.mark.timeout(420)
