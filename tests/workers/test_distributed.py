@@ -257,14 +257,14 @@ def test_workers_whose_clocks_are_five_minutes_off_neither_keep_a_dead_lease_nor
 def test_workers_wait_for_postgres_to_come_back(cluster, postgres_server, boards_dir):
     """PostgreSQL stopped for 20 s mid-sweep: each worker says so once, and once when it is back; `status --watch`
     says so and carries on; every job one result."""
-    workers = cluster.workers_ready("a", "b")
-    cluster.sweep(*MANY_GRID, "--name", "outage", "--boards", *board_paths(boards_dir, MANY_BOARDS))
+    cluster.sweep(*MANY_GRID, "--name", "outage", "--boards", *board_paths(boards_dir, MANY_BOARDS))  # queued
     total = MANY_JOBS
     watching = subprocess.Popen([*CLI, "status", "outage", "--watch", "--db", cluster.database_url], env=cluster.env,
                                 cwd=cluster.workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     port = make_url(cluster.database_url).port
     wait_for(lambda: any(c.raddr and c.raddr.port == port for c in psutil.Process(watching.pid).net_connections("tcp")),
              60, "status --watch to follow the sweep (its connection to PostgreSQL open)")
+    workers = cluster.workers_ready("a", "b")  # only now: the sweep is not done before the outage
     before = wait_for(lambda: (c := cluster.counts())["results"] >= 10 and c, SLOW_START_S, "the first results")
     assert before["finished"] < total - 50, f"the sweep was almost done before the outage: {before}"
 
