@@ -8,8 +8,11 @@ Commands are grouped by what they work on: `solving` (solve, demo), `sweeping`
 failed; a search that ends unsolved is data and exits 0.
 """
 
+import faulthandler
+import signal
+import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from importlib import metadata
 from typing import Annotated, Any
 
@@ -81,6 +84,8 @@ def main(
 
     Example: orchestrate solve data/boards/rushhour/Rushhour6x6_1.csv --algo bfs
     """
+    with suppress(AttributeError, OSError):  # kill -USR1 PID prints where each thread of a stuck command is
+        faulthandler.register(signal.SIGUSR1, file=sys.__stderr__, all_threads=True)  # not stderr replaced by a test
 
 
 def run() -> None:

@@ -11,6 +11,7 @@ import os
 import signal
 import socket
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -109,6 +110,17 @@ def status(url: str) -> dict:
     return json.loads(said.stdout) if said.exit_code == 0 else {}
 
 
+def finished_output(run: subprocess.Popen, timeout: float) -> bytes:
+    """What the process printed, once it has ended; if it has not within `timeout`, fail with its threads' stacks."""
+    try:
+        return run.communicate(timeout=timeout)[0]
+    except subprocess.TimeoutExpired:
+        os.kill(run.pid, signal.SIGUSR1)  # orchestrate prints every thread's stack (faulthandler)
+        time.sleep(2)
+        run.kill()
+        raise AssertionError(f"still running {timeout:.0f} s on:\n{run.communicate()[0].decode(errors='replace')}") from None
+
+
 @pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGKILL])
 def test_a_local_run_whose_terminal_closes_or_that_is_killed_shows_as_stopped(tmp_path, url, signum):
     run = local_run(tmp_path, url, {"SLIDELAB_LEASE_SECONDS": "4", "SLIDELAB_HEARTBEAT_SECONDS": "0.5"})
@@ -116,7 +128,7 @@ def test_a_local_run_whose_terminal_closes_or_that_is_killed_shows_as_stopped(tm
         wait_for(lambda: status(url).get("states") == {"running": 2}, KERNELS_S, "both jobs to run")
         assert status(url)["phase"] == "running"
         os.killpg(run.pid, signum)  # as a closed terminal hangs up its whole foreground process group
-        output, _ = run.communicate(timeout=60)
+        output = finished_output(run, 60)
     finally:
         run.kill()
     if signum == signal.SIGHUP:  # handled as Ctrl-C: the jobs are handed back at once
