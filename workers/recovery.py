@@ -102,13 +102,16 @@ class Reconciler:
             self.send(again)
 
 
+BROKER_LOOK_S = 5.0  # a Redis that does not answer the worker's look at its settings within this is left unread
+
+
 def eviction_warning(url: str) -> str | None:
     """A warning if the Redis at `url` may evict keys (maxmemory-policy other than noeviction): under memory pressure
     it would drop queued messages, sent again from the database only a minute later. None if it may not, or if
     it does not say (a managed Redis that refuses CONFIG, or none answers)."""
     import redis
 
-    client = redis.Redis.from_url(url)
+    client = redis.Redis.from_url(url, socket_timeout=BROKER_LOOK_S, socket_connect_timeout=BROKER_LOOK_S)
     try:
         policy = client.config_get("maxmemory-policy").get("maxmemory-policy")
     except redis.exceptions.RedisError:  # the heartbeat, started next, says if the broker cannot be reached

@@ -117,8 +117,9 @@ def finished_output(run: subprocess.Popen, timeout: float) -> bytes:
     except subprocess.TimeoutExpired:
         os.kill(run.pid, signal.SIGUSR1)  # orchestrate prints every thread's stack (faulthandler)
         time.sleep(2)
-        run.kill()
-        raise AssertionError(f"still running {timeout:.0f} s on:\n{run.communicate()[0].decode(errors='replace')}") from None
+        os.killpg(run.pid, signal.SIGKILL)  # its job processes too: they hold its output open
+        said = run.communicate(timeout=30)[0].decode(errors="replace")
+        raise AssertionError(f"still running {timeout:.0f} s on:\n{said}") from None
 
 
 @pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGKILL])
