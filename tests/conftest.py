@@ -10,7 +10,8 @@ from sqlalchemy import text
 
 from puzzles.npuzzle import pdb
 from workers.settings import configure
-from workers.store.database import engine_for, upgrade
+from workers.store.database import engine_for
+from workers.store.migrate import upgrade
 
 TABLES = ("results", "jobs", "sweeps", "board_set_members", "board_sets", "boards", "workers")
 ROOT = Path(__file__).resolve().parents[1]

@@ -246,7 +246,7 @@ def db_upgrade_command(db: DbOption = None) -> None:
     Example: orchestrate db upgrade --db postgresql+psycopg://slidelab@db-host/slidelab
     """
     from workers.store import masked
-    from workers.store.database import upgrade
+    from workers.store.migrate import upgrade
 
     with user_errors():
         url = configured(db).database_url

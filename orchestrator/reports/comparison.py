@@ -22,7 +22,7 @@ import pandas as pd
 
 from orchestrator.reports.common import footnote, like_with_like, unit_noun
 from orchestrator.reports.rows import parameter_columns, with_parameter_columns
-from orchestrator.reports.summary import scipy_stats, summarize
+from orchestrator.reports.summary import summarize
 from puzzles.errors import PuzzleError
 
 COMPARED = {"solved_share": "solved", "moves_mean": "moves", "expanded_mean": "expanded", "elapsed_mean": "elapsed_s"}
@@ -49,6 +49,13 @@ def compare(frames: dict[str, pd.DataFrame], by: list[str] | None = None) -> pd.
                                            for key in _keys(table, groups)]
             table[f"{metric} q {name}"] = adjusted(table[f"{metric} p {name}"])
     return table[_column_order(groups, list(frames))]
+
+
+def scipy_stats():
+    """scipy.stats, imported on first use: it takes a second to import, which only `compare` pays."""
+    from scipy import stats
+
+    return stats
 
 
 def adjusted(p_values: pd.Series) -> pd.Series:

@@ -11,8 +11,9 @@
   done jobs, which every group compared ran alike.
 - **Intervals over repeats and seeds of one board.** `<metric>_ci_low` and
   `<metric>_ci_high` bound a 95% percentile-bootstrap interval of the mean
-  (2,000 resamples, fixed seed, `scipy.stats.bootstrap`) over the group's
-  jobs on its board. A bootstrap of the mean never leaves the range of the
+  (2,000 resamples, fixed seed: the bounds `scipy.stats.bootstrap` gives with
+  `random_state=0`, drawn here with NumPy alone) over the group's jobs on its
+  board. A bootstrap of the mean never leaves the range of the
   values, so moves, counts and times never get a bound below zero. Past
   `BOOTSTRAP_MAX` values, where the bootstrap's cost grows with the group
   and the mean is close to normal, the interval is the normal one, mean ±
@@ -65,16 +66,6 @@ RESAMPLES = 2_000
 BATCH_VALUES = 16_000_000  # resampled values held at once by `mean_intervals` (128 MB)
 BOOTSTRAP_MAX = 1_000  # the most values a bootstrap interval is drawn over; beyond, the normal interval
 MIB = 1 << 20
-
-
-def scipy_stats():
-    """scipy.stats, imported on first use.
-
-    It takes half a second to import, which commands that only list, export or refuse should not pay.
-    """
-    from scipy import stats
-
-    return stats
 
 
 def summarize(rows: pd.DataFrame, by: list[str] | None = None, *, baseline: str | None = None,
@@ -172,10 +163,10 @@ def mean_interval(values: pd.Series) -> tuple[float, float]:
 
 
 def mean_intervals(samples: list[np.ndarray]) -> list[tuple[float, float]]:
-    """`mean_interval` of many samples at once, as fast as one: those of a size are resampled in one scipy call.
+    """`mean_interval` of many samples at once, as fast as one: those of a size are resampled together.
 
     The method and the resamples are the same (95% percentile bootstrap, 2,000
-    resamples, seed 0: scipy draws one set of indices for a batch), so each
+    resamples, seed 0: one set of indices for every sample of a size), so each
     sample's bounds are `mean_interval`'s; a sample of more than
     `BOOTSTRAP_MAX` values has the normal interval (`normal_interval`).
     """
@@ -188,16 +179,26 @@ def mean_intervals(samples: list[np.ndarray]) -> list[tuple[float, float]]:
             bounds[index] = normal_interval(values)
         elif len(values) >= 2:
             by_size.setdefault(len(values), []).append(index)
-    stats = scipy_stats()
     for size, indices in by_size.items():
+        picks = resample_indices(size)
         batch = max(1, BATCH_VALUES // (RESAMPLES * size))
         for start in range(0, len(indices), batch):
             chunk = indices[start : start + batch]
-            found = stats.bootstrap((np.vstack([samples[i] for i in chunk]),), np.mean, confidence_level=CONFIDENCE,
-                                    n_resamples=RESAMPLES, method="percentile", random_state=0, vectorized=True, axis=-1)
-            for i, low, high in zip(chunk, found.confidence_interval.low, found.confidence_interval.high):
+            means = np.vstack([samples[i] for i in chunk])[:, picks].mean(axis=-1)
+            lows, highs = np.quantile(means, [(1 - CONFIDENCE) / 2, (1 + CONFIDENCE) / 2], axis=-1)
+            for i, low, high in zip(chunk, lows, highs):
                 bounds[i] = (float(low), float(high))
     return bounds
+
+
+def resample_indices(size: int) -> np.ndarray:
+    """The bootstrap's resamples of a sample of `size` values: RESAMPLES rows of indices drawn with replacement.
+
+    Drawn as `scipy.stats.bootstrap(..., random_state=0)` draws them, so the
+    bounds are the ones reports gave when they called it (scipy itself takes a
+    second to import, more than a small report's whole work).
+    """
+    return np.random.RandomState(0).randint(0, size, (RESAMPLES, size))
 
 
 def normal_interval(values: np.ndarray) -> tuple[float, float]:
@@ -210,10 +211,9 @@ def share_interval(solved: int, total: int) -> tuple[float, float]:
     """The 95% Wilson score interval of the share `solved` of `total` (it stays within 0..1); (NaN, NaN) for none."""
     if total <= 0:
         return math.nan, math.nan
-    z = float(scipy_stats().norm.ppf(0.5 + CONFIDENCE / 2))
-    share, spread = solved / total, z * z / total
+    share, spread = solved / total, Z * Z / total
     centre = (share + spread / 2) / (1 + spread)
-    half = z * math.sqrt(share * (1 - share) / total + spread / (4 * total)) / (1 + spread)
+    half = Z * math.sqrt(share * (1 - share) / total + spread / (4 * total)) / (1 + spread)
     return max(0.0, centre - half), min(1.0, centre + half)
 
 

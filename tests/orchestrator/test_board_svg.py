@@ -13,7 +13,7 @@ from puzzles.rushhour.formats import canonical_text, load_board, parse_board
 from tests.browser import browser_page
 from tests.orchestrator.clirun import assert_usage_error, ok, orchestrate
 from tests.orchestrator.handmade import SOLUTIONS, beam_sweep
-from workers.store.database import upgrade
+from workers.store.migrate import upgrade
 
 SVG = "{http://www.w3.org/2000/svg}"
 # Fogleman's notation: A the red car, x a wall, o empty.

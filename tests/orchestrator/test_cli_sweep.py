@@ -26,7 +26,8 @@ from tests.orchestrator.clirun import assert_usage_error, ok, orchestrate
 from tests.stored import store_sweep
 from tests.tables import Board, Job, Result, Sweep
 from workers.store import connect
-from workers.store.database import engine_for, upgrade
+from workers.store.database import engine_for
+from workers.store.migrate import upgrade
 
 ROOT = Path(__file__).resolve().parents[2]
 SIX = ["Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv"]

@@ -23,8 +23,9 @@ from tests.orchestrator.clirun import assert_usage_error, orchestrate
 from tests.orchestrator.handmade import NAME, beam_sweep, result_for, store_result
 from workers.store import connect
 from workers.store.activity import record_beat
-from workers.store.database import open_read_only, upgrade
+from workers.store.database import open_read_only
 from workers.store.jobs import claim, job_inputs, record
+from workers.store.migrate import upgrade
 from workers.store.schema import utc_now, workers
 
 LIVE_S = 5.0  # a result stored shows on the open pages within this

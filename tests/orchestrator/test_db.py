@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 
 from orchestrator.cli import app
 from workers.settings import masked
-from workers.store.database import VERSION_TABLE, downgrade, engine_for, upgrade
+from workers.store.database import engine_for
+from workers.store.migrate import VERSION_TABLE, downgrade, upgrade
 from workers.store.schema import metadata
 
 BEFORE_RESTRUCTURING = Path(__file__).resolve().parents[1] / "data" / "results-0004.db"  # made by the code of schema 0004

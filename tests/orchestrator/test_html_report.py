@@ -15,7 +15,7 @@ from tests.browser import browser_page, plotted
 from tests.orchestrator.clirun import ok, orchestrate
 from tests.orchestrator.handmade import NAME, SOLUTIONS, VEHICLES, beam_sweep
 from tests.orchestrator.test_plots import beam_rows
-from workers.store.database import upgrade
+from workers.store.migrate import upgrade
 
 
 @pytest.fixture

@@ -26,7 +26,8 @@ from tests.tables import Job, Result, Sweep
 from workers import provenance
 from workers.provenance import PACKAGES, ROOT, code_version, environment, source_hash
 from workers.store import connect
-from workers.store.database import engine_for, upgrade
+from workers.store.database import engine_for
+from workers.store.migrate import upgrade
 
 BOARDS = ROOT / "data" / "boards" / "rushhour"
 GRID = [

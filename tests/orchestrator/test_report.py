@@ -20,8 +20,9 @@ from orchestrator.sweeps.sources import load_boards
 from tests.stored import store_sweep
 from tests.tables import Board, Sweep
 from workers.store import connect
-from workers.store.database import engine_for, upgrade
+from workers.store.database import engine_for
 from workers.store.jobs import record
+from workers.store.migrate import upgrade
 from workers.store.records import JobResult
 from workers.store.schema import canonical_params
 

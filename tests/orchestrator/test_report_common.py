@@ -16,8 +16,8 @@ from orchestrator.sweeps.lookups import find_sweep
 from orchestrator.sweeps.plan import plan_sweep, store_plan
 from orchestrator.sweeps.sources import load_boards
 from workers.store import connect
-from workers.store.database import upgrade
 from workers.store.jobs import record
+from workers.store.migrate import upgrade
 from workers.store.records import JobResult
 from workers.store.sweeps import unfinished_jobs
 

@@ -3,16 +3,17 @@
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from orchestrator.reports import summary
-from orchestrator.reports.summary import BOOTSTRAP_MAX, mean_interval, mean_intervals, normal_interval, scipy_stats
+from orchestrator.reports.summary import BOOTSTRAP_MAX, mean_interval, mean_intervals, normal_interval
 
 TOLERANCE = 0.10  # of the bootstrap interval's width, for each bound
 
 
 def bootstrap(values: np.ndarray) -> tuple[float, float]:
-    found = scipy_stats().bootstrap((values,), np.mean, confidence_level=0.95, n_resamples=2_000, method="percentile",
-                                    random_state=0, vectorized=True)
+    found = stats.bootstrap((values,), np.mean, confidence_level=0.95, n_resamples=2_000, method="percentile",
+                            random_state=0, vectorized=True)
     return float(found.confidence_interval.low), float(found.confidence_interval.high)
 
 

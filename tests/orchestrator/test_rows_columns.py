@@ -15,8 +15,8 @@ from tests.orchestrator.handmade import SOLUTIONS, result_for
 from tests.stored import store_sweep
 from workers.store import connect
 from workers.store.boards import store_optima
-from workers.store.database import upgrade
 from workers.store.jobs import claim, record
+from workers.store.migrate import upgrade
 from workers.store.records import JobResult
 from workers.store.rows import job_rows
 from workers.store.schema import canonical_params

@@ -27,7 +27,8 @@ from tests.orchestrator.clirun import assert_usage_error, ok, orchestrate
 from tests.polling import wait_for
 from tests.stored import store_sweep
 from workers.store import connect
-from workers.store.database import OPTUNA_TABLES, downgrade, engine_for, open_existing, upgrade
+from workers.store.database import engine_for, open_existing
+from workers.store.migrate import OPTUNA_TABLES, downgrade, upgrade
 from workers.store.schema import jobs
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -25,8 +25,8 @@ from workers.execute import execute
 from workers.runner import JobRunner
 from workers.settings import configure
 from workers.store import connect
-from workers.store.database import upgrade
 from workers.store.jobs import claim, record
+from workers.store.migrate import upgrade
 from workers.store.records import JobResult
 from workers.store.sweeps import cancel, stopping, uncancel
 

@@ -23,8 +23,8 @@ from workers.recovery import Recovery
 from workers.runner import JobRunner
 from workers.settings import configure
 from workers.store import connect
-from workers.store.database import upgrade
 from workers.store.jobs import claim, give_back, lose, mark_queued, record, renew, requeue_lapsed
+from workers.store.migrate import upgrade
 from workers.store.records import JobResult
 from workers.store.states import JobState
 from workers.store.sweeps import unfinished_jobs
@@ -285,7 +285,7 @@ def test_the_broker_is_reconciled_with_the_database_after_two_looks(postgres_url
     from tests.conftest import truncate_tables
     from workers import dispatch
     from workers.recovery import Reconciler, broker_job_ids
-    from workers.store.database import upgrade as upgrade_schema
+    from workers.store.migrate import upgrade as upgrade_schema
 
     upgrade_schema(postgres_url)
     truncate_tables(postgres_url)

@@ -21,8 +21,9 @@ from workers.execute import execute
 from workers.runner import JobRunner
 from workers.store import connect
 from workers.store import database as database_module
-from workers.store.database import retrying, upgrade
+from workers.store.database import retrying
 from workers.store.jobs import claim, record
+from workers.store.migrate import upgrade
 from workers.store.records import JobResult
 
 SIX = ["Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv"]

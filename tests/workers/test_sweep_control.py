@@ -28,8 +28,8 @@ from tests.tables import result_rows as results
 from tests.workers.cluster import CLI
 from tests.workers.test_cancel import KERNELS_S, KORF24, six
 from workers.store import connect
-from workers.store.database import upgrade
 from workers.store.jobs import claim
+from workers.store.migrate import upgrade
 
 SIX = "data/boards/rushhour/Rushhour6x6_*.csv"
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,6 +9,7 @@ dashboard, whose connections cannot write) and call:
 - `states`: the two vocabularies, a job's lifecycle (`JobState`) and a done job's `Outcome`;
 - `schema`: the tables (the results table derived from `records.JobResult`);
 - `records`: `JobInput` and `JobResult`, what travels to and from job processes;
+- `migrate`: the schema's history (Alembic), which `open_database` brings a database up to;
 - `sweeps`: sweeps and their job rows;
 - `jobs`: claiming jobs under leases, renewing and re-queueing lapsed leases, storing results once, giving jobs back;
 - `boards`: boards, known optima and board sets;

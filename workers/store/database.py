@@ -1,4 +1,4 @@
-"""A results database to talk to: its URL, its engine, its schema migrations, and patience while it is away.
+"""A results database to talk to: its URL, its engine, and patience while it is away.
 
 The rest of slidelab holds a `Database` and passes it to the storage
 functions (`workers.store.sweeps`, `.jobs`, `.boards`, `.progress`,
@@ -15,28 +15,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote
 
-from alembic import command
-from alembic.config import Config
-from alembic.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Table, create_engine, event, inspect, text
+from sqlalchemy import Table, create_engine, event, text
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import URL, Connection, Engine, make_url
+from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
 
 from puzzles.errors import PuzzleError
 
-MIGRATIONS = "workers.store:migrations"  # Alembic's scripts, package data found by importlib.resources
-# slidelab's schema revision, kept apart from `alembic_version`, which Optuna's RDB storage (`orchestrate tune`'s
-# studies, on the same URL) keeps its own in; slidelab kept its revision there before.
-VERSION_TABLE = "slidelab_version"
-SHARED_VERSION_TABLE = "alembic_version"
-# The tables of Optuna's RDB storage (optuna.storages._rdb.models): another history, which slidelab never migrates.
-OPTUNA_TABLES = frozenset({
-    "studies", "study_directions", "study_user_attributes", "study_system_attributes", "trials", "trial_user_attributes",
-    "trial_system_attributes", "trial_params", "trial_values", "trial_intermediate_values", "trial_heartbeats",
-    "version_info", SHARED_VERSION_TABLE,
-})
 T = TypeVar("T")
 DatabaseError = SQLAlchemyError  # what a failed call of a storage function raises
 # A server that stops answering (a cut link) fails a call within seconds, rather than when TCP gives up (minutes):
@@ -72,6 +57,8 @@ class Database:
 
 def open_database(url: str) -> Database:
     """The database at `url`, brought to the newest schema (a new SQLite file is created, in WAL mode)."""
+    from workers.store.migrate import upgrade  # Alembic: loaded by the processes that open a database, not by all
+
     upgrade(url)
     db = Database(url, engine_for(url))
     if db.engine.dialect.name == "sqlite":
@@ -87,6 +74,8 @@ def open_existing(url: str) -> Database:
     not slidelab's, or if its schema is not this code's (older: `orchestrate db
     upgrade` brings it up to date; newer: made by a newer slidelab).
     """
+    from workers.store.migrate import head_revision, known_revisions, revision
+
     shown = masked(url)
     location = make_url(url)
     if location.get_backend_name() == "sqlite" and location.database not in (None, "", ":memory:"):
@@ -94,12 +83,12 @@ def open_existing(url: str) -> Database:
             raise PuzzleError(f"{shown}: no results database there (a sweep or orchestrate db upgrade makes one)")
     db = Database(url, engine_for(_read_only_snapshot(location) or url))
     with db.engine.connect() as connection:
-        found = revision(connection, _known_revisions(url))
-    head = ScriptDirectory.from_config(alembic_config(url)).get_current_head()
+        found = revision(connection, known_revisions(url))
+    head = head_revision(url)
     if found is None:
         raise PuzzleError(f"{shown}: not a slidelab results database (no schema revision in it)")
     if found != head:
-        known = found in _known_revisions(url)
+        known = found in known_revisions(url)
         hint = f"run: orchestrate db upgrade --db {shown}" if known else "it was made by a newer slidelab"
         raise PuzzleError(f"{shown}: the schema is at revision {found}, this slidelab reads {head}: {hint}")
     return db
@@ -193,90 +182,6 @@ def _sqlite_pragmas(connection, _record) -> None:
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA busy_timeout=30000")
     cursor.close()
-
-
-def alembic_config(url: str) -> Config:
-    """An Alembic configuration for the database at `url`, without an alembic.ini."""
-    config = Config()
-    config.set_main_option("script_location", MIGRATIONS)
-    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
-    return config
-
-
-def upgrade(url: str, revision: str = "head") -> None:
-    """Apply every migration up to `revision`, in one transaction; a new SQLite file is created on the way.
-
-    Only an empty database or slidelab's own (by its schema revision) is
-    migrated: another application's is refused untouched.
-    """
-    _check_ours(url)
-    command.upgrade(alembic_config(url), revision)
-
-
-def revision(connection: Connection, known: set[str]) -> str | None:
-    """slidelab's schema revision of the database: in its own version table, else (kept there before) in
-    `alembic_version` if that holds one of the `known` revisions; None for neither."""
-    found = MigrationContext.configure(connection, opts={"version_table": VERSION_TABLE}).get_current_revision()
-    if found is None and inspect(connection).has_table(SHARED_VERSION_TABLE):
-        shared = MigrationContext.configure(connection).get_current_revision()
-        found = shared if shared in known else None
-    return found
-
-
-def _known_revisions(url: str) -> set[str]:
-    return {script.revision for script in ScriptDirectory.from_config(alembic_config(url)).walk_revisions()}
-
-
-def _move_revision(url: str, known: set[str]) -> None:
-    """A revision slidelab kept in `alembic_version` moved to its own table, so that Optuna can keep its own there."""
-    with migration_engine(url).begin() as connection:
-        if not inspect(connection).has_table(SHARED_VERSION_TABLE):
-            return
-        shared = MigrationContext.configure(connection)
-        own = MigrationContext.configure(connection, opts={"version_table": VERSION_TABLE})
-        found = shared.get_current_revision()
-        if found in known and own.get_current_revision() is None:
-            own.stamp(ScriptDirectory.from_config(alembic_config(url)), found)
-            connection.execute(shared._version.delete())
-
-
-def _check_ours(url: str) -> None:
-    known = _known_revisions(url)
-    with engine_for(url).connect() as connection:
-        found = revision(connection, known)
-        tables = set(inspect(connection).get_table_names()) - {VERSION_TABLE} - OPTUNA_TABLES  # left empty by a downgrade
-    if found is None and tables:
-        shown = ", ".join(sorted(tables)[:4]) + (", ..." if len(tables) > 4 else "")
-        raise PuzzleError(f"{masked(url)}: not a slidelab results database (it holds the tables {shown} and no"
-                          " slidelab schema revision); nothing was changed: give --db another database")
-    if found is not None and found not in known:
-        raise PuzzleError(f"{masked(url)}: its schema revision {found} is not one of slidelab's (made by a newer"
-                          " slidelab, or another application); nothing was changed")
-    _move_revision(url, known)
-
-
-def migration_engine(url: str) -> Engine:
-    """An engine for migrations: on SQLite, with transactions that hold DDL too, so a migration is all or nothing.
-
-    Python's sqlite3 runs CREATE and ALTER outside the transaction it opens for
-    writes; here the driver's own transaction handling is turned off and each
-    transaction begins with an explicit BEGIN (SQLAlchemy's documented recipe).
-    """
-    engine = create_engine(url)
-    if engine.dialect.name == "sqlite":
-        event.listen(engine, "connect", _sqlite_autocommit)
-        event.listen(engine, "begin", lambda connection: connection.exec_driver_sql("BEGIN"))
-    return engine
-
-
-def _sqlite_autocommit(connection, _record) -> None:
-    connection.isolation_level = None
-
-
-def downgrade(url: str, revision: str) -> None:
-    """Undo the migrations down to `revision` (`base`: an empty database)."""
-    _move_revision(url, _known_revisions(url))
-    command.downgrade(alembic_config(url), revision)
 
 
 def retrying(operation: Callable[[], T], patience_s: float) -> T:

@@ -5,7 +5,7 @@ from typing import Any
 from alembic import context
 
 from workers.settings import settings
-from workers.store.database import VERSION_TABLE, migration_engine
+from workers.store.migrate import VERSION_TABLE, migration_engine
 from workers.store.schema import metadata
 
 url = context.config.get_main_option("sqlalchemy.url") or settings().database_url
