@@ -32,6 +32,7 @@ bench: $(VENV)/.stamp-test
 	$(PY) bench/rushhour.py
 	$(PY) bench/depthfirst.py
 	$(PY) bench/runner.py
+	$(PY) bench/sqlite_writers.py
 	$(PY) bench/npuzzle.py
 	$(PY) bench/npuzzle24.py
 	$(PY) bench/demo.py

@@ -9,7 +9,11 @@ from kombu.exceptions import OperationalError as BrokerError
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from workers.settings import settings
-from workers.store.database import masked
+from workers.store.database import SQLITE_WAIT_S, masked
+
+# What "database is locked" means once a SQLite write waited its whole wait, and what to do about it.
+SQLITE_LOCKED = (f"another program held its write lock over {SQLITE_WAIT_S:.0f} s (or the URL's ?timeout=SECONDS);"
+                 " many writers need PostgreSQL (docs/scaling.md)")
 
 
 def service_failure(err: Exception) -> tuple[str, int] | None:
@@ -17,8 +21,9 @@ def service_failure(err: Exception) -> tuple[str, int] | None:
     if isinstance(err, ArgumentError):
         return "the database URL (--db or SLIDELAB_DATABASE_URL) does not parse", 2
     if isinstance(err, SQLAlchemyError):
-        cause = getattr(err, "orig", None) or err
-        return f"{masked(settings().database_url)}: {str(cause).strip().splitlines()[0]}", 1
+        cause = str(getattr(err, "orig", None) or err).strip().splitlines()[0]
+        advice = f": {SQLITE_LOCKED}" if cause == "database is locked" else ""
+        return f"{masked(settings().database_url)}: {cause}{advice}", 1
     if isinstance(err, BrokerError):
         return f"broker {masked(settings().broker_url)}: {err}", 1
     return None

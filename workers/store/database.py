@@ -22,6 +22,9 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlche
 
 from puzzles.errors import PuzzleError
 
+# How long a SQLite write waits for the lock another connection holds before it fails "database is locked";
+# the URL's own `?timeout=SECONDS` (the sqlite3 driver's) wins.
+SQLITE_WAIT_S = 30.0
 T = TypeVar("T")
 DatabaseError = SQLAlchemyError  # what a failed call of a storage function raises
 # A server that stops answering (a cut link) fails a call within seconds, rather than when TCP gives up (minutes):
@@ -121,7 +124,7 @@ def open_read_only(url: str) -> Database:
 def _read_only_engine(url: str) -> Engine:
     if make_url(url).get_backend_name() != "sqlite":
         return create_engine(url, pool_pre_ping=True, connect_args={"options": "-c default_transaction_read_only=on"})
-    engine = create_engine(url, pool_pre_ping=True)
+    engine = create_engine(url, pool_pre_ping=True, connect_args=sqlite_connect_args(url))
     event.listen(engine, "connect", _sqlite_pragmas)
     event.listen(engine, "connect", _query_only)
     return engine
@@ -171,16 +174,20 @@ def check_url(url: str) -> str:
 def engine_for(url: str) -> Engine:
     """One engine per URL and process (create it after forking, never at import time)."""
     postgresql_ = make_url(url).get_backend_name() == "postgresql"
-    engine = create_engine(url, pool_pre_ping=True, connect_args=PG_CONNECT_ARGS if postgresql_ else {})
+    engine = create_engine(url, pool_pre_ping=True, connect_args=PG_CONNECT_ARGS if postgresql_ else sqlite_connect_args(url))
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
     return engine
 
 
+def sqlite_connect_args(url: str) -> dict[str, float]:
+    """The sqlite3 driver's arguments for `url`: a wait of SQLITE_WAIT_S for a lock, unless the URL says `?timeout=`."""
+    return {} if "timeout" in make_url(url).query else {"timeout": SQLITE_WAIT_S}
+
+
 def _sqlite_pragmas(connection, _record) -> None:
     cursor = connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=30000")
     cursor.close()
 
 

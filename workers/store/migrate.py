@@ -10,10 +10,10 @@ from alembic.config import Config
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, event, inspect
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection, Engine, make_url
 
 from puzzles.errors import PuzzleError
-from workers.store.database import engine_for, masked
+from workers.store.database import engine_for, masked, sqlite_connect_args
 
 MIGRATIONS = "workers.store:migrations"  # Alembic's scripts, package data found by importlib.resources
 # slidelab's schema revision, kept apart from `alembic_version`, which Optuna's RDB storage (`orchestrate tune`'s
@@ -99,12 +99,16 @@ def migration_engine(url: str) -> Engine:
 
     Python's sqlite3 runs CREATE and ALTER outside the transaction it opens for
     writes; here the driver's own transaction handling is turned off and each
-    transaction begins with an explicit BEGIN (SQLAlchemy's documented recipe).
+    transaction begins with an explicit BEGIN (SQLAlchemy's documented recipe),
+    IMMEDIATE: it takes the write lock first, so that two commands opening a new
+    file at once migrate it one after the other. A transaction that read first
+    would fail at its first write, without waiting, once the other had written.
     """
-    engine = create_engine(url)
-    if engine.dialect.name == "sqlite":
+    sqlite_ = make_url(url).get_backend_name() == "sqlite"
+    engine = create_engine(url, connect_args=sqlite_connect_args(url) if sqlite_ else {})
+    if sqlite_:
         event.listen(engine, "connect", _sqlite_autocommit)
-        event.listen(engine, "begin", lambda connection: connection.exec_driver_sql("BEGIN"))
+        event.listen(engine, "begin", lambda connection: connection.exec_driver_sql("BEGIN IMMEDIATE"))
     return engine
 
 
