@@ -11,6 +11,7 @@ A batch whose jobs are cancelled (`orchestrate cancel`) is stopped by the
 heartbeat: the jobs stay cancelled, and the runner goes on with the next batch.
 """
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -21,7 +22,7 @@ from workers.jobs import ran_by, stamped
 from workers.runner import JobRunner, Lost
 from workers.settings import settings
 from workers.store import Database
-from workers.store.database import retrying
+from workers.store.database import DatabaseError, retrying
 from workers.store.jobs import claim, give_back, lose, record
 from workers.store.records import JobInput, JobResult
 from workers.store.states import JobState
@@ -43,6 +44,10 @@ def execute(db: Database, job_ids: list[int], runner: JobRunner, host: str,
     jobs = retrying(lambda: claim(db, job_ids, host, settings().lease_seconds, take_over=take_over), patience)
     try:
         return _execute(db, jobs, runner, host, requeue, patience)
+    except DatabaseError:
+        with contextlib.suppress(DatabaseError):  # no room or no database: then their leases lapse
+            _hand_back(db, [job.job_id for job in jobs], host, requeue)
+        raise
     finally:
         runner.rearm()
 
@@ -60,12 +65,17 @@ def _execute(db: Database, jobs: list[JobInput], runner: JobRunner, host: str,
             jobs = []
         writer.flush()
         if runner.stopping and jobs:
-            state = JobState.QUEUED if requeue else JobState.PENDING
-            given = retrying(lambda: give_back(db, [job.job_id for job in jobs], host, state), patience)
-            log.info("stopped: %d jobs handed back (%s)", len(given), state)
-            if requeue and given:
-                requeue(given)
+            retrying(lambda: _hand_back(db, [job.job_id for job in jobs], host, requeue), patience)
     return writer.outcomes
+
+
+def _hand_back(db: Database, job_ids: list[int], host: str, requeue: Callable[[list[int]], object] | None) -> None:
+    """The jobs this host holds among `job_ids`, without a result, queued again (and sent) or pending."""
+    state = JobState.QUEUED if requeue else JobState.PENDING
+    given = give_back(db, job_ids, host, state)
+    log.info("stopped: %d jobs handed back (%s)", len(given), state)
+    if requeue and given:
+        requeue(given)
 
 
 def _run_once(db: Database, jobs: list[JobInput], runner: JobRunner, host: str, writer: "_Writer") -> list[JobInput]:

@@ -9,11 +9,14 @@ from kombu.exceptions import OperationalError as BrokerError
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from workers.settings import settings
-from workers.store.database import SQLITE_WAIT_S, masked
+from workers.store.database import SQLITE_WAIT_S, disk_full, masked
 
 # What "database is locked" means once a SQLite write waited its whole wait, and what to do about it.
 SQLITE_LOCKED = (f"another program held its write lock over {SQLITE_WAIT_S:.0f} s (or the URL's ?timeout=SECONDS);"
                  " many writers need PostgreSQL (docs/scaling.md)")
+
+SQLITE_FULL = ("what was stored is intact; free space on its disk, then run the command again (a sweep: orchestrate"
+               " resume SWEEP)")
 
 
 def service_failure(err: Exception) -> tuple[str, int] | None:
@@ -22,7 +25,7 @@ def service_failure(err: Exception) -> tuple[str, int] | None:
         return "the database URL (--db or SLIDELAB_DATABASE_URL) does not parse", 2
     if isinstance(err, SQLAlchemyError):
         cause = str(getattr(err, "orig", None) or err).strip().splitlines()[0]
-        advice = f": {SQLITE_LOCKED}" if cause == "database is locked" else ""
+        advice = f": {SQLITE_LOCKED}" if cause == "database is locked" else f": {SQLITE_FULL}" if disk_full(err) else ""
         return f"{masked(settings().database_url)}: {cause}{advice}", 1
     if isinstance(err, BrokerError):
         return f"broker {masked(settings().broker_url)}: {err}", 1

@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from puzzles.errors import PuzzleError
+from puzzles.files import written_whole
 from puzzles.intrinsics import popcount
 from puzzles.jit import nb
 from puzzles.npuzzle.board import goal_tiles
@@ -264,14 +265,11 @@ def _header(width: int, height: int, goal: str, tiles: tuple[int, ...]) -> dict:
 
 def save(path: Path, width: int, height: int, goal: str, tiles: tuple[int, ...], table: np.ndarray) -> None:
     """Write a database file atomically: header, JSON description with the payload's sha256, payload."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     header = {**_header(width, height, goal, tiles), "sha256": hashlib.sha256(table.data).hexdigest()}
-    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
     described = MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n"
-    with open(partial, "wb") as out:
+    with written_whole(path) as out:
         out.write(described + bytes(-len(described) % PAGE))
-        table.tofile(out)
-    os.replace(partial, path)
+        out.write(table.data)
 
 
 def read(path: Path, width: int, height: int, goal: str, tiles: tuple[int, ...]) -> np.ndarray | None:

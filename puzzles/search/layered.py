@@ -24,7 +24,6 @@ import hashlib
 import json
 import logging
 import multiprocessing
-import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -35,6 +34,7 @@ import numpy as np
 
 from puzzles import limits, stateset
 from puzzles.errors import PuzzleError
+from puzzles.files import written_whole
 from puzzles.jit import nb
 from puzzles.kernels import expand, heuristic, is_goal, workspace
 from puzzles.nodestore import copy_row, hash_row, same_rows
@@ -192,10 +192,8 @@ class Checkpoint:
 
     def save(self) -> None:
         """Write the manifest atomically (a new file renamed over the old)."""
-        self.folder.mkdir(parents=True, exist_ok=True)
-        temporary = self.folder / f"{MANIFEST}.tmp"
-        temporary.write_text(json.dumps(self.state, indent=1))
-        os.replace(temporary, self.folder / MANIFEST)
+        with written_whole(self.folder / MANIFEST) as out:
+            out.write(json.dumps(self.state, indent=1).encode())
 
     def path(self, depth: int, part: int, parts: int) -> Path:
         """The file of one part of one layer."""
@@ -203,12 +201,8 @@ class Checkpoint:
 
     def write(self, depth: int, part: int, parts: int, rows: np.ndarray) -> None:
         """Write one part of a layer atomically."""
-        self.folder.mkdir(parents=True, exist_ok=True)
-        final = self.path(depth, part, parts)
-        temporary = final.with_suffix(".tmp")
-        with open(temporary, "wb") as out:
+        with written_whole(self.path(depth, part, parts)) as out:
             np.save(out, rows)
-        os.replace(temporary, final)
 
     def slices(self, depth: int, part: int, parts: int) -> Iterator[np.ndarray]:
         """The states of one part of a layer, read a slice at a time (a whole file mapped would count in RLIMIT_AS)."""

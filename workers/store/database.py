@@ -206,4 +206,11 @@ def retrying(operation: Callable[[], T], patience_s: float) -> T:
 
 
 def _disconnected(err: DBAPIError) -> bool:
+    if disk_full(err):
+        return False  # waiting does not free space: the caller stops, and `resume` goes on once there is room
     return isinstance(err, OperationalError) or err.connection_invalidated
+
+
+def disk_full(err: BaseException) -> bool:
+    """True for SQLite's "database or disk is full": its file's disk (or the temporary folder's) has no room left."""
+    return getattr(getattr(err, "orig", None), "sqlite_errorname", None) == "SQLITE_FULL"
