@@ -67,6 +67,7 @@ def stored_results(path: Path, name: str) -> list[tuple]:
             " JOIN sweeps s ON s.id = j.sweep_id WHERE s.name = ? ORDER BY r.job_id", (name,)).fetchall()
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_a_full_disk_stops_a_local_sweep_with_one_line_and_resume_finishes_it_once_there_is_room(tmp_path):
     with small_disk(tmp_path / "disk") as disk:
