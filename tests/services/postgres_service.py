@@ -290,6 +290,32 @@ class PostgresServer(ServerProcess):
         self.stop(mode)
         self.start()
 
+    def replica(self) -> Path:
+        """A copy of the cluster as it is now, taken online (pg_basebackup): a replica that stops following here.
+
+        ``fail_over(copy)`` later makes it the server, as a failover to a replica
+        that lagged would: every commit made after this call is gone.
+        """
+        copy = Path(tempfile.mkdtemp(prefix="replica-", dir=self.basedir))
+        if self.os_user is not None:
+            os.chown(copy, self.os_user.pw_uid, self.os_user.pw_gid)
+        done = subprocess.run(
+            [str(self.bin_dir / "pg_basebackup"), "-D", str(copy / "data"), "-h", HOST, "-p", str(self.port),
+             "-U", PG_USER, "-X", "stream", "-c", "fast", "--no-sync"],
+            cwd=self.basedir, env=self._env(), stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            check=False, timeout=startup_timeout() * 4, **_as_user(self.os_user),
+        )
+        if done.returncode != 0:
+            raise ServiceError(f"pg_basebackup failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+        return copy / "data"
+
+    def fail_over(self, replica: Path) -> None:
+        """Crash the server (as ``stop("immediate")``) and start `replica` in its place, on the same port."""
+        self.stop("immediate")
+        shutil.rmtree(self.datadir)
+        replica.rename(self.datadir)
+        self.start()
+
     def close(self) -> None:
         """Stop for good and remove the data directory (the fixture's teardown)."""
         try:

@@ -12,17 +12,20 @@ temporary directory; `report()` prints their tails (pytest shows it on failure).
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+import uuid
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import redis
 import sqlalchemy as sa
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.pool import NullPool
 
@@ -35,6 +38,13 @@ _BOOT = (
 )
 CLI = [sys.executable, "-c", _BOOT]
 SLOW_START_S = 300.0  # a cold numba cache compiles the kernels on the first job (~45 s per child)
+BOARDS_6X6 = ("Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv")
+COMPARED = ("outcome", "moves", "steps", "expanded", "generated", "solution")
+# 208 jobs: beam (25 widths x 2 heuristics) and astar (2 heuristics) on 4 boards. The 9x9 ones come first
+# and take ~20-150 ms each, the 6x6 ones a few ms: a few seconds of work, enough to break things mid-sweep.
+MANY_JOBS = 208
+MANY_GRID = ("--algo", "beam,astar", "--k", "100..2500:100", "--heuristic", "blockers,blockers-lb", "--chunk", "1")
+MANY_BOARDS = ("Rushhour9x9_4.csv", *BOARDS_6X6)
 
 
 def _tail(path: Path, lines: int = 60) -> str:
@@ -302,3 +312,40 @@ def sqlite_sweep(workdir: Path, args: Sequence[str], timeout: float = SLOW_START
         raise
     assert proc.returncode == 0, output.decode(errors="replace")
     return url
+
+
+@contextlib.contextmanager
+def fresh_cluster(postgres_server, broker: str, tmp_path: Path) -> Iterator[Cluster]:
+    """A cluster on a fresh PostgreSQL database with the schema in place and the broker at `broker`; dropped after."""
+    name = f"e2e_{uuid.uuid4().hex[:12]}"
+    postgres_server.create_database(name)
+    url = make_url(postgres_server.url).set(database=name).render_as_string(hide_password=False)
+    made = Cluster(tmp_path / "cluster", url, broker)
+    try:
+        made.orchestrate("db", "upgrade", "--db", url)
+        yield made
+    finally:
+        made.close()
+        made.report()  # shown by pytest only when the test failed
+        if not postgres_server.is_running():
+            postgres_server.start()  # a test that failed while the server was down must not break the next
+        admin = sa.create_engine(make_url(url).set(database="postgres"), poolclass=NullPool, isolation_level="AUTOCOMMIT")
+        try:
+            with admin.connect() as conn:
+                conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        finally:
+            admin.dispose()
+
+
+def board_paths(boards_dir, names):
+    return [str(boards_dir / name) for name in names]
+
+
+def status_json(cluster, sweep):
+    return json.loads(cluster.orchestrate("status", sweep, "--json", "--db", cluster.database_url).stdout)
+
+
+def assert_one_result_per_job(cluster, total):
+    counts = cluster.counts()
+    assert counts == {"jobs": total, "finished": total, "results": total, "doubled": 0}, counts
+    assert cluster.scalar("SELECT count(*) FROM jobs j LEFT JOIN results r ON r.job_id = j.id WHERE r.id IS NULL") == 0

@@ -11,9 +11,8 @@ import pytest
 
 from tests.polling import wait_for
 from tests.workers import test_distributed
-from tests.workers.cluster import SLOW_START_S, pid_alive
+from tests.workers.cluster import SLOW_START_S, pid_alive, status_json
 from tests.workers.test_cancel import EIGHT_PUZZLES, KORF24
-from tests.workers.test_distributed import status_json
 from workers.messages import QUEUE
 
 cluster = test_distributed.cluster  # the fixture: a fresh PostgreSQL database and Redis database number

@@ -6,15 +6,12 @@ its end. The first job of each fresh job process loads the compiled kernels
 (a few seconds, about 45 s with a cold numba cache), hence the generous waits.
 """
 
-import contextlib
 import itertools
 import json
 import os
 import signal
 import subprocess
 import time
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
@@ -28,17 +25,25 @@ from puzzles.npuzzle.problem import NPuzzleProblem
 from puzzles.solver import solve
 from tests.polling import wait_for
 from tests.services.redis_service import RedisServer
-from tests.workers.cluster import CLI, SLOW_START_S, Cluster, pid_alive, results_of, sqlite_sweep
+from tests.workers.cluster import (
+    BOARDS_6X6,
+    CLI,
+    COMPARED,
+    MANY_BOARDS,
+    MANY_GRID,
+    MANY_JOBS,
+    SLOW_START_S,
+    assert_one_result_per_job,
+    board_paths,
+    fresh_cluster,
+    pid_alive,
+    results_of,
+    sqlite_sweep,
+    status_json,
+)
 from workers.provenance import environment
 
 KORF100 = Path(__file__).resolve().parents[2] / "data" / "boards" / "npuzzle" / "korf100.csv"
-BOARDS_6X6 = ("Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv")
-COMPARED = ("outcome", "moves", "steps", "expanded", "generated", "solution")
-# 208 jobs: beam (25 widths x 2 heuristics) and astar (2 heuristics) on 4 boards. The 9x9 ones come first
-# and take ~20-150 ms each, the 6x6 ones a few ms: a few seconds of work, enough to break things mid-sweep.
-MANY_JOBS = 208
-MANY_GRID = ("--algo", "beam,astar", "--k", "100..2500:100", "--heuristic", "blockers,blockers-lb", "--chunk", "1")
-MANY_BOARDS = ("Rushhour9x9_4.csv", *BOARDS_6X6)
 _redis_dbs = itertools.count()
 FAKETIME = Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1")
 SKEW_LEASE_S, SKEW_BEAT_S = 15, 3
@@ -56,43 +61,6 @@ def cluster(postgres_server, redis_server, tmp_path):
     broker = redis_server.url_for(9 + next(_redis_dbs) % 7)  # 9..15: other tests keep to the low numbers
     with fresh_cluster(postgres_server, broker, tmp_path) as made:
         yield made
-
-
-@contextlib.contextmanager
-def fresh_cluster(postgres_server, broker: str, tmp_path: Path) -> Iterator[Cluster]:
-    """A cluster on a fresh PostgreSQL database with the schema in place and the broker at `broker`; dropped after."""
-    name = f"e2e_{uuid.uuid4().hex[:12]}"
-    postgres_server.create_database(name)
-    url = make_url(postgres_server.url).set(database=name).render_as_string(hide_password=False)
-    made = Cluster(tmp_path / "cluster", url, broker)
-    try:
-        made.orchestrate("db", "upgrade", "--db", url)
-        yield made
-    finally:
-        made.close()
-        made.report()  # shown by pytest only when the test failed
-        if not postgres_server.is_running():
-            postgres_server.start()  # a test that failed while the server was down must not break the next
-        admin = sa.create_engine(make_url(url).set(database="postgres"), poolclass=NullPool, isolation_level="AUTOCOMMIT")
-        try:
-            with admin.connect() as conn:
-                conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        finally:
-            admin.dispose()
-
-
-def board_paths(boards_dir, names):
-    return [str(boards_dir / name) for name in names]
-
-
-def status_json(cluster, sweep):
-    return json.loads(cluster.orchestrate("status", sweep, "--json", "--db", cluster.database_url).stdout)
-
-
-def assert_one_result_per_job(cluster, total):
-    counts = cluster.counts()
-    assert counts == {"jobs": total, "finished": total, "results": total, "doubled": 0}, counts
-    assert cluster.scalar("SELECT count(*) FROM jobs j LEFT JOIN results r ON r.job_id = j.id WHERE r.id IS NULL") == 0
 
 
 @pytest.mark.timeout(360)
