@@ -210,7 +210,8 @@ def check_number(number: Decimal, item: str, option: str) -> None:
     """PuzzleError, naming the option, for a number that is not finite or out of range (a typo such as 1e99)."""
     if not number.is_finite():
         raise PuzzleError(f"{option}: {quote(item)} is not a finite number")
-    if abs(number) > MAX_MAGNITUDE or (number and abs(number) < 1 / MAX_MAGNITUDE):
+    size = number.copy_abs()  # abs() would round to the context, and overflow on an exponent like 1e999999999
+    if size > MAX_MAGNITUDE or (number and size < 1 / MAX_MAGNITUDE):
         raise PuzzleError(f"{option}: {quote(item)} is out of range (numbers are between 1e-15 and 1e15 in size)")
 
 

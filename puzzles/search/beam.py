@@ -75,7 +75,7 @@ def beam(spec, start, code, args, max_branching, k, max_nodes, deadline):
     parents = np.full(1, -1, dtype=np.int64)  # of each board kept in a beam: its parent's entry and its move
     moves = np.zeros(1, dtype=np.int64)
     kept = 1
-    beam_keys = np.empty((k, key_words), dtype=np.uint64)  # the boards of the beam, entries first .. first + width - 1
+    beam_keys = np.empty((1, key_words), dtype=np.uint64)  # the boards of the beam, entries first .. first + width - 1
     copy_row(beam_keys, 0, root, 0)
     first, width = 0, 1
     out_keys = np.empty((max_branching, key_words), dtype=np.uint64)
@@ -139,6 +139,8 @@ def beam(spec, start, code, args, max_branching, k, max_nodes, deadline):
         if kept + width > parents.shape[0]:
             parents = resized(parents, 2 * (kept + width))
             moves = resized(moves, parents.shape[0])
+        if width > beam_keys.shape[0]:  # grown as the layers widen, never to k ahead of need (k may be 10^12)
+            beam_keys = np.empty((min(k, max(width, 2 * beam_keys.shape[0])), key_words), dtype=np.uint64)
         for c in range(width):
             copy_row(beam_keys, c, layer_keys, chosen[c])
             parents[kept + c], moves[kept + c] = layer_parents[chosen[c]], layer_moves[chosen[c]]

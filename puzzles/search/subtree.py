@@ -14,6 +14,7 @@ import numpy as np
 
 from puzzles import limits
 from puzzles.errors import PuzzleError
+from puzzles.kernels import has_in_place
 from puzzles.problem import Heuristic, Problem
 from puzzles.result import Limits, Outcome, SearchReport
 from puzzles.search import idastar
@@ -48,8 +49,10 @@ def search(problem: Problem, limits_: Limits, heuristic: Heuristic, prefix: str,
     SOLVED with the whole path from the start, else FAILED; `extra` has the
     bound, the prefix, the split's depth and the least f seen beyond the
     bound (`next_bound`, None when nothing lies beyond). PuzzleError if the
-    prefix is not a path of legal moves.
+    prefix is not a path of legal moves, or the board not one searched in place (the N-puzzle's).
     """
+    if not has_in_place(heuristic.spec):
+        raise PuzzleError("idastar-subtree runs IDA* in place: N-puzzle boards only")
     moves = np.array(_legal_path(problem, prefix), dtype=np.int64)
     status, solution, counters, next_bound, _ = _run(problem, limits_, heuristic, moves, bound, 0)
     outcome, reason = limits.outcome_of(status, limits_)

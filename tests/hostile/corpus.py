@@ -96,6 +96,13 @@ CASES: list[tuple[list[str], int, str]] = [
     (["sweep", "--algo", "beam", "--k", "1..Infinity", "--boards", COURSE, "--dry-run"], 2, "not a finite number"),
     (["sweep", "--algo", "beam", "--k", "sNaN", "--boards", COURSE, "--dry-run"], 2, "not a finite number"),
     (["sweep", "--algo", "beam", "--k", "9" * 5000, "--boards", COURSE, "--dry-run"], 2, "out of range"),
+    # Exponents that overflow decimal arithmetic, and an algorithm of split searches on a board it cannot search
+    (["sweep", "--algo", "beam", "--k", "1e999999999", "--boards", COURSE, "--dry-run"], 2, "out of range"),
+    (["sweep", "--algo", "beam", "--k", "1..1e999999999", "--boards", COURSE, "--dry-run"], 2, "out of range"),
+    (["sweep", "--algo", "beam", "--k", "1..2:1e-999999999", "--boards", COURSE, "--dry-run"], 2, "out of range"),
+    (["tune", "--name", "huge", "--algo", "moves-freed", "--w-exit", "0..1e999999999", "--boards", COURSE,
+      "--trials", "1"], 2, "out of range"),
+    (["solve", COURSE, "--algo", "idastar-subtree"], 2, "N-puzzle boards only"),
     (["sweep", "--algo", "spr", "--batches", "1..100000", "--batch-size", "1..100000", "--boards", COURSE,
       "--dry-run"], 2, "more than the cap of 1,000,000"),
     (["sweep", "--algo", "bfs", "--repeat", "1000000000", "--boards", COURSE, "--dry-run"], 2, "--repeat"),
