@@ -6,7 +6,7 @@ so a sender never imports the worker's tasks, and Celery is imported only when
 something is sent.
 """
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from workers.messages import message
 from workers.store import Database
@@ -26,12 +26,13 @@ def chunks(job_ids: list[int], size: int) -> Iterator[list[int]]:
         yield job_ids[start : start + size]
 
 
-def send(db: Database, job_ids: list[int], size: int | None = None, *, take_over: bool = False,
+def send(db: Database, job_ids: list[int], size: int | None = None, *, take_over: Mapping[int, int] | None = None,
          sweep: str | None = None) -> int:
     """Send the jobs (of `sweep`) to the broker in messages of `size` ids (default: `chunk_size`), then mark them queued.
 
-    The number of messages sent. With `take_over` the worker that gets a
-    message runs its jobs even if another worker holds them (`resume --force`).
+    The number of messages sent. A job in `take_over` (job id -> lease) is run
+    by the worker that gets its message even if another worker holds it under
+    that lease (`resume --force`).
     """
     from workers.celery_app import broker_producer
 
@@ -44,7 +45,7 @@ def send(db: Database, job_ids: list[int], size: int | None = None, *, take_over
     return sent
 
 
-def send_jobs(job_ids: list[int], sweep: str | None, producer, *, take_over: bool = False) -> None:
+def send_jobs(job_ids: list[int], sweep: str | None, producer, *, take_over: Mapping[int, int] | None = None) -> None:
     """Queue one batch of jobs (of `sweep`) through `producer` (`workers.celery_app.broker_producer`), by name."""
     from workers.celery_app import app
 

@@ -14,7 +14,7 @@ heartbeat: the jobs stay cancelled, and the runner goes on with the next batch.
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from workers.heartbeat import heartbeat
@@ -32,13 +32,15 @@ log = logging.getLogger(__name__)
 
 
 def execute(db: Database, job_ids: list[int], runner: JobRunner, host: str,
-            requeue: Callable[[list[int]], object] | None = None, *, take_over: bool = False) -> list[str]:
+            requeue: Callable[[list[int]], object] | None = None, *,
+            take_over: Mapping[int, int] | None = None) -> list[str]:
     """Claim, run and store a batch of jobs; the outcomes of the results written, in order.
 
     Jobs left without a result by a stopped runner are handed back: queued and
     passed to `requeue` (which sends them to the broker) if given, else pending;
     or, if it was stopped with a verdict, stored with that result.
-    `take_over` claims jobs that other workers hold too (`resume --force`).
+    `take_over` (job id -> lease) claims those jobs even where another worker
+    still holds them under that lease (`resume --force`).
     """
     patience = settings().db_retry_seconds
     jobs = retrying(lambda: claim(db, job_ids, host, settings().lease_seconds, take_over=take_over), patience)

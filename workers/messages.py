@@ -1,7 +1,8 @@
 """The queue's message contract: the task's name and queue, and how a message of job ids is made, checked and read back.
 
 A message carries a batch of job ids as its one argument and the sweep (and,
-for `resume --force`, `take_over`) as keywords. It names what it carries, so
+for `resume --force`, `take_over`: the [job id, lease] pairs of the leases it
+replaces) as keywords. It names what it carries, so
 that Celery's own monitor (Flower) and the worker's log read
 `slidelab.run_jobs[beam-k]` with `jobs=[12, 13, 14]` and `sweep='beam-k'`
 rather than an id. The sender (`workers.dispatch`) sends it by name, the worker
@@ -12,6 +13,7 @@ imports none of them, nor Celery.
 
 import base64
 import json
+from collections.abc import Mapping
 
 QUEUE = "slidelab"
 TASK = "slidelab.run_jobs"
@@ -19,13 +21,16 @@ SHOWN_IDS = 10  # job ids written out in a message's description; more are count
 MAX_MESSAGE_JOBS = 10_000  # job ids in one message, at most (the orchestrator sends up to 100)
 
 
-def message(job_ids: list[int], sweep: str | None, *, take_over: bool = False) -> dict:
+def message(job_ids: list[int], sweep: str | None, *, take_over: Mapping[int, int] | None = None) -> dict:
     """The arguments of Celery's `app.send_task` that make the message of a batch of jobs (of `sweep`).
 
-    Named for Flower and the logs, not stored as a result, and its publishing
-    retried three times when the broker's connection drops.
+    `take_over` (job id -> lease) names the leases of other workers that the
+    batch may take (`resume --force`). Named for Flower and the logs, not
+    stored as a result, and its publishing retried three times when the
+    broker's connection drops.
     """
-    kwargs = {"sweep": sweep} | ({"take_over": True} if take_over else {})
+    replaced = [[job_id, take_over[job_id]] for job_id in job_ids if job_id in take_over] if take_over else []
+    kwargs = {"sweep": sweep} | ({"take_over": replaced} if replaced else {})
     return {
         "name": TASK,
         "args": [job_ids],
@@ -45,8 +50,16 @@ def malformed(job_ids: object, take_over: object, sweep: object) -> str | None:
         return f"job ids must be a list of 1 to {MAX_MESSAGE_JOBS:,} ids, not {type(job_ids).__name__}"
     if not all(type(job_id) is int and 0 < job_id < 2**63 for job_id in job_ids):
         return "job ids must be positive whole numbers below 2^63"
-    if type(take_over) is not bool or not (sweep is None or isinstance(sweep, str)):
-        return "take_over must be true or false and sweep a name"
+    if not (sweep is None or isinstance(sweep, str)):
+        return "sweep must be a name"
+    if take_over is None:
+        return None
+    if not isinstance(take_over, list) or not all(
+            isinstance(pair, list) and len(pair) == 2 and all(type(n) is int and 0 < n < 2**63 for n in pair)
+            for pair in take_over):
+        return "take_over must be a list of [job id, lease] pairs of positive whole numbers"
+    if not {pair[0] for pair in take_over} <= set(job_ids):
+        return "take_over names jobs the message does not carry"
     return None
 
 

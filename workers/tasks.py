@@ -31,10 +31,11 @@ log = logging.getLogger(__name__)
 
 
 @app.task(name=TASK, bind=True)
-def run_jobs(self, job_ids: list[int], take_over: bool = False, sweep: str | None = None) -> int:
+def run_jobs(self, job_ids: list[int], take_over: list[list[int]] | None = None, sweep: str | None = None) -> int:
     """Run a batch of jobs (of `sweep`) in this worker thread's job process; the number of results stored.
 
-    `take_over`: also the jobs other workers hold (sent by `resume --force`).
+    `take_over`: [job id, lease] pairs of jobs to take from other workers if they
+    still hold them under that lease (sent by `resume --force`).
     """
     problem = malformed(job_ids, take_over, sweep)
     if problem:
@@ -43,7 +44,8 @@ def run_jobs(self, job_ids: list[int], take_over: bool = False, sweep: str | Non
     log.info("sweep %s: running %s", sweep or "-", jobs_text(job_ids))
     db = _database()
     host = self.request.hostname or "celery"
-    return len(execute(db, job_ids, _runner(), host, partial(dispatch.send, db), take_over=take_over))
+    leases = {job_id: lease for job_id, lease in take_over or []}
+    return len(execute(db, job_ids, _runner(), host, partial(dispatch.send, db), take_over=leases))
 
 
 @worker_ready.connect

@@ -183,6 +183,7 @@ def resume_command(
     from orchestrator.reports.study import is_study
     from orchestrator.sweeps.lookups import find_sweep
     from orchestrator.sweeps.running import run_jobs
+    from workers.store.jobs import held_leases
     from workers.store.sweeps import uncancel, unfinished_jobs
 
     with user_errors():
@@ -197,8 +198,9 @@ def resume_command(
         held = len(unfinished_jobs(results, sweep.id)) - len(job_ids)
         if held:
             typer.echo(f"{held:,} jobs held by live workers are left to them (--force runs them again)")
-    interruptible(lambda: run_jobs(results, sweep, job_ids, workers=workers, chunk=chunk, wait=wait, take_over=force),
-                   sweep.name)
+        take_over = held_leases(results, job_ids) if force else None
+    interruptible(lambda: run_jobs(results, sweep, job_ids, workers=workers, chunk=chunk, wait=wait,
+                                   take_over=take_over), sweep.name)
 
 
 @app.command("cancel")

@@ -11,7 +11,7 @@ import signal
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from functools import partial
 from typing import TypeVar
@@ -113,11 +113,11 @@ def deferred_interrupts() -> Iterator[threading.Event]:
 
 
 def run_local(db: Database, job_ids: list[int], workers: int, size: int, on_poll: Callable[[], None],
-              take_over: bool = False, runners: list[JobRunner] | None = None) -> None:
+              take_over: Mapping[int, int] | None = None, runners: list[JobRunner] | None = None) -> None:
     """Run and store the jobs in `workers` threads, each with its own job process; `on_poll` is called as they run.
 
     After Ctrl-C (re-raised) every result the threads had is stored and the
-    jobs they held are pending again. `take_over`: also the jobs others hold.
+    jobs they held are pending again. `take_over`: also the jobs others hold under these leases (job id -> lease).
     `runners`: job processes kept across calls (`job_processes`).
     """
     with job_processes(min(workers, len(job_ids))) if runners is None else nullcontext(runners) as pool:
@@ -146,11 +146,12 @@ def store_and_run(db: Database, plan: SweepPlan, *, rerun: bool, workers: int, c
 
 
 def run_jobs(db: Database, sweep: SweepRow, job_ids: list[int], *, workers: int, chunk: int | None, wait: bool,
-             take_over: bool = False, runners: list[JobRunner] | None = None) -> None:
+             take_over: Mapping[int, int] | None = None, runners: list[JobRunner] | None = None) -> None:
     """Run the jobs here with a live progress bar, or queue them when there is a broker (and follow them with `wait`).
 
     Ctrl-C of a local run stores what is done, gives the rest back and raises
-    KeyboardInterrupt. `take_over`: the jobs are run even where others hold them.
+    KeyboardInterrupt. `take_over` (job id -> lease, `held_leases`): those jobs
+    are run even where others still hold them under those leases.
     `runners`: the local job processes to run them in, kept running (`job_processes`).
     """
     size = chunk or chunk_size(len(job_ids))

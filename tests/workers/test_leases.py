@@ -23,7 +23,7 @@ from workers.recovery import Recovery
 from workers.runner import JobRunner
 from workers.settings import configure
 from workers.store import connect
-from workers.store.jobs import claim, give_back, lose, mark_queued, record, renew, requeue_lapsed
+from workers.store.jobs import claim, give_back, held_leases, lose, mark_queued, record, renew, requeue_lapsed
 from workers.store.migrate import upgrade
 from workers.store.records import JobResult
 from workers.store.states import JobState
@@ -135,11 +135,24 @@ def test_give_back_and_resume_leave_live_leases_alone(db, boards):
     assert unfinished_jobs(db, sweep_id, held_too=False) == ids[1:]  # a lapsed lease is no one's
     assert unfinished_jobs(db, sweep_id) == ids  # --force
     assert claim(db, [ids[0]], "w2", 60) == []
-    assert [job.job_id for job in claim(db, [ids[0]], "w2", 60, take_over=True)] == [ids[0]]  # resume --force
-    claim(db, [ids[0]], "w1", 60, take_over=True)
+    assert [job.job_id for job in claim(db, [ids[0]], "w2", 60, take_over=held_leases(db, ids))] == [ids[0]]  # --force
+    claim(db, [ids[0]], "w1", 60, take_over=held_leases(db, ids))
     assert give_back(db, ids, "w2", JobState.PENDING) == []
     assert give_back(db, ids, "w1", JobState.QUEUED) == ids[:2]
     assert {(job.status, job.worker_host, job.lease_until) for job in rows(db).values()} >= {("queued", None, None)}
+
+
+def test_a_take_over_takes_only_the_lease_it_names(db, boards):
+    """resume --force names the lease it replaces: a stale or replayed take-over cannot take a job leased again since."""
+    ids = stored(db, boards)
+    claim(db, ids[:2], "w1", 60)
+    seen = held_leases(db, ids)
+    assert seen == {ids[0]: 1, ids[1]: 1}  # the others are not running
+    assert [job.job_id for job in claim(db, ids, "w2", 60, take_over=seen)] == ids  # two taken over, the rest free
+    assert claim(db, ids[:2], "w3", 60, take_over=seen) == []  # the same take-over again: those leases are gone
+    assert claim(db, ids[:2], "w3", 60, take_over={ids[0]: 3}) == []  # nor can a lease not yet given be named
+    assert {rows(db)[job_id].worker_host for job_id in ids} == {"w2"}
+    assert [job.job_id for job in claim(db, ids[:1], "w3", 60, take_over=held_leases(db, ids))] == ids[:1]
 
 
 def test_the_heartbeat_renews_every_held_lease_and_recovery_requeues_the_lapsed(db, boards):

@@ -50,11 +50,11 @@ def test_sending_a_batch_leaves_the_workers_tasks_unimported(redis_server, tmp_p
 
 
 def test_a_message_as_made_fits_the_task_and_passes_its_check():
-    for take_over in (False, True):
+    for take_over, carried in ((None, None), ({13: 2, 99: 1}, [[13, 2]])):  # a lease for each of its jobs held
         made = message([12, 13, 14], "beam-k", take_over=take_over)
         bound = inspect.signature(run_jobs.run).bind(*made["args"], **made["kwargs"])
         bound.apply_defaults()
-        assert made["name"] == run_jobs.name and bound.arguments["take_over"] is take_over
+        assert made["name"] == run_jobs.name and bound.arguments["take_over"] == carried
         assert malformed(**bound.arguments) is None
 
 

@@ -61,8 +61,9 @@ def test_long_batches_are_described_by_their_first_ids():
 
 
 @pytest.mark.parametrize("job_ids, take_over, sweep", [
-    ("12", False, None), ([], False, None), ([1.5], False, None), ([True], False, None), ([2**63], False, None),
-    ([1], "yes", None), ([1], False, ["beam-k"]), (list(range(1, 10_002)), False, None),
+    ("12", None, None), ([], None, None), ([1.5], None, None), ([True], None, None), ([2**63], None, None),
+    ([1], "yes", None), ([1], None, ["beam-k"]), (list(range(1, 10_002)), None, None),
+    ([1], True, None), ([1], [[1]], None), ([1], [[1, 0]], None), ([1], [[2, 1]], None), ([1], {"1": 1}, None),
 ])
 def test_a_crafted_message_is_refused_with_a_log_line_before_touching_the_database(caplog, job_ids, take_over, sweep):
     configure(database_url="postgresql://nobody@127.0.0.1:1/none")  # never reached: the message is refused first

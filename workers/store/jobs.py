@@ -8,11 +8,11 @@ job is delivered or run it keeps one result, the first, and the job is `done`.
 A job whose worker was lost `max_attempts` times is stored as an error.
 """
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import Select, false, or_, select, true, update
+from sqlalchemy import Select, false, or_, select, tuple_, update
 from sqlalchemy.engine import Connection
 
 from workers.store.database import Database
@@ -23,18 +23,22 @@ from workers.store.states import UNFINISHED, JobState
 IN_CLAUSE = 10_000  # ids per IN (...) list
 
 
-def claim(db: Database, job_ids: Iterable[int], host: str, lease_s: float, *, take_over: bool = False) -> list[JobInput]:
+def claim(db: Database, job_ids: Iterable[int], host: str, lease_s: float, *,
+          take_over: Mapping[int, int] | None = None) -> list[JobInput]:
     """Mark running on `host`, under a lease of `lease_s`, the jobs among `job_ids` that nobody else holds; their inputs.
 
     A job is free when it is pending or queued, or running under a lease that
     lapsed; one done is left alone, and so is one running under a live lease
-    unless `take_over` (`resume --force`).
+    unless `take_over` names that very lease (`resume --force`: job id ->
+    lease, as `held_leases` read it), so that a stale or replayed take-over
+    cannot take a job leased again since.
     """
     ids = list(job_ids)
+    replaced = [(job_id, take_over[job_id]) for job_id in ids if job_id in take_over] if take_over else []
     with db.engine.begin() as connection:
         now = database_now(connection)
         free = or_(jobs.c.status.in_((JobState.PENDING, JobState.QUEUED)), jobs.c.lease_until.is_(None),
-                   jobs.c.lease_until < now, true() if take_over else false())
+                   jobs.c.lease_until < now, tuple_(jobs.c.id, jobs.c.attempts).in_(replaced) if replaced else false())
         taken = list(connection.scalars(
             update(jobs)
             .where(jobs.c.id.in_(ids), jobs.c.status.in_(UNFINISHED), free)
@@ -43,6 +47,13 @@ def claim(db: Database, job_ids: Iterable[int], host: str, lease_s: float, *, ta
             .returning(jobs.c.id)
         ))
         return [_input(*row) for row in connection.execute(_inputs_query(taken)).all()] if taken else []
+
+
+def held_leases(db: Database, job_ids: list[int]) -> dict[int, int]:
+    """The lease of each running job among `job_ids` (job id -> its claim's number: the job's attempts so far)."""
+    with db.engine.connect() as connection:
+        return {job_id: attempts for batch in _batches(job_ids) for job_id, attempts in connection.execute(
+            select(jobs.c.id, jobs.c.attempts).where(jobs.c.id.in_(batch), jobs.c.status == JobState.RUNNING))}
 
 
 def renew(db: Database, job_ids: list[int], host: str, lease_s: float) -> set[int]:
