@@ -10,7 +10,10 @@ from a JSON endpoint:
 - `/sweep/NAME` (`/api/sweep/NAME`): the sweep's report as the HTML report
   has it (`orchestrator.publish.outputs.html_parts`: the same header, Plotly figures,
   boards and summary table), computed again only when the sweep's results or
-  running jobs change (`workers.store.activity.sweep_version`).
+  running jobs change (`workers.store.activity.sweep_version`), in a thread
+  of its own: a request waits for it at most WAIT_S, then gets the page last
+  made (a million-job sweep's takes ~20 s), and one sweep's page is made again
+  no sooner than it took to make the last time, so at most half a core goes to it.
 
 The database is opened read only (`open_read_only`): every route is a GET,
 and a write would fail in the database itself. plotly.js is served from the
@@ -25,6 +28,8 @@ import json
 import secrets
 import socket
 import threading
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from http.cookies import SimpleCookie
 from typing import Any
@@ -39,6 +44,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from orchestrator.publish import html_report
 from orchestrator.publish.outputs import Source, html_parts, sweep_rows
 from orchestrator.reports import rows as report_rows
+from orchestrator.reports.study import is_study
 from orchestrator.reports.summary import compared_note, summarize
 from orchestrator.sweeps import status_view
 from orchestrator.sweeps.limits import limits_text
@@ -49,10 +55,13 @@ from puzzles.result import Outcome
 from workers.settings import settings
 from workers.store import Database
 from workers.store.activity import database_time, held_jobs, host_activity, recent_results, sweep_version, throughput, worker_beats
+from workers.store.database import DatabaseError
 from workers.store.progress import list_sweeps, sweep_status
+from workers.store.studies import trials_version
 from workers.store.sweeps import SweepRow, find
 
 REFRESH_S = 2.0
+WAIT_S = 1.5  # a sweep page's request waits this long for a page of the newest results, then takes the last one made
 SWEEPS_SHOWN = 30
 RECENT = 25
 PROBLEMS = (Outcome.ERROR, Outcome.LIMIT)
@@ -229,12 +238,22 @@ def _throughput(db: Database, now: datetime) -> dict[str, list[int]]:
 
 
 class SweepPages:
-    """The JSON of each sweep's page, computed once per version of the sweep's results (threads share it)."""
+    """The JSON of each sweep's page, made once per version of the sweep's results, in a thread of its own.
 
-    def __init__(self, db: Database):
-        self.db = db
-        self.lock = threading.Lock()
-        self.cache: dict[str, tuple[str, dict[str, Any]]] = {}
+    A request starts the page of the newest version unless one is being made,
+    waits for it up to `wait_s`, and otherwise answers with the page made
+    last (or, before the first, says it is being made). A sweep's page is made
+    again no sooner after the last one than that one took to make.
+    """
+
+    def __init__(self, db: Database, make: Callable[[Database, SweepRow], dict[str, Any]] | None = None,
+                 wait_s: float = WAIT_S):
+        self.db, self.make, self.wait_s = db, make or sweep_payload, wait_s
+        self.changed = threading.Condition()
+        self.pages: dict[str, dict[str, Any]] = {}  # by sweep name: the page made last, with its version
+        self.failures: dict[str, dict[str, Any] | None] = {}  # by sweep name: why its page could not be made, if it could not
+        self.making: set[str] = set()
+        self.rest_until: dict[str, float] = {}  # by sweep name: no page made before this (time.monotonic)
 
     def endpoint(self, request: Request) -> Response:
         """`/api/sweep/NAME?since=VERSION`: the page's parts, or only the version when it is still `since`."""
@@ -248,18 +267,45 @@ class SweepPages:
         return _json(payload)
 
     def payload(self, name: str) -> dict[str, Any]:
-        """The sweep's page as JSON-ready parts, from the cache while its version has not changed."""
+        """The sweep's page as JSON-ready parts: of its newest results if made within `wait_s`, else the last made."""
         sweep = find_sweep(self.db, name)
-        version = ".".join(map(str, sweep_version(self.db, sweep)))
-        with self.lock:
-            cached = self.cache.get(name)
-            if cached is None or cached[0] != version:
-                self.cache[name] = (version, sweep_payload(self.db, sweep) | {"version": version})
-            return self.cache[name][1]
+        version = page_version(self.db, sweep)
+        deadline = time.monotonic() + self.wait_s
+        with self.changed:
+            if not self._is_current(name, version) and name not in self.making:
+                self.making.add(name)
+                threading.Thread(target=self._make_page, args=(sweep, version), name=f"page of {name}", daemon=True).start()
+            while name in self.making and not self._is_current(name, version) and (left := deadline - time.monotonic()) > 0:
+                self.changed.wait(left)
+            return (self.pages.get(name) or self.failures.get(name)
+                    or {"version": "", "pending": f"making the page of sweep {name}"})
+
+    def _is_current(self, name: str, version: str) -> bool:
+        return self.pages.get(name, {}).get("version") == version
+
+    def _make_page(self, sweep: SweepRow, version: str) -> None:
+        time.sleep(max(0.0, self.rest_until.get(sweep.name, 0.0) - time.monotonic()))
+        started = time.monotonic()
+        page, failure = None, None
+        try:
+            page = self.make(self.db, sweep) | {"version": version}
+        except (PuzzleError, DatabaseError) as err:  # tried again by a later request
+            failure = {"version": "", "error": str(err)}
+        finally:
+            with self.changed:
+                if page is not None:
+                    self.pages[sweep.name] = page
+                self.failures[sweep.name] = failure
+                self.making.discard(sweep.name)
+                self.rest_until[sweep.name] = 2 * time.monotonic() - started
+                self.changed.notify_all()
 
 
 def sweep_payload(db: Database, sweep: SweepRow) -> dict[str, Any]:
-    """A sweep's page: header, notes, figures, boards and summary table (HTML fragments and Plotly JSON)."""
+    """A sweep's page: header, notes, figures, boards and summary table (HTML fragments and Plotly JSON); a study's,
+    its header, Optuna's figures and its best trials."""
+    if is_study(sweep):
+        return study_payload(db, sweep)
     name = sweep.name
     rows = sweep_rows(db, name)
     groups = report_rows.group_columns(rows)
@@ -273,6 +319,26 @@ def sweep_payload(db: Database, sweep: SweepRow) -> dict[str, Any]:
         "figures": [{"title": chart.title, "figure": chart.figure} for chart in parts.charts],
         "boards": html_report.board_cards(parts.boards), "table": html_report.summary_table(parts.summary, parts.keys),
     }
+
+
+def study_payload(db: Database, sweep: SweepRow) -> dict[str, Any]:
+    """A study's page (`orchestrate tune`), in the parts of a sweep's: as its HTML report shows it."""
+    from orchestrator.publish.study_report import best_table, study_charts, study_header
+    from orchestrator.reports.study import study_report
+
+    report = study_report(db, sweep)
+    return {
+        "name": sweep.name, "refreshed": datetime.now(UTC), "pace": status_view.pace(sweep_status(db, sweep)),
+        "header": html_report.header_list(study_header(report)), "notes": [report.headline],
+        "figures": [{"title": chart.title, "figure": chart.figure} for chart in study_charts(report)],
+        "boards": "", "table": best_table(report),
+    }
+
+
+def page_version(db: Database, sweep: SweepRow) -> str:
+    """What changes whenever a sweep's page would: its results and running jobs, and a study's trials."""
+    parts = sweep_version(db, sweep) + (trials_version(db, sweep.name) if is_study(sweep) else ())
+    return ".".join(map(str, parts))
 
 
 def overview_page(db: Database) -> str:

@@ -11,6 +11,7 @@ from orchestrator.publish.html_report import header_list, inline_script, page, p
 from orchestrator.publish.interactive import Chart
 from orchestrator.publish.outputs import Published
 from orchestrator.reports.study import StudyReport, figures
+from orchestrator.sweeps.grid import flag_name
 from orchestrator.text import cell, plain_table
 from puzzles.errors import PuzzleError
 
@@ -44,20 +45,30 @@ def study_html(report: StudyReport) -> str:
     """The report as one self-contained HTML page: header, Optuna's figures, the best trials."""
     from plotly.offline import get_plotlyjs
 
-    charts = [Chart(title, json.loads(figure.to_json())) for title, figure in figures(report)]
-    header = [("study", report.name), ("algorithm", report.spec["algorithm"]),
-              ("space", " ".join(f"--{name.replace('_', '-')} {text}" for name, text in report.spec["space"].items())),
-              ("objectives", ", ".join(o.text() for o in report.scoring.objectives)),
-              ("aggregate", report.scoring.aggregate), ("unsolved", report.scoring.unsolved_text()),
-              ("trials", ", ".join(f"{count} {state.lower()}" for state, count in report.states.items()))]
-    body = [f"<h1>slidelab study: {html.escape(report.name)}</h1>", header_list(header)]
+    charts = study_charts(report)
+    body = [f"<h1>slidelab study: {html.escape(report.name)}</h1>", header_list(study_header(report))]
     if charts:
         body += ["<h2>Plots</h2>", plots_section(charts)]
-    body += ["<h2>Best trials</h2>" if not report.pareto else "<h2>Pareto front</h2>", _best_table(report)]
+    body += ["<h2>Best trials</h2>" if not report.pareto else "<h2>Pareto front</h2>", best_table(report)]
     return page(f"slidelab study: {report.name}", body, [inline_script(get_plotlyjs())])
 
 
-def _best_table(report: StudyReport) -> str:
+def study_header(report: StudyReport) -> list[tuple[str, str]]:
+    """The study's header: name, algorithm, space, objectives, aggregate, unsolved, trials by state."""
+    return [("study", report.name), ("algorithm", report.spec["algorithm"]),
+            ("space", " ".join(f"{flag_name(name)} {text}" for name, text in report.spec["space"].items())),
+            ("objectives", ", ".join(o.text() for o in report.scoring.objectives)),
+            ("aggregate", report.scoring.aggregate), ("unsolved", report.scoring.unsolved_text()),
+            ("trials", ", ".join(f"{count} {state.lower()}" for state, count in report.states.items()))]
+
+
+def study_charts(report: StudyReport) -> list[Chart]:
+    """Optuna's figures of the study as the report's charts."""
+    return [Chart(title, json.loads(figure.to_json())) for title, figure in figures(report)]
+
+
+def best_table(report: StudyReport) -> str:
+    """The best trials (or the Pareto front) as an HTML table: trial, values, parameters, each board's value."""
     objectives = [o.column for o in report.scoring.objectives]
     params = list(dict.fromkeys(name for trial in report.best for name in trial.params))
     headings = ["trial", *objectives, *params, *report.spec["boards"]]

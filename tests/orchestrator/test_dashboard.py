@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,10 +18,11 @@ from sqlalchemy import update
 from sqlalchemy.exc import DBAPIError
 from starlette.testclient import TestClient
 
-from orchestrator.publish.dashboard import TOKEN_COOKIE, listen, make_app
+from orchestrator.publish.dashboard import TOKEN_COOKIE, SweepPages, listen, make_app, sweep_payload
 from tests.browser import browser_page, plotted
 from tests.orchestrator.clirun import assert_usage_error, orchestrate
 from tests.orchestrator.handmade import NAME, beam_sweep, result_for, store_result
+from tests.polling import wait_for
 from workers.store import connect
 from workers.store.activity import record_beat
 from workers.store.database import open_read_only
@@ -125,6 +127,33 @@ def test_a_sweep_page_is_computed_again_only_when_its_results_change(results, bo
     assert second["version"] != first["version"] and "17 done" in second["header"]
     missing = client.get("/api/sweep/nope")
     assert missing.status_code == 404 and "nope" in missing.json()["error"]
+
+
+def test_a_slow_sweep_page_is_made_aside_while_the_last_one_is_served(sqlite_results, boards_dir):
+    """A million-job sweep's page takes ~20 s to make: requests do not wait for it, and nothing unchanged is made again."""
+    url, ids = sqlite_results
+    release, made = threading.Event(), []
+
+    def slow_page(db, sweep):  # as slow as the test wants
+        made.append(sweep.name)
+        assert release.wait(60)
+        return sweep_payload(db, sweep)
+
+    pages = SweepPages(open_read_only(url), make=slow_page, wait_s=0.3)
+    assert pages.payload(NAME) == {"version": "", "pending": f"making the page of sweep {NAME}"}
+    release.set()
+    first = wait_for(lambda: pages.payload(NAME).get("header") and pages.payload(NAME), 30, "the first page")
+    assert "16 done" in first["header"] and pages.payload(NAME) is first and made == [NAME]  # not made again
+
+    release.clear()
+    store_result(url, ids[-1], boards_dir)
+    asked = time.monotonic()
+    assert pages.payload(NAME) is first and time.monotonic() - asked < 5  # the last page, while the new one is made
+    wait_for(lambda: made == [NAME, NAME], 30, "the new page to be started")
+    assert pages.payload(NAME) is first and pages.payload(NAME) is first  # however many ask, one page is made
+    release.set()
+    second = wait_for(lambda: "17 done" in pages.payload(NAME)["header"] and pages.payload(NAME), 30, "the new page")
+    assert second["version"] != first["version"] and made == [NAME, NAME]
 
 
 def test_the_dashboard_answers_only_gets(sqlite_results):

@@ -19,7 +19,9 @@ from pathlib import Path
 import optuna
 import pytest
 import sqlalchemy as sa
+from starlette.testclient import TestClient
 
+from orchestrator.publish.dashboard import make_app
 from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.sources import load_boards
 from orchestrator.sweeps.tune_space import CHOICE, FIXED, FLOAT, INT, parse_dimension
@@ -27,7 +29,7 @@ from tests.orchestrator.clirun import assert_usage_error, ok, orchestrate
 from tests.polling import wait_for
 from tests.stored import store_sweep
 from workers.store import connect
-from workers.store.database import engine_for, open_existing
+from workers.store.database import engine_for, open_existing, open_read_only
 from workers.store.migrate import OPTUNA_TABLES, downgrade, upgrade
 from workers.store.schema import jobs
 
@@ -118,6 +120,10 @@ def test_a_study_runs_its_trials_as_jobs_and_each_value_is_its_jobs_mean(study_d
     page = tmp_path / "small.html"
     ok(orchestrate("report", "small", "--format", "html", "--out", page, "--db", study_db))
     assert all(title in page.read_text() for title in ("Optimisation history", "Parameter importances", "Contours"))
+    shown_live = TestClient(make_app(open_read_only(study_db))).get("/api/sweep/small").json()  # the dashboard's page
+    assert [chart["title"] for chart in shown_live["figures"]] == [
+        "Optimisation history", "Parameter importances", "Slices", "Contours"]
+    assert "20 complete" in shown_live["header"] and f"<td>{best.number}</td>" in shown_live["table"]
 
 
 def test_the_same_seed_proposes_the_same_points_and_a_point_already_run_is_not_run_again(study_db, six):

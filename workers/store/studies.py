@@ -9,13 +9,15 @@ own RDB storage on the same database.
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import column, func, select, table, update
 
 from workers.store.database import Database
 from workers.store.jobs import IN_CLAUSE
 from workers.store.schema import RESULT_FIELDS, boards, database_now, jobs, results, sweeps, utc_now, workers
 from workers.store.states import UNFINISHED, JobState
 
+OPTUNA_STUDIES = table("studies", column("study_id"), column("study_name"))  # Optuna's own tables, as far as read here
+OPTUNA_TRIALS = table("trials", column("study_id"), column("datetime_complete"))
 VALUE_COLUMNS = ("moves", "steps", "expanded", "generated", "elapsed_s", "peak_mem_bytes", "outcome", "error")
 
 
@@ -92,3 +94,13 @@ def online_workers(db: Database, lease_s: float) -> int:
         return connection.execute(select(func.count()).where(
             workers.c.beat_at >= database_now(connection) - timedelta(seconds=lease_s),
             workers.c.host.not_like("%/local"))).scalar_one()
+
+
+def trials_version(db: Database, study_name: str) -> tuple[int, int, str]:
+    """What changes as the study's trials are asked for and told: (trials, trials finished, the last finish)."""
+    query = (select(func.count(), func.count(OPTUNA_TRIALS.c.datetime_complete), func.max(OPTUNA_TRIALS.c.datetime_complete))
+             .select_from(OPTUNA_TRIALS.join(OPTUNA_STUDIES, OPTUNA_TRIALS.c.study_id == OPTUNA_STUDIES.c.study_id))
+             .where(OPTUNA_STUDIES.c.study_name == study_name))
+    with db.engine.connect() as connection:
+        trials, finished, last = connection.execute(query).one()
+    return int(trials), int(finished), str(last)

@@ -150,6 +150,7 @@
       var error = document.getElementById("error");
       error.textContent = data.error || "";
       if (data.error || data.same) { return; }
+      if (data.pending) { document.getElementById("pace").textContent = data.pending + " ..."; return; }
       version = data.version;
       drawSweep(data);
       document.body.setAttribute("data-version", version);
