@@ -291,6 +291,8 @@ class SweepPages:
             page = self.make(self.db, sweep) | {"version": version}
         except (PuzzleError, DatabaseError) as err:  # tried again by a later request
             failure = {"version": "", "error": str(err)}
+        except ImportError as err:  # a study's page (Optuna's figures) without the tune extra
+            failure = {"version": "", "error": f"a study's page needs {err.name}: pip install 'slidelab[tune]'"}
         finally:
             with self.changed:
                 if page is not None:
