@@ -214,7 +214,7 @@ def hosts(db: Database) -> list[dict[str, Any]]:
         entry(job["host"])["held"].append({**job, "algorithm": _algorithm(job)})
     for activity in host_activity(db):
         entry(activity["host"]).update({"results": activity["results"], "last": activity["last"]})
-    per_minute = _throughput(db, now)
+    per_minute = _throughput(db, [host for host in found if host != "-"], now)
     for worker in found.values():
         worker["online"] = _online(worker, now)
         worker["throughput"] = per_minute.get(worker["host"], [0] * THROUGHPUT_BUCKETS)
@@ -228,11 +228,11 @@ def _online(worker: dict[str, Any], now: datetime) -> bool:
     return (worker["beat_at"] is not None and worker["beat_at"] > now - lease) or any(until > now for until in leases)
 
 
-def _throughput(db: Database, now: datetime) -> dict[str, list[int]]:
+def _throughput(db: Database, hosts: list[str], now: datetime) -> dict[str, list[int]]:
     """Each host's results finished in each of the THROUGHPUT_BUCKETS parts of the last THROUGHPUT_WINDOW."""
     width = THROUGHPUT_WINDOW / THROUGHPUT_BUCKETS
     counts: dict[str, list[int]] = {}
-    for host, part, count in throughput(db, now - THROUGHPUT_WINDOW, width.total_seconds()):
+    for host, part, count in throughput(db, hosts, now - THROUGHPUT_WINDOW, width.total_seconds()):
         counts.setdefault(host, [0] * THROUGHPUT_BUCKETS)[min(part, THROUGHPUT_BUCKETS - 1)] += count
     return counts
 

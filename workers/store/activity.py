@@ -39,18 +39,18 @@ def worker_beats(db: Database) -> list[dict[str, Any]]:
         return [dict(row._mapping) for row in connection.execute(select(workers).order_by(workers.c.host))]
 
 
-def throughput(db: Database, since: datetime, width_s: float) -> list[tuple[str, int, int]]:
-    """(host, part, results): the results each host finished (or, lacking that time, stored) since `since`, counted
-    per part of `width_s` seconds, part 0 the first, in SQL."""
-    finished = _finished()
+def throughput(db: Database, hosts: list[str], since: datetime, width_s: float) -> list[tuple[str, int, int]]:
+    """(host, part, results): the results each of `hosts` finished since `since`, counted per part of `width_s`
+    seconds, part 0 the first, in SQL: a range of the index (host, finished_at) per host."""
+    finished = results.c.finished_at
     part: ColumnElement[Any]
     if db.engine.dialect.name == "postgresql":
         part = func.floor(extract("epoch", finished - since) / width_s)
     else:  # SQLite: days as a float; the offsets are positive, so the cast rounds down
         part = (func.julianday(finished) - func.julianday(since)) * 86400 / width_s
     bucket = cast(part, Integer).label("part")
-    query = (select(results.c.host, bucket, func.count()).join(jobs, results.c.job_id == jobs.c.id)
-             .where(results.c.host.is_not(None), finished >= since).group_by(results.c.host, bucket))
+    query = (select(results.c.host, bucket, func.count())
+             .where(results.c.host.in_(hosts), finished >= since).group_by(results.c.host, bucket))
     with db.engine.connect() as connection:
         return [(host, int(index), int(count)) for host, index, count in connection.execute(query)]
 
@@ -72,15 +72,14 @@ def held_jobs(db: Database, limit: int = 200) -> list[dict[str, Any]]:
 
 
 def host_activity(db: Database) -> list[dict[str, Any]]:
-    """Per host that stored results: how many, and when its first and last result finished (or was stored)."""
-    finished = _finished()
+    """Per host that stored results: how many, and when its last result finished; from the index (host, finished_at)
+    alone."""
+    last = func.max(results.c.finished_at)
     query = (
-        select(results.c.host, func.count().label("results"), func.min(finished).label("first"),
-               func.max(finished).label("last"))
-        .join(jobs, results.c.job_id == jobs.c.id)
+        select(results.c.host, func.count().label("results"), last.label("last"))
         .where(results.c.host.is_not(None))
         .group_by(results.c.host)
-        .order_by(func.max(finished).desc())
+        .order_by(last.desc())
     )
     with db.engine.connect() as connection:
         return [dict(row._mapping) for row in connection.execute(query)]
@@ -117,8 +116,3 @@ def sweep_version(db: Database, sweep: SweepRow) -> tuple[int, int, int]:
         last = connection.scalar(select(func.max(jobs.c.finished_at)).where(in_sweep))
     finished = 0 if last is None else round((last if last.tzinfo else last.replace(tzinfo=UTC)).timestamp() * 1e6)
     return int(states.get(JobState.DONE, 0)), int(states.get(JobState.RUNNING, 0)), finished
-
-
-def _finished() -> Any:
-    """When a result's job finished: the result's own time, else the time its job was marked done."""
-    return func.coalesce(results.c.finished_at, jobs.c.finished_at)

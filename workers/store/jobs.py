@@ -9,7 +9,7 @@ A job whose worker was lost `max_attempts` times is stored as an error.
 """
 
 from collections.abc import Iterable, Iterator, Mapping
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Select, false, or_, select, tuple_, update
@@ -77,17 +77,18 @@ def skip(db: Database, job_ids: list[int], result: JobResult) -> int:
 
     A job claimed meanwhile keeps running and its result, stored later, is the one kept.
     """
+    now = utc_now()
     with db.engine.begin() as connection:
         done: list[int] = []
         for batch in _batches(job_ids):
             done += connection.execute(
                 update(jobs)
                 .where(jobs.c.id.in_(batch), jobs.c.status.in_((JobState.PENDING, JobState.QUEUED)))
-                .values(status=JobState.DONE, outcome=result.outcome, finished_at=utc_now())
+                .values(status=JobState.DONE, outcome=result.outcome, finished_at=now)
                 .returning(jobs.c.id)
             ).scalars().all()
         if done:
-            rows = [{"job_id": job_id, **result.to_row()} for job_id in done]
+            rows = [{"job_id": job_id, **_stamped_row(result, now)} for job_id in done]
             connection.execute(db.insert(results).on_conflict_do_nothing(index_elements=["job_id"]), rows)
     return len(done)
 
@@ -196,17 +197,29 @@ def _lost_text(lost: int, cause: str) -> str:
 
 
 def _store(db: Database, connection: Connection, stored: list[tuple[int, JobResult]]) -> set[int]:
-    """Insert the results of jobs that have none and mark every one of the jobs done; the ids inserted."""
-    rows = [{"job_id": job_id, **result.to_row()} for job_id, result in stored]
+    """Insert the results of jobs that have none and mark every one of the jobs done; the ids inserted.
+
+    A result that does not say when it finished is stamped with the time its job is marked done.
+    """
+    now = utc_now()
+    rows = [{"job_id": job_id, **_stamped_row(result, now)} for job_id, result in stored]
     inserted = set(connection.scalars(
         db.insert(results).on_conflict_do_nothing(index_elements=["job_id"]).returning(results.c.job_id), rows
     ))
     for batch in _batches([job_id for job_id, _ in stored]):
         connection.execute(
             update(jobs).where(jobs.c.id.in_(batch))
-            .values(status=JobState.DONE, outcome=_stored_outcome(), finished_at=utc_now(), lease_until=None)
+            .values(status=JobState.DONE, outcome=_stored_outcome(), finished_at=now, lease_until=None)
         )
     return inserted
+
+
+def _stamped_row(result: JobResult, now: datetime) -> dict[str, Any]:
+    """The result's row, its finish `now` if it has none (the dashboard reads a host's results by their finish)."""
+    row = result.to_row()
+    if row["finished_at"] is None:
+        row["finished_at"] = now
+    return row
 
 
 def _store_failures(db: Database, connection: Connection, errors: dict[int, str]) -> None:

@@ -169,6 +169,7 @@ results = Table(
     Column("job_id", ForeignKey("jobs.id", ondelete="CASCADE"), nullable=False, unique=True),
     *_result_columns(),
     Column("created_at", DateTime(timezone=True), nullable=False, default=utc_now),
+    Index("ix_results_host_finished_at", "host", "finished_at"),  # the dashboard's hosts and their throughput
 )
 
 RESULT_FIELDS = tuple(item.name for item in fields(JobResult))
