@@ -21,6 +21,7 @@ from starlette.testclient import TestClient
 from orchestrator.publish.dashboard import TOKEN_COOKIE, SweepPages, listen, make_app, sweep_payload
 from tests.browser import browser_page, plotted
 from tests.orchestrator.clirun import assert_usage_error, orchestrate
+from tests.orchestrator.dashboard_client import newer_page
 from tests.orchestrator.handmade import NAME, beam_sweep, result_for, store_result
 from tests.polling import wait_for
 from workers.store import connect
@@ -115,7 +116,7 @@ def test_beyond_loopback_a_request_without_the_token_is_refused(sqlite_results):
 def test_a_sweep_page_is_computed_again_only_when_its_results_change(results, boards_dir):
     url, ids = results
     client = TestClient(make_app(open_read_only(url)))
-    first = client.get(f"/api/sweep/{NAME}").json()
+    first = newer_page(client, NAME)
 
     assert [figure["title"] for figure in first["figures"]][:2] == ["beam: solution length vs k", "beam: time vs k"]
     assert "<dt>size</dt><dd>20 jobs on 2 boards, 16 done (running)</dd>" in first["header"]
@@ -123,8 +124,8 @@ def test_a_sweep_page_is_computed_again_only_when_its_results_change(results, bo
     assert client.get(f"/api/sweep/{NAME}", params={"since": first["version"]}).json() == {
         "version": first["version"], "same": True}
     store_result(url, ids[-1], boards_dir)
-    second = client.get(f"/api/sweep/{NAME}", params={"since": first["version"]}).json()
-    assert second["version"] != first["version"] and "17 done" in second["header"]
+    second = newer_page(client, NAME, first["version"])
+    assert "17 done" in second["header"]
     missing = client.get("/api/sweep/nope")
     assert missing.status_code == 404 and "nope" in missing.json()["error"]
 

@@ -26,6 +26,7 @@ from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.sources import load_boards
 from orchestrator.sweeps.tune_space import CHOICE, FIXED, FLOAT, INT, parse_dimension
 from tests.orchestrator.clirun import assert_usage_error, ok, orchestrate
+from tests.orchestrator.dashboard_client import newer_page
 from tests.polling import wait_for
 from tests.stored import store_sweep
 from workers.store import connect
@@ -120,7 +121,7 @@ def test_a_study_runs_its_trials_as_jobs_and_each_value_is_its_jobs_mean(study_d
     page = tmp_path / "small.html"
     ok(orchestrate("report", "small", "--format", "html", "--out", page, "--db", study_db))
     assert all(title in page.read_text() for title in ("Optimisation history", "Parameter importances", "Contours"))
-    shown_live = TestClient(make_app(open_read_only(study_db))).get("/api/sweep/small").json()  # the dashboard's page
+    shown_live = newer_page(TestClient(make_app(open_read_only(study_db))), "small")  # the dashboard's page
     assert [chart["title"] for chart in shown_live["figures"]] == [
         "Optimisation history", "Parameter importances", "Slices", "Contours"]
     assert "20 complete" in shown_live["header"] and f"<td>{best.number}</td>" in shown_live["table"]

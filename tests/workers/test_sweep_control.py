@@ -11,6 +11,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -96,9 +97,14 @@ def test_another_grid_under_a_sweeps_name_is_refused_in_one_line_and_extend_adds
 
 
 def local_run(tmp_path: Path, url: str, env: dict[str, str]) -> subprocess.Popen:
-    """`orchestrate sweep` of two endless jobs on two job processes, as a terminal would start it."""
+    """`orchestrate sweep` of two endless jobs on two job processes, as a terminal would start it.
+
+    With SIGHUP at its default: a run started under `nohup` (the suite's, say) inherits it ignored, and
+    then rightly ignores the hang-up this module sends.
+    """
     environment = {**{k: v for k, v in os.environ.items() if not k.startswith("SLIDELAB_")}, **env}
-    argv = [*CLI, "sweep", "--name", "away", "--chunk", "1", "--workers", "2", "--db", url, "--algo", "idastar",
+    as_from_a_terminal = [sys.executable, "-c", "import signal; signal.signal(signal.SIGHUP, signal.SIG_DFL)\n" + CLI[2]]
+    argv = [*as_from_a_terminal, "sweep", "--name", "away", "--chunk", "1", "--workers", "2", "--db", url, "--algo", "idastar",
             "--heuristic", "manhattan", f"{KORF24}#1", f"{KORF24}#2"]
     return subprocess.Popen(argv, env=environment, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True)
