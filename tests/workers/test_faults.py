@@ -12,8 +12,11 @@ Measured times go to the test's output (`pytest -s` shows them).
 
 import os
 import signal
+import subprocess
+import sys
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +24,8 @@ from tests.polling import wait_for
 from tests.workers.cluster import SLOW_START_S, Cluster, pid_alive
 from tests.workers.netns import Network, Servers, unavailable
 from workers.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(reason := unavailable()), reason=reason or "")]
 DEFAULTS = Settings.model_construct()  # the defaults, whatever this environment sets (the workers get none of it)
@@ -235,6 +240,42 @@ def test_a_job_that_kills_its_job_process_three_times_is_stored_as_an_error(host
     assert (job.status, job.outcome, job.lost) == ("done", "error", 3)
     assert job.error.startswith("its worker was lost 3 times (the last time: the job process died")
     one_result_per_job(hosts, "poison", 2)
+    assert all(w.alive() for w in workers)
+
+
+# On `host`'s link, a session that locks the job's row and keeps its transaction open, as a worker's heartbeat
+# does for a moment every beat: its link cut then, the server must not keep that lock.
+HOLD_THE_ROW = """
+import sys, time
+from sqlalchemy import text
+from workers.store.database import engine_for
+connection = engine_for(sys.argv[1]).connect()
+connection.execute(text("SELECT id FROM jobs WHERE id = :id FOR UPDATE"), {"id": int(sys.argv[2])})
+print("locked", flush=True)
+time.sleep(3600)
+"""
+
+
+@pytest.mark.timeout(600)
+def test_a_link_cut_inside_a_transaction_does_not_keep_the_job_locked(hosts, servers, boards_dir):
+    """The job's lease lapses while the cut-off host's session still holds its row: the server ends that session
+    (its keepalives), so the other worker can re-queue the job and run it."""
+    workers = two_workers(hosts, servers, {"SLIDELAB_LEASE_SECONDS": "6", "SLIDELAB_HEARTBEAT_SECONDS": "1"})
+    long_id = long_sweep(hosts, boards_dir, "locked", shorts=1)
+    away, other = hosts.holder(long_id)
+    url = servers.database_url(hosts.database_name, away.host)
+    holder = subprocess.Popen([*servers.network.prefix(away.host), sys.executable, "-c", HOLD_THE_ROW, url, str(long_id)],
+                              cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        servers.network.cut(away.host)
+        cut_at = time.monotonic()
+        wait_for(lambda: job_row(hosts, long_id).status == "done", 120, "the other worker to re-queue and finish the job")
+        measured("link cut inside a transaction holding the job's row -> the job done elsewhere", time.monotonic() - cut_at)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert job_row(hosts, long_id).worker_host == other.hostname
     assert all(w.alive() for w in workers)
 
 

@@ -28,9 +28,15 @@ SQLITE_WAIT_S = 30.0
 T = TypeVar("T")
 DatabaseError = SQLAlchemyError  # what a failed call of a storage function raises
 # A server that stops answering (a cut link) fails a call within seconds, rather than when TCP gives up (minutes):
-# a worker's heartbeat must come back to life soon after its link does.
+# a worker's heartbeat must come back to life soon after its link does. The server's side of the same: a session
+# whose client vanished inside a transaction (its link cut between two statements) would keep the job rows it
+# locked until the server's kernel gave up on the connection (two hours), and lapsed leases are looked for with
+# SKIP LOCKED. The server's own keepalives end it within about 11 s where its probes go unanswered; a transaction
+# idle for a minute is ended whatever the network does (a link down at the server's end sends no probes at all).
+PG_SESSION = ("-c tcp_keepalives_idle=5 -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3"
+              " -c idle_in_transaction_session_timeout=60000")
 PG_CONNECT_ARGS = {"connect_timeout": 5, "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2,
-                   "keepalives_count": 3, "tcp_user_timeout": 10_000}
+                   "keepalives_count": 3, "tcp_user_timeout": 10_000, "options": PG_SESSION}
 
 
 @dataclass(frozen=True)
