@@ -157,6 +157,18 @@ def test_a_slow_sweep_page_is_made_aside_while_the_last_one_is_served(sqlite_res
     assert second["version"] != first["version"] and made == [NAME, NAME]
 
 
+def test_a_page_that_needs_a_missing_extra_says_which_and_is_tried_again(sqlite_results):
+    url, _ = sqlite_results
+
+    def without_optuna(db, sweep):  # as a study's page is made where the tune extra is not installed
+        raise ImportError("No module named 'optuna'", name="optuna")
+
+    pages = SweepPages(open_read_only(url), make=without_optuna, wait_s=5)
+    said = pages.payload(NAME)
+    assert said == {"version": "", "error": "a study's page needs optuna: pip install 'slidelab[tune]'"}
+    assert not pages.making  # nothing left half made: the next request tries again
+
+
 def test_the_dashboard_answers_only_gets(sqlite_results):
     client = TestClient(make_app(open_read_only(sqlite_results[0])))
     for path in ("/", "/api/overview", f"/api/sweep/{NAME}"):

@@ -200,9 +200,9 @@ def _store(db: Database, connection: Connection, stored: list[tuple[int, JobResu
     """Insert the results of jobs that have none and mark every one of the jobs done; the ids inserted.
 
     A result that does not say when it finished is stamped with the time its job is marked done. The rows go
-    as one executemany without RETURNING, which psycopg pipelines with its statement parsed once (with
-    RETURNING, SQLAlchemy writes them into statements of a thousand rows that psycopg parses in Python:
-    5 of the 7 s of 20,000 results); the ids inserted are those that had no result just before.
+    as one executemany without RETURNING, which psycopg pipelines with its statement parsed once (RETURNING
+    makes SQLAlchemy write them into long statements that psycopg parses in Python; see
+    docs/notes/2026-12-06-dashboard-at-a-million.md); the ids inserted are those without a result just before.
     """
     now = utc_now()
     ids = [job_id for job_id, _ in stored]
