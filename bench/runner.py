@@ -7,6 +7,8 @@ worker` processes, and times real `orchestrate sweep` commands:
   through Celery, Redis and PostgreSQL with 2 worker processes, from the first
   job's start to the last one's result, and in the first and the last tenth of
   the results (target: at least 1,000 jobs/s, not falling as the tables grow);
+  then the same jobs in the local pool with 2 job processes (target: at least
+  as fast as the 2 Celery workers on the same cores);
 - planning: a 100,000-job sweep planned, stored and enqueued (target: 20 s);
 - scaling: 200 jobs of about 0.2 s on 1 and on 2 worker processes (target: 2
   workers take at most 0.55 times as long as 1);
@@ -63,10 +65,12 @@ class Stack:
         self.env = {**os.environ, "SLIDELAB_DATABASE_URL": url, "SLIDELAB_BROKER_URL": self.redis.url}
         self.orchestrate("db", "upgrade")
 
-    def orchestrate(self, *args: str) -> float:
-        """Run an `orchestrate` command to its end; its wall time in seconds."""
+    def orchestrate(self, *args: str, broker: bool = True) -> float:
+        """Run an `orchestrate` command to its end (`broker=False`: without the broker, so a sweep runs in the local
+        pool); its wall time in seconds."""
+        env = self.env if broker else {name: value for name, value in self.env.items() if name != "SLIDELAB_BROKER_URL"}
         started = time.perf_counter()
-        subprocess.run(ORCHESTRATE + list(args), env=self.env, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(ORCHESTRATE + list(args), env=env, check=True, stdout=subprocess.DEVNULL)
         return time.perf_counter() - started
 
     @contextmanager
@@ -108,16 +112,27 @@ class Stack:
 
 
 def throughput(stack: Stack, jobs: int) -> list[dict]:
-    """`jobs` trivial jobs, 2 workers: from the first job's start to the last result, and in its first and last tenth."""
+    """`jobs` trivial jobs on 2 Celery workers, then on the local pool's 2 job processes (no broker), into the same
+    PostgreSQL: from the first job's start to the last result, and in its first and last tenth."""
     stack.fresh()
+    trivial = ["sweep", "--algo", "bfs", "--boards", TRIVIAL_BOARD, "--repeat", str(jobs)]
     with stack.running_workers(2):
-        stack.orchestrate("sweep", "--algo", "bfs", "--boards", TRIVIAL_BOARD, "--repeat", str(jobs),
-                          "--name", "trivial", "--wait")
-    trivial = " from jobs j join sweeps s on s.id = j.sweep_id where s.name = 'trivial'"
-    first = stack.count("select extract(epoch from min(j.started_at))" + trivial)
-    done = [float(t) for t in stack.column("select extract(epoch from j.finished_at)" + trivial + " order by 1")]
+        stack.orchestrate(*trivial, "--name", "celery", "--wait")
+    rows = rates(stack, "celery", "2 Celery workers")
+    stack.orchestrate(*trivial, "--name", "local", "--workers", "2", broker=False)
+    local = rates(stack, "local", "the local pool, 2 job processes")
+    local[0]["target"] = f">= the 2 Celery workers' rate: x{local[0]['jobs_per_s'] / rows[0]['jobs_per_s']:.2f}"
+    return rows + local
+
+
+def rates(stack: Stack, sweep: str, runner: str) -> list[dict]:
+    """A finished sweep's jobs per second, from its first job's start to its last result, and in the first and last
+    tenth of its results."""
+    jobs = f" from jobs j join sweeps s on s.id = j.sweep_id where s.name = '{sweep}'"
+    first = stack.count("select extract(epoch from min(j.started_at))" + jobs)
+    done = [float(t) for t in stack.column("select extract(epoch from j.finished_at)" + jobs + " order by 1")]
     tenth = len(done) // 10
-    rows = [(f"{len(done):,} trivial jobs, 2 workers, first job to last", len(done), done[-1] - float(first))]
+    rows = [(f"{len(done):,} trivial jobs, {runner}, first job to last", len(done), done[-1] - float(first))]
     rows += [(f"  their {which} tenth", tenth, done[end] - done[start])
              for which, start, end in (("first", 0, tenth - 1), ("last", len(done) - tenth, len(done) - 1))]
     return [{"case": case, "jobs": count, "seconds": round(seconds, 2), "jobs_per_s": round(count / seconds),

@@ -4,8 +4,9 @@
 host, each joined to `srv` by a veth pair of its own on a /30 of 10.215.N.0
 (addresses that exist only inside these namespaces; no namespace has a route
 anywhere else). `cut(host)` takes the server's end of a host's link down, as a
-pulled cable would: the host's packets go nowhere, its connections hang.
-`restore(host)` brings it back. The servers also listen on Unix sockets in the
+cable cut between them would: the host's packets go nowhere and neither do the
+server's (its address is on a bridge that stays up), so connections hang on both
+sides and each side's TCP keepalives find the other gone. `restore(host)` brings it back. The servers also listen on Unix sockets in the
 test's temporary directory, which is how the test itself reads them: no traffic
 of the test leaves the namespaces. `close()` removes every namespace (its veth
 pairs go with it) and kills the servers; namespaces a killed test process left
@@ -79,10 +80,15 @@ class Network:
         _ip("netns", "add", namespace)
         self.namespaces.append(namespace)
         _ip("link", "add", here, "netns", namespace, "type", "veth", "peer", "name", there, "netns", self.server)
+        # The server's address sits on a bridge whose one port is the link: with the port down, both ends stay
+        # up without a carrier, so each side's packets vanish in silence, as across a cable cut between them.
+        bridge = f"{there}b"
+        _ip("-n", self.server, "link", "add", bridge, "type", "bridge")
+        _ip("-n", self.server, "link", "set", there, "master", bridge)
         mine, servers = f"10.215.{index}.1", f"10.215.{index}.2"
         _ip("-n", namespace, "addr", "add", f"{mine}/30", "dev", here)
-        _ip("-n", self.server, "addr", "add", f"{servers}/30", "dev", there)
-        for name, device in ((namespace, here), (namespace, "lo"), (self.server, there)):
+        _ip("-n", self.server, "addr", "add", f"{servers}/30", "dev", bridge)
+        for name, device in ((namespace, here), (namespace, "lo"), (self.server, there), (self.server, bridge)):
             _ip("-n", name, "link", "set", device, "up")
         self.links[host] = (namespace, there)
         self.addresses[host] = (mine, servers)
@@ -96,7 +102,7 @@ class Network:
         return self.addresses[host][1]
 
     def cut(self, host: str) -> None:
-        """Pull `host`'s cable: the server's end of its link goes down."""
+        """Cut `host`'s cable: the server's end of its link goes down, the bridge behind it stays up."""
         _ip("-n", self.server, "link", "set", self.links[host][1], "down")
 
     def restore(self, host: str) -> None:

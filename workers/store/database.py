@@ -31,10 +31,11 @@ DatabaseError = SQLAlchemyError  # what a failed call of a storage function rais
 # a worker's heartbeat must come back to life soon after its link does. The server's side of the same: a session
 # whose client vanished inside a transaction (its link cut between two statements) would keep the job rows it
 # locked until the server's kernel gave up on the connection (two hours), and lapsed leases are looked for with
-# SKIP LOCKED. The server's own keepalives end it within about 11 s where its probes go unanswered; a transaction
-# idle for a minute is ended whatever the network does (a link down at the server's end sends no probes at all).
+# SKIP LOCKED. The server's own keepalives, and its user timeout where what it sent goes unacknowledged, end such a
+# session within about 11 s; a transaction idle for a minute is ended whatever the network does (a client frozen
+# while its kernel still answers).
 PG_SESSION = ("-c tcp_keepalives_idle=5 -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3"
-              " -c idle_in_transaction_session_timeout=60000")
+              " -c tcp_user_timeout=10000 -c idle_in_transaction_session_timeout=60000")
 PG_CONNECT_ARGS = {"connect_timeout": 5, "keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2,
                    "keepalives_count": 3, "tcp_user_timeout": 10_000, "options": PG_SESSION}
 
