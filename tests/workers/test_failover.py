@@ -32,7 +32,7 @@ def own_postgres():
 def test_results_a_lagging_replica_never_received_are_counted_unfinished_and_run_again(
         own_postgres, redis_server, boards_dir, tmp_path):
     with fresh_cluster(own_postgres, redis_server.url_for(8), tmp_path) as cluster:
-        workers = cluster.workers_ready("a", "b")
+        workers = cluster.workers_ready("a", "b", env={"SLIDELAB_RECONCILE_SECONDS": "5"})  # 30 s by default
         cluster.sweep(*MANY_GRID, "--name", "failover", "--boards", *board_paths(boards_dir, MANY_BOARDS))
         wait_for(lambda: cluster.counts()["results"] >= 10, SLOW_START_S, "the first results")
         replica = own_postgres.replica()  # stops following the primary here
