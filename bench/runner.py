@@ -112,13 +112,14 @@ class Stack:
 
 
 def throughput(stack: Stack, jobs: int) -> list[dict]:
-    """`jobs` trivial jobs on 2 Celery workers, then on the local pool's 2 job processes (no broker), into the same
-    PostgreSQL: from the first job's start to the last result, and in its first and last tenth."""
+    """`jobs` trivial jobs on 2 Celery workers, then on the local pool's 2 job processes (no broker), each into a new
+    database of the same PostgreSQL: from the first job's start to the last result, and in its first and last tenth."""
     stack.fresh()
     trivial = ["sweep", "--algo", "bfs", "--boards", TRIVIAL_BOARD, "--repeat", str(jobs)]
     with stack.running_workers(2):
         stack.orchestrate(*trivial, "--name", "celery", "--wait")
     rows = rates(stack, "celery", "2 Celery workers")
+    stack.fresh()
     stack.orchestrate(*trivial, "--name", "local", "--workers", "2", broker=False)
     local = rates(stack, "local", "the local pool, 2 job processes")
     local[0]["target"] = f">= the 2 Celery workers' rate: x{local[0]['jobs_per_s'] / rows[0]['jobs_per_s']:.2f}"
