@@ -6,7 +6,8 @@ host, each joined to `srv` by a veth pair of its own on a /30 of 10.215.N.0
 anywhere else). `cut(host)` takes the server's end of a host's link down, as a
 cable cut between them would: the host's packets go nowhere and neither do the
 server's (its address is on a bridge that stays up), so connections hang on both
-sides and each side's TCP keepalives find the other gone. `restore(host)` brings it back. The servers also listen on Unix sockets in the
+sides and each side's TCP keepalives find the other gone. `restore(host)` brings
+it back. The servers also listen on Unix sockets in the
 test's temporary directory, which is how the test itself reads them: no traffic
 of the test leaves the namespaces. `close()` removes every namespace (its veth
 pairs go with it) and kills the servers; namespaces a killed test process left
