@@ -28,6 +28,7 @@ from workers.store.states import JobState
 log = logging.getLogger(__name__)
 PRIORITY_SEP = "\x06\x16"  # kombu's Redis transport: queue NAME, priority p in NAME + sep + p
 UNACKED = "unacked"  # kombu's hash of delivered, unacknowledged messages
+UNACKED_INDEX = "unacked_index"  # kombu's sorted set of their delivery tags, scored by when they were delivered
 
 
 def watch(beat: Heartbeat) -> None:
@@ -125,14 +126,23 @@ def eviction_warning(url: str) -> str | None:
 
 
 def broker_job_ids(url: str) -> set[int]:
-    """The job ids in the broker's messages of jobs (`workers.messages`), waiting or delivered and not acknowledged."""
+    """The job ids in the broker's messages of jobs (`workers.messages`), waiting, or delivered within the last
+    `reconcile_seconds` and not acknowledged.
+
+    A worker claims a delivered message's jobs at once, so a queued job whose
+    message was delivered longer ago is on an orphan: one a worker took just
+    before Redis died and came back from its append-only file, that no worker
+    holds now (kombu would deliver it again only after `redelivery_seconds`).
+    """
     import redis
 
     client = redis.Redis.from_url(url)
     try:
         queues = [QUEUE, *(f"{QUEUE}{PRIORITY_SEP}{p}" for p in (3, 6, 9))]
         waiting = [payload for name in queues for payload in client.lrange(name, 0, -1)]
-        delivered = [json.loads(entry)[0] for entry in client.hvals(UNACKED)]
+        since = time.time() - settings().reconcile_seconds
+        recent = {tag for tag, at in client.zrange(UNACKED_INDEX, 0, -1, withscores=True) if at >= since}
+        delivered = [json.loads(entry)[0] for tag, entry in client.hgetall(UNACKED).items() if tag in recent]
     finally:
         client.close()
     return {job_id for message in [*map(json.loads, waiting), *delivered] for job_id in carried_job_ids(message)}
