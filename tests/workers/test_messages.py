@@ -15,7 +15,7 @@ from pathlib import Path
 import redis
 
 from workers.messages import QUEUE, TASK, carried_job_ids, malformed, message
-from workers.recovery import broker_job_ids, eviction_warning
+from workers.recovery import UNACKED, UNACKED_INDEX, broker_job_ids, eviction_warning
 from workers.settings import configure
 from workers.tasks import run_jobs
 
@@ -98,7 +98,7 @@ def test_a_broker_that_may_evict_jobs_is_warned_of_and_one_that_may_not_is_not(r
     assert eviction_warning("redis://127.0.0.1:1/0") is None  # none answers: the heartbeat says so, not this
 
 
-def test_a_delivered_message_counts_until_a_look_later_then_its_jobs_are_sent_again(redis_server):
+def test_a_delivered_message_carries_its_jobs_for_one_look_after_its_delivery_only(redis_server):
     """A message a worker took just before Redis died comes back from the append-only file as delivered and held by
     no one; past `reconcile_seconds` it no longer carries its jobs, so the reconciler sends them again."""
     url = redis_server.url_for(BROKER_DB)
@@ -108,8 +108,8 @@ def test_a_delivered_message_counts_until_a_look_later_then_its_jobs_are_sent_ag
     try:
         for tag, job_ids, delivered_at in (("fresh", [1, 2], time.time()), ("orphan", [3], time.time() - 31)):
             envelope = {"headers": {"task": TASK}, "body": json.dumps([[job_ids], {}, {}]), "properties": {}}
-            client.hset("unacked", tag, json.dumps([envelope, "slidelab", "slidelab"]))
-            client.zadd("unacked_index", {tag: delivered_at})
+            client.hset(UNACKED, tag, json.dumps([envelope, QUEUE, QUEUE]))
+            client.zadd(UNACKED_INDEX, {tag: delivered_at})
         assert broker_job_ids(url) == {1, 2}
     finally:
         client.flushdb()
