@@ -280,13 +280,14 @@ def status_command(
     """
     from orchestrator.sweeps import status_view
     from orchestrator.sweeps.lookups import find_sweep, newest_sweep
-    from orchestrator.sweeps.running import follow
     from workers.store.progress import sweep_status
 
     with user_errors():
         results = existing_database(db, broker)
         sweep = find_sweep(results, sweep_name) if sweep_name else newest_sweep(results)
         if watch and not as_json:
+            from orchestrator.sweeps.running import follow  # the runner loads the solver, which a plain status needs not
+
             follow(results, sweep)
         current = sweep_status(results, sweep)
     if as_json:

@@ -3,17 +3,19 @@
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import TextColumn
 from rich.table import Table
 
-from orchestrator.sweeps.plan import SweepPlan
 from orchestrator.text import counts_text, duration_text, plain_table, progress_bar
 from workers.store.progress import CANCELLED, COMPLETE, QUEUED, STOPPED, SweepStatus, SweepSummary
 from workers.store.schema import canonical_params
 from workers.store.states import JobState
+
+if TYPE_CHECKING:  # the planner loads the puzzles and NumPy, which printing a status needs not
+    from orchestrator.sweeps.plan import SweepPlan
 
 SAMPLE_JOBS = 5
 STARTING = "starting: the job processes load the kernels (the first run on a machine compiles them, about a minute)"
@@ -78,7 +80,7 @@ def status_text(status: SweepStatus, database: str | None = None) -> str:
     return "\n".join(lines)
 
 
-def plan_text(plan: SweepPlan) -> str:
+def plan_text(plan: "SweepPlan") -> str:
     """The size of a planned grid and a few of its jobs (for --dry-run)."""
     names = {board.id: board.name or board.id[:12] for board in plan.boards}
     lines = [f"sweep {plan.name}: {len(plan.jobs):,} jobs on {len(plan.boards)} boards"]

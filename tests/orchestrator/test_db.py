@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 from orchestrator.cli import app
 from workers.settings import masked
-from workers.store.database import engine_for
-from workers.store.migrate import VERSION_TABLE, downgrade, upgrade
+from workers.store.database import SCHEMA_HEAD, engine_for
+from workers.store.migrate import VERSION_TABLE, downgrade, head_revision, upgrade
 from workers.store.schema import metadata
 
 BEFORE_RESTRUCTURING = Path(__file__).resolve().parents[1] / "data" / "results-0004.db"  # made by the code of schema 0004
@@ -36,6 +36,10 @@ def test_the_migrations_build_exactly_the_models_and_undo(tmp_path):
         assert compare_metadata(_context(connection), metadata) == []
     downgrade(url, "base")
     assert set(sa.inspect(engine).get_table_names()) == {"slidelab_version"}
+
+
+def test_the_revision_opening_checks_without_alembic_is_the_newest_migration(tmp_path):
+    assert SCHEMA_HEAD == head_revision(f"sqlite:///{tmp_path / 'any.db'}")
 
 
 def test_db_upgrade_creates_a_new_sqlite_file_and_is_idempotent(tmp_path):

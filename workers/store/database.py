@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote
 
-from sqlalchemy import Table, create_engine, event, text
+from sqlalchemy import Table, create_engine, event, inspect, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
@@ -26,6 +26,10 @@ from puzzles.errors import PuzzleError
 # the URL's own `?timeout=SECONDS` (the sqlite3 driver's) wins.
 SQLITE_WAIT_S = 30.0
 T = TypeVar("T")
+# slidelab's schema revision is kept in its own table (`workers.store.migrate`), and this code reads and writes the
+# newest: the last migration's revision (a test holds the two equal).
+VERSION_TABLE = "slidelab_version"
+SCHEMA_HEAD = "0009"
 DatabaseError = SQLAlchemyError  # what a failed call of a storage function raises
 # A server that stops answering (a cut link) fails a call within seconds, rather than when TCP gives up (minutes):
 # a worker's heartbeat must come back to life soon after its link does. The server's side of the same: a session
@@ -67,10 +71,11 @@ class Database:
 
 def open_database(url: str) -> Database:
     """The database at `url`, brought to the newest schema (a new SQLite file is created, in WAL mode)."""
-    from workers.store.migrate import upgrade  # Alembic: loaded by the processes that open a database, not by all
-
-    upgrade(url)
     db = Database(url, engine_for(url))
+    if not _at_head(db):
+        from workers.store.migrate import upgrade  # Alembic: loaded only where there is a schema to make or migrate
+
+        upgrade(url)
     if db.engine.dialect.name == "sqlite":
         with db.engine.connect() as connection:
             connection.exec_driver_sql("PRAGMA journal_mode=WAL")  # kept by the file: readers never block the writer
@@ -84,14 +89,34 @@ def open_existing(url: str) -> Database:
     not slidelab's, or if its schema is not this code's (older: `orchestrate db
     upgrade` brings it up to date; newer: made by a newer slidelab).
     """
-    from workers.store.migrate import head_revision, known_revisions, revision
-
     shown = masked(url)
     location = make_url(url)
     if location.get_backend_name() == "sqlite" and location.database not in (None, "", ":memory:"):
         if not Path(location.database).is_file():
             raise PuzzleError(f"{shown}: no results database there (a sweep or orchestrate db upgrade makes one)")
     db = Database(url, engine_for(_read_only_snapshot(location) or url))
+    if not _at_head(db):
+        _check_revision(db)
+    return db
+
+
+def _at_head(db: Database) -> bool:
+    """Whether slidelab's version table says the schema is at `SCHEMA_HEAD`: the common case, told without Alembic
+    (whose import and reading of the migrations cost a command more than its query). False for a SQLite file not
+    there yet."""
+    if db.file is not None and not db.file.is_file():
+        return False
+    with db.engine.connect() as connection:
+        if not inspect(connection).has_table(VERSION_TABLE):
+            return False
+        return connection.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalar() == SCHEMA_HEAD
+
+
+def _check_revision(db: Database) -> None:
+    """PuzzleError unless the database holds slidelab's schema at this code's revision (Alembic's reading)."""
+    from workers.store.migrate import head_revision, known_revisions, revision
+
+    url, shown = db.url, db.shown_url
     with db.engine.connect() as connection:
         found = revision(connection, known_revisions(url))
     head = head_revision(url)
@@ -101,7 +126,6 @@ def open_existing(url: str) -> Database:
         known = found in known_revisions(url)
         hint = f"run: orchestrate db upgrade --db {shown}" if known else "it was made by a newer slidelab"
         raise PuzzleError(f"{shown}: the schema is at revision {found}, this slidelab reads {head}: {hint}")
-    return db
 
 
 def _read_only_snapshot(location: URL) -> str | None:

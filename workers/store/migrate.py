@@ -13,12 +13,11 @@ from sqlalchemy import create_engine, event, inspect
 from sqlalchemy.engine import Connection, Engine, make_url
 
 from puzzles.errors import PuzzleError
-from workers.store.database import engine_for, masked, sqlite_connect_args
+from workers.store.database import VERSION_TABLE, engine_for, masked, sqlite_connect_args
 
 MIGRATIONS = "workers.store:migrations"  # Alembic's scripts, package data found by importlib.resources
-# slidelab's schema revision, kept apart from `alembic_version`, which Optuna's RDB storage (`orchestrate tune`'s
-# studies, on the same URL) keeps its own in; slidelab kept its revision there before.
-VERSION_TABLE = "slidelab_version"
+# Where Optuna's RDB storage (`orchestrate tune`'s studies, on the same URL) keeps its schema revision; slidelab kept
+# its own there before it had VERSION_TABLE.
 SHARED_VERSION_TABLE = "alembic_version"
 # The tables of Optuna's RDB storage (optuna.storages._rdb.models): another history, which slidelab never migrates.
 OPTUNA_TABLES = frozenset({
