@@ -10,6 +10,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
 from orchestrator.sweeps.grid import SweepGrid
+from orchestrator.sweeps.plan import plan_sweep, store_plan
 from orchestrator.sweeps.sources import load_boards
 from puzzles.result import Outcome
 from tests.conftest import truncate_tables
@@ -44,6 +45,23 @@ def boards(boards_dir):
 def stored(db, boards, algorithms=("bfs",), params=None, seeds=None, limits=None) -> tuple[int, list[int]]:
     """A sweep of the grid stored in the database: its id and its job ids."""
     return store_sweep(db, "s", boards, SweepGrid(list(algorithms), params or {}, seeds), limits)[1:]
+
+
+def test_a_plan_stored_again_adds_only_the_jobs_it_lacks_and_keeps_those_stored(db_url, boards):
+    db = connect(db_url)
+    plan, sweep_id, (first, *_) = store_sweep(db, "s", boards, SweepGrid(["beam"], {"k": [1, 2]}, [7, 8]))
+    record(db, [(first, JobResult(outcome="solved", moves=21))])
+    again = plan_sweep("s", boards, SweepGrid(["beam"], {"k": [1, 2, 3]}, [7, 8]))
+    assert store_plan(db, again, extend=True) == (sweep_id, 6)
+    rows = list(jobs(db).values())
+    assert len(rows) == 18 and jobs(db)[first].status == "done"
+    by_key = {row.job_key: row for row in rows}
+    for job in again.jobs:
+        row = by_key[job["job_key"]]
+        assert (row.sweep_id, row.board_id, row.algorithm, row.params, row.seed, row.repeat) == (
+            sweep_id, job["board_id"], job["algorithm"], job["params"], job["seed"], job["repeat"])
+        assert (row.attempts, row.lost) == (0, 0) and row.created_at is not None
+    assert sorted((row.status, row.outcome) for row in rows) == [("done", "solved"), *[("pending", None)] * 17]
 
 
 def test_a_result_recorded_twice_is_stored_once_and_the_first_wins(db_url, boards):
