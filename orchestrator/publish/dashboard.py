@@ -11,9 +11,10 @@ from a JSON endpoint:
   has it (`orchestrator.publish.outputs.html_parts`: the same header, Plotly figures,
   boards and summary table), computed again only when the sweep's results or
   running jobs change (`workers.store.activity.sweep_version`), in a thread
-  of its own: a request waits for it at most WAIT_S, then gets the page last
-  made (a million-job sweep's takes ~20 s), and one sweep's page is made again
-  no sooner than it took to make the last time, so at most half a core goes to it.
+  of its own: a request waits for it at most WAIT_S (only if the last took less
+  to make), then gets the page last made (a million-job sweep's takes ~20 s),
+  and one sweep's page is made again no sooner than it took to make the last
+  time, so at most half a core goes to it.
 
 The database is opened read only (`open_read_only`): every route is a GET,
 and a write would fail in the database itself. plotly.js is served from the
@@ -241,9 +242,11 @@ class SweepPages:
     """The JSON of each sweep's page, made once per version of the sweep's results, in a thread of its own.
 
     A request starts the page of the newest version unless one is being made,
-    waits for it up to `wait_s`, and otherwise answers with the page made
-    last (or, before the first, says it is being made). A sweep's page is made
-    again no sooner after the last one than that one took to make.
+    waits for it up to `wait_s` if the sweep's last page took less than that
+    to make, and otherwise answers with the page made last (or, before the
+    first, says it is being made): a big sweep's request never waits for a page
+    it would not get. A sweep's page is made again no sooner after the last one
+    than that one took to make.
     """
 
     def __init__(self, db: Database, make: Callable[[Database, SweepRow], dict[str, Any]] | None = None,
@@ -253,6 +256,7 @@ class SweepPages:
         self.pages: dict[str, dict[str, Any]] = {}  # by sweep name: the page made last, with its version
         self.failures: dict[str, dict[str, Any] | None] = {}  # by sweep name: why its page could not be made, if it could not
         self.making: set[str] = set()
+        self.took: dict[str, float] = {}  # by sweep name: the seconds its last page took to make
         self.rest_until: dict[str, float] = {}  # by sweep name: no page made before this (time.monotonic)
 
     def endpoint(self, request: Request) -> Response:
@@ -270,7 +274,7 @@ class SweepPages:
         """The sweep's page as JSON-ready parts: of its newest results if made within `wait_s`, else the last made."""
         sweep = find_sweep(self.db, name)
         version = page_version(self.db, sweep)
-        deadline = time.monotonic() + self.wait_s
+        deadline = time.monotonic() + (self.wait_s if self.took.get(name, 0.0) < self.wait_s else 0.0)
         with self.changed:
             if not self._is_current(name, version) and name not in self.making:
                 self.making.add(name)
@@ -299,7 +303,8 @@ class SweepPages:
                     self.pages[sweep.name] = page
                 self.failures[sweep.name] = failure
                 self.making.discard(sweep.name)
-                self.rest_until[sweep.name] = 2 * time.monotonic() - started
+                self.took[sweep.name] = time.monotonic() - started
+                self.rest_until[sweep.name] = time.monotonic() + self.took[sweep.name]
                 self.changed.notify_all()
 
 
