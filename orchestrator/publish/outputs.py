@@ -6,6 +6,7 @@ notes a reader must know and the names of the files written go to stderr.
 
 import re
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -76,7 +77,9 @@ def compare_sweeps(db: Database, names: list[str], *, by: str | None, layout: La
     """The sweeps lined up group by group (`orchestrator.reports.comparison`), the first the reference."""
     _check_format(layout.fmt, COMPARE_FORMATS)
     check_not_database(layout.out, db)
-    frames = {name: compared_rows(db, name) for name in dict.fromkeys(names)}
+    unique = list(dict.fromkeys(names))
+    with ThreadPoolExecutor(max_workers=len(unique)) as pool:  # each sweep's rows on a connection of its own, at once
+        frames = dict(zip(unique, pool.map(partial(compared_rows, db), unique), strict=True))
     if len(frames) < 2:
         raise PuzzleError("compare needs two different sweeps or more")
     groups = column_names(by, "--by") if by else shared_groups(list(frames.values()))

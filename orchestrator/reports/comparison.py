@@ -28,6 +28,7 @@ from puzzles.errors import PuzzleError
 COMPARED = {"solved_share": "solved", "moves_mean": "moves", "expanded_mean": "expanded", "elapsed_mean": "elapsed_s"}
 SIGNIFICANCE = 0.05
 SWEEP = "sweep"  # the column naming each row's sweep, once the sweeps' rows are joined
+NO_SAMPLE = pd.Series(dtype=float)  # a group a sweep has no done job in
 
 
 def compare(frames: dict[str, pd.DataFrame], by: list[str] | None = None) -> pd.DataFrame:
@@ -39,14 +40,16 @@ def compare(frames: dict[str, pd.DataFrame], by: list[str] | None = None) -> pd.
     table = _aligned(summarize(joined, [*groups, SWEEP], family=groups), groups, list(frames))
     compared = like_with_like(joined, groups, [SWEEP])
     (first, _), *others = frames.items()
-    by_sweep = {name: _done_groups(compared[compared[SWEEP] == name], groups) for name in frames}
+    done = {name: _done(compared[compared[SWEEP] == name]) for name in frames}
+    keys, paired = [_key(key) for key in _keys(table, groups)], "board" not in groups
     for metric, column in COMPARED.items():
+        samples = {name: _samples(rows, groups, column) for name, rows in done.items()}
         for name, _ in others:
             ours, theirs = table[f"{metric} {first}"], table[f"{metric} {name}"]
             table[f"{metric} Δ {name}"] = theirs - ours
             table[f"{metric} × {name}"] = theirs / ours.where(ours != 0)
-            table[f"{metric} p {name}"] = [_p_value(by_sweep[first], by_sweep[name], groups, key, column)
-                                           for key in _keys(table, groups)]
+            table[f"{metric} p {name}"] = [_p_value(samples[first].get(key, NO_SAMPLE), samples[name].get(key, NO_SAMPLE),
+                                                    paired) for key in keys]
             table[f"{metric} q {name}"] = adjusted(table[f"{metric} p {name}"])
     return table[_column_order(groups, list(frames))]
 
@@ -112,16 +115,13 @@ def _keys(table: pd.DataFrame, groups: list[str]) -> list[tuple]:
     return list(table[groups].itertuples(index=False, name=None))
 
 
-def _p_value(first: dict[tuple, pd.DataFrame], second: dict[tuple, pd.DataFrame], groups: list[str], key: tuple,
-             column: str) -> float:
-    """Welch's t-test of the metric between two sweeps' done jobs of one group; paired over boards if it spans them."""
-    samples = [found.get(_key(key), pd.DataFrame(columns=["board", column], dtype=float))[["board", column]]
-               for found in (first, second)]
-    if "board" not in groups:
-        means = [sample.groupby("board")[column].mean() for sample in samples]
-        paired = pd.concat(means, axis=1, join="inner").dropna()
-        return _quietly(scipy_stats().ttest_rel, paired.iloc[:, 0], paired.iloc[:, 1])
-    return _quietly(partial(scipy_stats().ttest_ind, equal_var=False), *(sample[column].dropna() for sample in samples))
+def _p_value(first: pd.Series, second: pd.Series, paired: bool) -> float:
+    """The p-value of two sweeps' samples of a group (`_samples`): the paired t-test of their boards' means (`paired`,
+    the boards both have a mean of), else Welch's t-test of their jobs' values."""
+    if paired:
+        both = pd.concat([first, second], axis=1, join="inner").dropna()
+        return _quietly(scipy_stats().ttest_rel, both.iloc[:, 0], both.iloc[:, 1])
+    return _quietly(partial(scipy_stats().ttest_ind, equal_var=False), first, second)
 
 
 def _quietly(test, first: pd.Series, second: pd.Series) -> float:
@@ -133,14 +133,24 @@ def _quietly(test, first: pd.Series, second: pd.Series) -> float:
         return float(test(first, second).pvalue)
 
 
-def _done_groups(rows: pd.DataFrame, groups: list[str]) -> dict[tuple, pd.DataFrame]:
-    """The done jobs of each group (by `_key`), with the solved share as 0/1 per job (unsolvable apart)."""
-    done = rows[rows["outcome"].notna()].assign(
+def _done(rows: pd.DataFrame) -> pd.DataFrame:
+    """The done jobs, with the solved share as 0/1 per job (unsolvable apart)."""
+    return rows[rows["outcome"].notna()].assign(
         solved=lambda frame: frame["outcome"].eq("solved").astype(float).where(frame["outcome"].ne("unsolvable")))
+
+
+def _samples(done: pd.DataFrame, groups: list[str], column: str) -> dict[tuple, pd.Series]:
+    """Each group's sample of the metric (by `_key`), all groups at once: where the group spans boards, each board's
+    mean (indexed by board, in board order), else its done jobs' values (missing ones left out)."""
+    if "board" in groups:
+        values = done.groupby(groups, dropna=False, sort=False)[column]
+        return {_key(key if isinstance(key, tuple) else (key,)): part.dropna() for key, part in values}
+    means = done.groupby([*groups, "board"], dropna=False, sort=False)[column].mean()
     if not groups:
-        return {(): done}
-    return {_key(key if isinstance(key, tuple) else (key,)): part
-            for key, part in done.groupby(groups, dropna=False, sort=False)}
+        return {(): means.sort_index()}
+    levels = list(range(len(groups)))
+    return {_key(key if isinstance(key, tuple) else (key,)): part.droplevel(levels).sort_index()
+            for key, part in means.groupby(level=levels, dropna=False, sort=False)}
 
 
 def _key(values: tuple) -> tuple:
