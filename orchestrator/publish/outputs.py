@@ -78,7 +78,7 @@ def compare_sweeps(db: Database, names: list[str], *, by: str | None, layout: La
     _check_format(layout.fmt, COMPARE_FORMATS)
     check_not_database(layout.out, db)
     unique = list(dict.fromkeys(names))
-    with ThreadPoolExecutor(max_workers=len(unique)) as pool:  # each sweep's rows on a connection of its own, at once
+    with ThreadPoolExecutor(max_workers=len(unique) if db.reads_side_by_side else 1) as pool:
         frames = dict(zip(unique, pool.map(partial(compared_rows, db), unique), strict=True))
     if len(frames) < 2:
         raise PuzzleError("compare needs two different sweeps or more")

@@ -64,6 +64,12 @@ class Database:
             return None
         return Path(location.database)
 
+    @property
+    def reads_side_by_side(self) -> bool:
+        """Whether whole sweeps may be read at once, on connections of their own: on PostgreSQL. Two of SQLite's
+        columnar readers (ADBC) opening one file at once can find it locked."""
+        return self.engine.dialect.name == "postgresql"
+
     def insert(self, table: Table) -> Any:
         """An INSERT of this database's dialect, which can say ON CONFLICT DO NOTHING."""
         return (postgresql.insert if self.engine.dialect.name == "postgresql" else sqlite.insert)(table)
