@@ -103,7 +103,8 @@ def _copy_jobs(db: Database, connection: Connection, sweep_id: int, job_rows: li
     columns = ", ".join(COPIED)
     connection.exec_driver_sql(f"CREATE TEMPORARY TABLE new_jobs ON COMMIT DROP AS SELECT {columns} FROM jobs WITH NO DATA")
     now = utc_now()
-    with connection.connection.driver_connection.cursor() as cursor:
+    driver: Any = connection.connection.driver_connection  # psycopg's own connection, for its COPY
+    with driver.cursor() as cursor:
         with cursor.copy(f"COPY new_jobs ({columns}) FROM STDIN") as copy:
             for job in job_rows:
                 copy.write_row((sweep_id, job["board_id"], job["algorithm"], canonical_params(job["params"]), job["seed"],
