@@ -136,10 +136,12 @@ def row(case: str, seconds: float, target_s: float | None, peak: int | None = No
 
 
 def commands(url: str, workdir: Path) -> list[dict]:
-    """Every command of the issue's targets, timed on the sweeps `big` and `big2`."""
+    """Every command of the issue's targets, timed on the sweeps `big` and `big2`; first `status` of `small`, what
+    any command costs before its own work."""
     env = {**os.environ, "SLIDELAB_DATABASE_URL": url}
     orchestrate = [*ORCHESTRATE]
     cases = [
+        ("status of a 500-job sweep beside it: start-up and connection, the floor", ["status", "small"], None, None),
         ("status", ["status", "big"], 1, None),
         ("sweeps", ["sweeps"], 1, None),
         ("jobs --limit 20", ["jobs", "big", "--limit", "20"], 1, None),
@@ -265,6 +267,7 @@ def backend(name: str, url: str, workdir: Path, jobs: int) -> list[dict]:
     made = make_sweep(url, "big", jobs)
     print(f"{name}: {made}", flush=True)
     make_sweep(url, "big2", jobs)
+    make_sweep(url, "small", 1)
     rows = [row(f"plan and store {made['jobs']:,} jobs", made["plan_store_s"], 60),
             row("VACUUM (ANALYZE) after the load, as autovacuum would", settle(url), None)]
     rows += commands(url, workdir)
