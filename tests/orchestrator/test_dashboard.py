@@ -147,6 +147,7 @@ def test_a_slow_sweep_page_is_made_aside_while_the_last_one_is_served(sqlite_res
     asked = time.monotonic()
     assert pages.payload(NAME) == {"version": "", "pending": f"making the page of sweep {NAME}"}
     assert time.monotonic() - asked >= 3
+    time.sleep(0.5)  # the first page takes clearly longer than the wait, however late its thread started
     release.set()
     first = wait_for(lambda: pages.payload(NAME).get("header") and pages.payload(NAME), 30, "the first page")
     assert "16 done" in first["header"] and pages.payload(NAME) is first and made == [NAME]  # not made again
