@@ -14,7 +14,6 @@ import multiprocessing
 import os
 import resource
 import signal
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -160,23 +159,16 @@ class JobRunner:
         return stamped(JobResult.limit(f"out of memory (the job process died under its memory cap, exit {exitcode})"), job)
 
 
-def warm_up(runners: list[JobRunner], jobs: list[JobInput]) -> None:
-    """Compile the kernels the jobs need before a pool fans out: each kind (domain, algorithm, heuristic) once.
+def warm_up_jobs(jobs: list[JobInput]) -> list[JobInput]:
+    """What compiles the kernels `jobs` need, to run before a pool fans out: one job of each kind (domain, algorithm,
+    heuristic) with no nodes to expand, which only compiles or loads its kernels.
 
-    One job of each kind runs with no nodes to expand (which only compiles or
-    loads its kernels), the kinds shared out among the runners' processes and
-    compiled side by side, a kind in one process: the processes then load from
-    numba's cache what the others compiled, rather than each compiling the
-    same kernels at once.
+    Each run in one of the pool's processes, side by side: the processes then
+    load from numba's cache what the others compiled, rather than each
+    compiling the same kernels at once.
     """
-    kinds = list({(job.domain, job.algorithm, job.params.get("heuristic")): job for job in jobs}.values())
-    shares = [[replace(job, max_nodes=0, time_limit=None) for job in kinds[i :: len(runners)]] for i in range(len(runners))]
-    threads = [threading.Thread(target=lambda runner, share: list(runner.run(share)), args=(runner, share), daemon=True)
-               for runner, share in zip(runners, shares) if share]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    kinds = {(job.domain, job.algorithm, job.params.get("heuristic")): job for job in jobs}
+    return [replace(job, max_nodes=0, time_limit=None) for job in kinds.values()]
 
 
 def _serve(conn: Connection, parent_pid: int, parent_settings: Settings) -> None:
@@ -196,6 +188,10 @@ def _serve(conn: Connection, parent_pid: int, parent_settings: Settings) -> None
 
 
 def _capped(job: JobInput) -> JobResult:
+    """`job` run under its memory cap, which bounds what its search adds: its compiled kernels and tables are loaded
+    before, outside the cap, by the job with no node to expand (loading the compiler alone maps about 100 MB)."""
+    if job.memory_limit is not None:
+        run_job(replace(job, max_nodes=0, time_limit=None, memory_limit=None))
     with memory_cap(job.memory_limit):
         return run_job(job)
 

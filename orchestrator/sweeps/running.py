@@ -24,7 +24,7 @@ from orchestrator.sweeps.plan import SweepPlan, store_plan
 from workers.dispatch import chunk_size, chunks, send
 from workers.execute import execute
 from workers.recovery import Recovery
-from workers.runner import JobRunner, warm_up
+from workers.runner import JobRunner, warm_up_jobs
 from workers.settings import settings
 from workers.store import Database, masked
 from workers.store.database import DatabaseError
@@ -54,7 +54,7 @@ def run_pool(items: list[T], workers: int, handle: Callable[[JobRunner, T], None
              runners: list[JobRunner] | None = None) -> None:
     """Call `handle(runner, item)` for every item in `workers` threads, each with its own job process.
 
-    `on_poll` is called four times a second. Ctrl-C (KeyboardInterrupt) kills
+    `on_poll` is called four times a second and as a thread returns. Ctrl-C (KeyboardInterrupt) kills
     the job processes and is re-raised once every thread has returned; an
     error in a thread is re-raised here once they all have. `runners`: job
     processes to use (from `job_processes`, left running), else new ones, stopped after.
@@ -66,13 +66,16 @@ def run_pool(items: list[T], workers: int, handle: Callable[[JobRunner, T], None
     count = max(1, min(workers if own else len(runners), len(items)))
     runners = [JobRunner() for _ in range(count)] if own else runners[:count]
     errors: list[BaseException] = []
-    threads = [threading.Thread(target=_drain, args=(work, runner, handle, errors), daemon=True) for runner in runners]
+    ended = threading.Event()  # set by each thread as it returns
+    threads = [threading.Thread(target=_drain, args=(work, runner, handle, errors, ended), daemon=True)
+               for runner in runners]
     for thread in threads:
         thread.start()
     try:
         with deferred_interrupts() as interrupted:
             while any(thread.is_alive() for thread in threads) and not interrupted.is_set():
-                time.sleep(POLL_S)  # not Thread.join: Ctrl-C inside it marks a running thread finished (CPython < 3.13)
+                ended.wait(POLL_S)  # not Thread.join: Ctrl-C inside it marks a running thread finished (CPython < 3.13)
+                ended.clear()
                 on_poll()
         if interrupted.is_set():
             raise KeyboardInterrupt
@@ -121,7 +124,7 @@ def run_local(db: Database, job_ids: list[int], workers: int, size: int, on_poll
     `runners`: job processes kept across calls (`job_processes`).
     """
     with job_processes(min(workers, len(job_ids))) if runners is None else nullcontext(runners) as pool:
-        warm_up(pool, job_inputs(db, job_ids))  # each kind's kernels compiled once, before the pool fans out
+        run_pool(warm_up_jobs(job_inputs(db, job_ids)), workers, lambda runner, job: list(runner.run([job])), on_poll, pool)
         run_pool(list(chunks(job_ids, size)), workers,
                  lambda runner, batch: execute(db, batch, runner, LOCAL_HOST, take_over=take_over), on_poll, pool)
 
@@ -201,7 +204,8 @@ def follow(db: Database, sweep: SweepRow) -> None:
         watch(poll)
 
 
-def _drain(work: queue.SimpleQueue, runner: JobRunner, handle: Callable, errors: list[BaseException]) -> None:
+def _drain(work: queue.SimpleQueue, runner: JobRunner, handle: Callable, errors: list[BaseException],
+           ended: threading.Event) -> None:
     try:
         while not runner.stopping:
             try:
@@ -211,3 +215,5 @@ def _drain(work: queue.SimpleQueue, runner: JobRunner, handle: Callable, errors:
             handle(runner, item)
     except Exception as err:  # noqa: BLE001 - handed to the main thread, which re-raises it
         errors.append(err)
+    finally:
+        ended.set()

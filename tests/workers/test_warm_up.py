@@ -1,37 +1,46 @@
 """The local pool's warm-up: each kind of job (domain, algorithm, heuristic) compiled once, before the pool fans out.
 
 The demo's two job processes used to compile the same kernels side by side
-(6 min 24 s instead of about 2). `warm_up` shares the kinds out among the
-processes, one kind to one process, with no node to expand: a process then
-loads from the cache what another compiled.
+(6 min 24 s instead of about 2). The pool first runs one job of each kind
+with no node to expand, a kind in one process: a process then loads from the
+cache what another compiled.
 """
 
-from workers.runner import JobRunner, warm_up
+from pathlib import Path
+
+from orchestrator.sweeps.running import run_pool
+from puzzles.domains import load_instance
+from workers.runner import JobRunner, warm_up_jobs
 from workers.store.records import JobInput
 
-BOARD = "oooooooooooooAAooooooooooooooooooooo"  # the red car one move from the exit
+BOARD = load_instance(str(Path(__file__).resolve().parents[2] / "data/boards/rushhour/Rushhour6x6_1.csv")).text
 
 
 def job(job_id: int, algorithm: str, heuristic: str | None = None) -> JobInput:
     return JobInput(job_id, "rushhour", BOARD, algorithm, {"heuristic": heuristic} if heuristic else {}, time_limit=5.0)
 
 
-def test_each_kind_is_warmed_in_one_process_only():
+def test_one_job_of_each_kind_expands_no_node():
     jobs = [job(1, "bfs"), job(2, "astar", "blockers-lb"), job(3, "bfs"), job(4, "astar", "blockers-lb"),
             job(5, "astar", "blocking-tree")]
+    warming = warm_up_jobs(jobs)
+    assert [(w.algorithm, w.params.get("heuristic")) for w in warming] == [
+        ("bfs", None), ("astar", "blockers-lb"), ("astar", "blocking-tree")]
+    assert all(w.max_nodes == 0 and w.time_limit is None for w in warming)
+
+
+def test_each_kind_is_warmed_in_one_process_only():
+    warming = warm_up_jobs([job(1, "bfs"), job(2, "astar", "blockers-lb"), job(3, "iddfs"), job(4, "bfs")])
+    ran: list[tuple[int, str]] = []
     runners = [JobRunner(), JobRunner()]
     try:
-        warm_up(runners, jobs)
-        warmed = [set(runner._warm) for runner in runners]  # what each runner's process ran: compiled or loaded
+        run_pool(warming, 2, lambda runner, w: ran.extend((id(runner), r.outcome) for _, r in runner.run([w])),
+                 lambda: None, runners)
     finally:
         for runner in runners:
             runner.close()
-    assert warmed == [{("rushhour", "bfs"), ("rushhour", "astar")}, {("rushhour", "astar")}]
+    assert len(ran) == 3 and {outcome for _, outcome in ran} == {"limit"}  # each kind once, stopped at its first node
 
 
-def test_no_jobs_no_runners_nothing_to_do():
-    warm_up([], [])
-    runner = JobRunner()
-    warm_up([runner], [])
-    assert runner._warm == set()
-    runner.close()
+def test_no_jobs_nothing_to_do():
+    assert warm_up_jobs([]) == []
