@@ -17,8 +17,7 @@ from puzzles.problem import Problem
 from puzzles.result import Limits
 from puzzles.solver import solve
 from workers import provenance
-from workers.store.records import JobInput, JobResult
-from workers.store.schema import utc_now
+from workers.store.records import JobInput, JobResult, utc_now
 
 
 def run_job(job: JobInput) -> JobResult:

@@ -29,7 +29,8 @@ from workers.store.activity import record_beat
 from workers.store.database import open_read_only
 from workers.store.jobs import claim, job_inputs, record
 from workers.store.migrate import upgrade
-from workers.store.schema import utc_now, workers
+from workers.store.records import utc_now
+from workers.store.schema import workers
 
 LIVE_S = 5.0  # a result stored shows on the open pages within this
 

@@ -12,7 +12,7 @@ from alembic.migration import MigrationContext
 from typer.testing import CliRunner
 
 from orchestrator.cli import app
-from workers.settings import masked
+from workers.store import masked
 from workers.store.database import SCHEMA_HEAD, engine_for
 from workers.store.migrate import VERSION_TABLE, downgrade, head_revision, upgrade
 from workers.store.schema import metadata

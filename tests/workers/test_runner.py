@@ -5,9 +5,12 @@ serves the whole module; only the test of `stop`, which ends a runner for good,
 has its own.
 """
 
+import json
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -85,6 +88,15 @@ def test_a_search_over_its_memory_cap_is_a_limit_and_the_runner_goes_on(runner, 
     assert (results[2].outcome, results[2].moves) == ("solved", 33)
     again = run_all(runner, [job(3, texts["6x6_1"])])
     assert (again[3].outcome, again[3].moves) == ("solved", 21)
+
+
+def test_the_first_job_of_a_new_process_gets_its_whole_memory_cap_for_its_search(texts):
+    fresh = JobRunner()  # its compiler and kernels not loaded yet: they are, before the cap, not inside it
+    try:
+        results = run_all(fresh, [job(1, texts["6x6_3"], memory_limit=64 << 20)])
+    finally:
+        fresh.close()
+    assert (results[1].outcome, results[1].moves) == ("solved", 33)
 
 
 def test_a_job_that_raises_is_an_error_result_and_the_runner_goes_on(runner, texts):
@@ -170,3 +182,14 @@ def test_a_job_process_that_cannot_start_leaves_a_usable_runner(texts, monkeypat
         assert [r.moves for _, r in job_runner.run([job(2, texts["6x6_1"])])] == [21]
     finally:
         job_runner.close()
+
+
+def test_a_job_process_loads_no_database_library(texts):
+    """What a job process runs (configured with its parent's settings, a job run) imports neither SQLAlchemy nor a
+    driver: about a third of its start-up, paid by every process a pool or a worker starts."""
+    child = ("import json, sys\nfrom workers.jobs import run_job\nfrom workers.settings import Settings, configure\n"
+             "from workers.store.records import JobInput\nconfigure(Settings())\n"
+             f"run_job(JobInput(1, 'rushhour', {texts['6x6_1']!r}, 'bfs', {{}}))\n"
+             "print(json.dumps(sorted({name.split('.')[0] for name in sys.modules})))")
+    loaded = json.loads(subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True).stdout)
+    assert "numba" in loaded and not {"sqlalchemy", "psycopg", "alembic", "celery"} & set(loaded)

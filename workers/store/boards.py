@@ -14,7 +14,8 @@ from sqlalchemy.engine import Connection
 from puzzles.errors import PuzzleError
 from puzzles.result import Outcome
 from workers.store.database import Database
-from workers.store.schema import board_set_members, board_sets, boards, jobs, results, utc_now
+from workers.store.records import utc_now
+from workers.store.schema import board_set_members, board_sets, boards, jobs, results
 from workers.store.sweeps import store_boards
 
 if TYPE_CHECKING:

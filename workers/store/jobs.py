@@ -16,8 +16,8 @@ from sqlalchemy import Select, false, or_, select, tuple_, update
 from sqlalchemy.engine import Connection
 
 from workers.store.database import Database
-from workers.store.records import JobInput, JobResult
-from workers.store.schema import boards, database_now, jobs, results, sweeps, utc_now
+from workers.store.records import JobInput, JobResult, utc_now
+from workers.store.schema import boards, database_now, jobs, results, sweeps
 from workers.store.states import UNFINISHED, JobState
 
 IN_CLAUSE = 10_000  # ids per IN (...) list

@@ -7,10 +7,15 @@ fields are `puzzles.result.Findings` plus what only a stored result has; the
 
 import json
 from dataclasses import dataclass, field, fields
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from puzzles.result import Findings, Outcome, SolveResult, findings_of
+
+
+def utc_now() -> datetime:
+    """The current time, in UTC."""
+    return datetime.now(UTC)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ fields are declared once, in Python, and the table follows them.
 
 import json
 from dataclasses import MISSING, fields
-from datetime import UTC, datetime
+from datetime import datetime
 from types import NoneType, UnionType
 from typing import Any, get_args, get_type_hints
 
@@ -16,7 +16,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.types import TypeDecorator, TypeEngine
 
 from puzzles.result import Outcome
-from workers.store.records import JobResult
+from workers.store.records import JobResult, utc_now
 from workers.store.states import JobState
 
 NAMING_CONVENTION = {
@@ -28,11 +28,6 @@ NAMING_CONVENTION = {
 }
 NAME = String(200)
 metadata = MetaData(naming_convention=NAMING_CONVENTION)
-
-
-def utc_now() -> datetime:
-    """The current time, in UTC."""
-    return datetime.now(UTC)
 
 
 def database_now(connection: Connection) -> datetime:

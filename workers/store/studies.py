@@ -13,7 +13,8 @@ from sqlalchemy import column, func, select, table, update
 
 from workers.store.database import Database
 from workers.store.jobs import IN_CLAUSE
-from workers.store.schema import RESULT_FIELDS, boards, database_now, jobs, results, sweeps, utc_now, workers
+from workers.store.records import utc_now
+from workers.store.schema import RESULT_FIELDS, boards, database_now, jobs, results, sweeps, workers
 from workers.store.states import UNFINISHED, JobState
 
 OPTUNA_STUDIES = table("studies", column("study_id"), column("study_name"))  # Optuna's own tables, as far as read here

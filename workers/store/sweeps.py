@@ -16,7 +16,8 @@ from sqlalchemy.engine import Connection
 
 from puzzles.errors import PuzzleError
 from workers.store.database import Database
-from workers.store.schema import boards, canonical_params, database_now, jobs, results, sweeps, utc_now
+from workers.store.records import utc_now
+from workers.store.schema import boards, canonical_params, database_now, jobs, results, sweeps
 from workers.store.states import UNFINISHED, JobState
 
 if TYPE_CHECKING:
