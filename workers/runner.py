@@ -2,11 +2,17 @@
 
 Each execution thread (a local pool slot, a Celery worker thread) owns one
 `JobRunner`. The child lives across jobs, so the compiled kernels load once;
-each job runs under RLIMIT_AS set to the child's current address space plus the
-job's memory limit. A child that outlives a job's deadline is killed (the job's
-result: a time limit), one that dies is replaced (the job is `Lost`, or out of
-memory under a memory cap); either way the next job gets a fresh child. The child dies with its parent (PR_SET_PDEATHSIG), so a worker killed
-with SIGKILL leaves no search running.
+each job runs under RLIMIT_AS set to the child's address space, its kernels
+loaded, plus the job's memory limit. A child that outlives a job's deadline is
+killed (the job's result: a time limit), one that dies is replaced (the job is
+`Lost`, or out of memory under a memory cap); either way the next job gets a
+fresh child. Children are forked from a fork server, started once per process
+with the job function, numba and its compiler loaded (`workers.fork_server`):
+a child starts in about 0.1 CPU-s, not the 1.2 of a new interpreter. A child
+dies with the fork server, and the server with the thread that started it
+(PR_SET_PDEATHSIG): a local pool's main thread, a Celery worker's pool thread,
+each as long-lived as its process. So a worker killed with SIGKILL leaves no
+search running.
 """
 
 import ctypes
@@ -24,6 +30,8 @@ from workers.jobs import run_job, stamped
 from workers.settings import Settings, configure, settings
 from workers.store.records import JobInput, JobResult
 
+_FORK_SERVER = multiprocessing.get_context("forkserver")
+_FORK_SERVER.set_forkserver_preload(["__main__", "workers.fork_server"])  # the main module too: not again per child
 COMPILE_ALLOWANCE_S = 600.0  # the first job of an algorithm in a child may compile its kernels
 _PR_SET_PDEATHSIG = 1
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
@@ -122,7 +130,7 @@ class JobRunner:
             self.close()  # died between batches (killed from outside)
         if self._process is None:
             parent_conn, child_conn = multiprocessing.Pipe()
-            process = multiprocessing.get_context("spawn").Process(
+            process = _FORK_SERVER.Process(
                 target=_serve, args=(child_conn, os.getpid(), settings()), name="slidelab-job", daemon=True
             )
             try:
@@ -173,7 +181,7 @@ def warm_up_jobs(jobs: list[JobInput]) -> list[JobInput]:
 
 def _serve(conn: Connection, parent_pid: int, parent_settings: Settings) -> None:
     """The child: configured as its parent is, run each batch it is sent, sending back each job's result."""
-    _die_with_parent(parent_pid)
+    die_with_parent(parent_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     signal.signal(signal.SIGHUP, signal.SIG_IGN)  # and so is a closed terminal (the parent hands the jobs back)
     configure(parent_settings)
@@ -219,10 +227,13 @@ def _address_space_bytes() -> int:
         return int(statm.read().split()[0]) * _PAGE_BYTES
 
 
-def _die_with_parent(parent_pid: int) -> None:
+def die_with_parent(parent_pid: int) -> None:
+    """This process killed (SIGKILL) when the thread that started it ends; ended now if `parent_pid` already has."""
     try:
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     except (OSError, AttributeError):
         pass  # not Linux: the child stops when its pipe closes
-    if os.getppid() != parent_pid:
+    try:
+        os.kill(parent_pid, 0)
+    except ProcessLookupError:
         os._exit(0)

@@ -39,7 +39,11 @@ T = TypeVar("T")
 
 @contextmanager
 def job_processes(workers: int) -> Iterator[list[JobRunner]]:
-    """`workers` job processes, started now and kept for several pools (`run_pool`'s `runners`), stopped after."""
+    """`workers` job processes, started now and kept for several pools (`run_pool`'s `runners`), stopped after.
+
+    Started in the calling thread: the first also starts this process's fork
+    server (`workers.runner`), which lasts as long as that thread.
+    """
     runners = [JobRunner() for _ in range(workers)]
     try:
         for runner in runners:
@@ -59,12 +63,13 @@ def run_pool(items: list[T], workers: int, handle: Callable[[JobRunner, T], None
     error in a thread is re-raised here once they all have. `runners`: job
     processes to use (from `job_processes`, left running), else new ones, stopped after.
     """
+    if runners is None:
+        with job_processes(max(1, min(workers, len(items)))) as started:
+            return run_pool(items, workers, handle, on_poll, started)
     work: queue.SimpleQueue[T] = queue.SimpleQueue()
     for item in items:
         work.put(item)
-    own = runners is None
-    count = max(1, min(workers if own else len(runners), len(items)))
-    runners = [JobRunner() for _ in range(count)] if own else runners[:count]
+    runners = runners[: max(1, min(len(runners), len(items)))]
     errors: list[BaseException] = []
     ended = threading.Event()  # set by each thread as it returns
     threads = [threading.Thread(target=_drain, args=(work, runner, handle, errors, ended), daemon=True)
@@ -85,9 +90,6 @@ def run_pool(items: list[T], workers: int, handle: Callable[[JobRunner, T], None
         for thread in threads:
             thread.join()
         raise
-    finally:
-        for runner in runners if own else ():
-            runner.close()
     if errors:
         raise errors[0]
 

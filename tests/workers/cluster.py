@@ -116,14 +116,13 @@ class Worker:
         wait_for(ready, timeout, f"worker {self.hostname} to be ready", on_timeout=lambda: _tail(self.log))
 
     def job_processes(self) -> list[int]:
-        """The pids of this worker's job processes (multiprocessing spawn children, not the resource tracker)."""
-        pids = []
+        """The pids of this worker's job processes: the children of its fork server (`workers.runner`)."""
+        servers = []
         for pid in _children(self.pid):
             with contextlib.suppress(OSError):
-                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
-                if b"spawn_main" in cmdline:
-                    pids.append(pid)
-        return pids
+                if b"multiprocessing.forkserver" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    servers.append(pid)
+        return [pid for server in servers for pid in _children(server)]
 
     def kill_main(self) -> None:
         """kill -9 of the worker process alone (its job processes must die by themselves)."""
