@@ -66,15 +66,6 @@ def check_broker_url(url: str) -> str:
     return url
 
 
-def check_urls(current: Settings) -> None:
-    """PuzzleError (one line, no password) unless the database and broker URLs of `current` are ones slidelab speaks."""
-    from workers.store.database import check_url
-
-    check_url(current.database_url)
-    if current.broker_url is not None:
-        check_broker_url(current.broker_url)
-
-
 def settings() -> Settings:
     """This process's settings: as `configure` set them, else the environment's."""
     if not _current:
@@ -85,12 +76,11 @@ def settings() -> Settings:
 def configure(base: Settings | None = None, **overrides: Any) -> Settings:
     """Set this process's configuration: `base` (default: the environment's) with the overrides that are not None.
 
-    The URLs are checked when they were read from the environment or
-    overridden here; a `base` alone is settings another process configured
-    itself with (a job process's parent's), used as they are, so that a job
-    process never loads SQLAlchemy, which parses the database's URL. The
-    solver core's pattern databases then live in the `pdb` folder of the
-    settings' cache directory.
+    The broker's URL is checked here; the database's where a connection to
+    it is first made (`workers.store.database.engine_for`), with SQLAlchemy's
+    parser, which a command or a job process that never opens the database
+    then never loads. The solver core's pattern databases live in the `pdb`
+    folder of the settings' cache directory.
     """
     from puzzles.npuzzle import pdb_folder  # no compiled code: a command that only reads results loads none
 
@@ -100,8 +90,8 @@ def configure(base: Settings | None = None, **overrides: Any) -> Settings:
         problem = err.errors()[0]
         where = f"SLIDELAB_{str(problem['loc'][0]).upper()}: " if problem["loc"] else ""
         raise PuzzleError(where + problem["msg"].removeprefix("Value error, ")) from None
-    if base is None or current != base:
-        check_urls(current)
+    if current.broker_url is not None:
+        check_broker_url(current.broker_url)
     _current[:] = [current]
     pdb_folder.use_directory(current.cache_dir / "pdb")
     return current

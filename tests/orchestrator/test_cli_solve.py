@@ -1,6 +1,9 @@
 """`orchestrate solve` (and the other commands' help) through Typer's CliRunner."""
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 from typer.testing import CliRunner
@@ -152,3 +155,16 @@ def test_help_shows_an_example(command):
     result = orchestrate(*command, "--help")
     assert result.exit_code == 0
     assert "Example" in result.stdout
+
+
+def test_solve_needs_no_database_and_loads_no_sqlalchemy(boards_dir):
+    """A database URL is checked where a database is opened: a broken one does not stop a search, which never
+    loads SQLAlchemy (a quarter of a second of every start)."""
+    child = ("import sys\nfrom orchestrator.cli import run\nsys.argv = ['orchestrate', 'solve', sys.argv[1], '--algo', 'bfs', '--json']\n"
+             "try:\n    run()\nfinally:\n    print('sqlalchemy' in sys.modules)")
+    environment = {**os.environ, "SLIDELAB_DATABASE_URL": "mysql://nowhere/x"}
+    solved = subprocess.run([sys.executable, "-c", child, str(boards_dir / "Rushhour6x6_1.csv")], env=environment,
+                            capture_output=True, text=True, timeout=300)
+    assert solved.returncode == 0, solved.stderr
+    result, loaded = solved.stdout.splitlines()
+    assert (json.loads(result)["moves"], loaded) == (21, "False")

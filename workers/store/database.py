@@ -6,6 +6,7 @@ functions (`workers.store.sweeps`, `.jobs`, `.boards`, `.progress`,
 default, PostgreSQL what machines share.
 """
 
+import importlib
 import os
 import time
 from collections.abc import Callable
@@ -16,7 +17,6 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 from sqlalchemy import Table, create_engine, event, inspect, text
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
 
@@ -72,7 +72,8 @@ class Database:
 
     def insert(self, table: Table) -> Any:
         """An INSERT of this database's dialect, which can say ON CONFLICT DO NOTHING."""
-        return (postgresql.insert if self.engine.dialect.name == "postgresql" else sqlite.insert)(table)
+        dialect = importlib.import_module(f"sqlalchemy.dialects.{self.engine.dialect.name}")  # loaded where it is used
+        return dialect.insert(table)
 
 
 def open_database(url: str) -> Database:
@@ -95,7 +96,7 @@ def open_existing(url: str) -> Database:
     not slidelab's, or if its schema is not this code's (older: `orchestrate db
     upgrade` brings it up to date; newer: made by a newer slidelab).
     """
-    shown = masked(url)
+    shown = masked(check_url(url))
     location = make_url(url)
     if location.get_backend_name() == "sqlite" and location.database not in (None, "", ":memory:"):
         if not Path(location.database).is_file():
@@ -209,7 +210,9 @@ def check_url(url: str) -> str:
 
 @lru_cache
 def engine_for(url: str) -> Engine:
-    """One engine per URL and process (create it after forking, never at import time)."""
+    """One engine per URL and process (create it after forking, never at import time); PuzzleError for a URL that
+    is not SQLite's or PostgreSQL's (`check_url`)."""
+    check_url(url)
     postgresql_ = make_url(url).get_backend_name() == "postgresql"
     engine = create_engine(url, pool_pre_ping=True, connect_args=PG_CONNECT_ARGS if postgresql_ else sqlite_connect_args(url))
     if engine.dialect.name == "sqlite":
