@@ -9,12 +9,15 @@ program, and its error says what to do.
 
 import sqlite3
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from tests.workers.cluster import CLI, SLOW_START_S, Cluster, _kill_group
 from workers.failures import SQLITE_LOCKED
+from workers.store.database import SCHEMA_HEAD, VERSION_TABLE
 
 TRIVIAL_BOARD = "oooooooooooooAAooooooooooooooooooooo"  # the red car one move from the exit: a job of microseconds
 
@@ -67,7 +70,7 @@ def test_two_local_sweeps_of_eight_and_four_writers_on_one_file_store_every_resu
     url = f"sqlite:///{path}"
     # Each runs several times as long as a loaded machine may take to start either (once 4 s: a hog on one core).
     big, small = start_sweep(tmp_path, url, "big", 10_000, 8), start_sweep(tmp_path, url, "small", 6_000, 4)
-    assert (finished(big), finished(small)) == (0, 0), (tmp_path / "big.log").read_text()[-2000:]
+    assert (finished(big), finished(small)) == (0, 0), [(tmp_path / f"{name}.log").read_text()[-2000:] for name in ("big", "small")]
     assert per_sweep(path) == {"big": (10_000, 10_000, 10_000), "small": (6_000, 6_000, 6_000)}
     # Each was stored while the other stored results: they wrote at the same time. (Their results' spans may not
     # overlap: eight writers taking the lock in turn can keep four others waiting, in SQLite's busy loop, to the end.)
@@ -113,3 +116,19 @@ def test_a_lock_held_past_the_wait_fails_in_one_line_that_says_what_to_do_and_ch
     assert run.returncode == 1 and "Traceback" not in run.stderr
     assert run.stderr.strip().splitlines() == [f"error: sqlite:///{path}?timeout=1: database is locked: {SQLITE_LOCKED}"]
     assert per_sweep(path) == before and intact(path)
+
+
+def test_commands_that_open_a_new_file_at_once_make_its_schema_once_and_leave_it_in_wal_mode(tmp_path):
+    """Two sweeps started together used to fail one in three runs: one creating the tables the other had just made,
+    or told "locked" at once as it switched the file to WAL while the other did."""
+    url = f"sqlite:///{tmp_path / 'new.db'}"
+    together = time.time() + 3  # after every process's imports
+    opening = ("import sys, time\nfrom workers.store.database import open_database\n"
+               "time.sleep(max(0.0, float(sys.argv[2]) - time.time()))\nopen_database(sys.argv[1])")
+    processes = [subprocess.Popen([sys.executable, "-c", opening, url, str(together)], stderr=subprocess.PIPE, text=True)
+                 for _ in range(6)]
+    failures = [err for process in processes if (err := process.communicate(timeout=SLOW_START_S)[1])]
+    assert failures == [] and all(process.returncode == 0 for process in processes)
+    with sqlite3.connect(tmp_path / "new.db") as connection:
+        assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert connection.execute(f"SELECT version_num FROM {VERSION_TABLE}").fetchall() == [(SCHEMA_HEAD,)]

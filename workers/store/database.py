@@ -84,9 +84,30 @@ def open_database(url: str) -> Database:
 
         upgrade(url)
     if db.engine.dialect.name == "sqlite":
-        with db.engine.connect() as connection:
-            connection.exec_driver_sql("PRAGMA journal_mode=WAL")  # kept by the file: readers never block the writer
+        _write_ahead_log(db)
     return db
+
+
+def _write_ahead_log(db: Database) -> None:
+    """The SQLite file in WAL mode, which the file keeps: readers never block the writer.
+
+    Switching needs the file to itself for a moment, and SQLite answers
+    "locked" at once, without waiting, to a command that asks while another
+    opens the new file too (two sweeps started together): such a command looks
+    again until the file is in WAL mode, for up to `SQLITE_WAIT_S`. A file that
+    cannot be (a filesystem without shared memory) stays in its mode, as before.
+    """
+    give_up = time.monotonic() + SQLITE_WAIT_S
+    while True:
+        try:
+            with db.engine.connect() as connection:
+                if connection.exec_driver_sql("PRAGMA journal_mode").scalar() != "wal":
+                    connection.exec_driver_sql("PRAGMA journal_mode=WAL")
+            return
+        except OperationalError:
+            if time.monotonic() > give_up:
+                raise
+        time.sleep(0.05)
 
 
 def open_existing(url: str) -> Database:

@@ -28,7 +28,10 @@ def run_migrations() -> None:
         return
     engine = migration_engine(url)
     with engine.connect() as connection:
-        context.configure(connection=connection, **OPTIONS)
+        # One transaction for the whole run, the revision read inside it (Alembic's default on SQLite is a transaction
+        # per migration, the revision read before any): a second command migrating a new file at once waits for the
+        # first's, then finds nothing to do, rather than creating the tables again.
+        context.configure(connection=connection, transactional_ddl=True, **OPTIONS)
         with context.begin_transaction():
             context.run_migrations()
     engine.dispose()
