@@ -1,8 +1,8 @@
 """JobRunner: real job processes under time and memory caps, killed, lost, replaced and stopped.
 
-Each runner start costs a spawned process (about half a second), so one runner
-serves the whole module; only the test of `stop`, which ends a runner for good,
-has its own.
+Each runner start costs a process (forked from the fork server, which the
+first start launches), so one runner serves the whole module; only the tests of
+`stop`, which ends a runner for good, and of a fresh process have their own.
 """
 
 import json
