@@ -17,5 +17,5 @@ from workers import provenance, runner  # the job processes' side: their loop an
 
 runner.die_with_parent(os.getppid())  # and with the server, every job process forked from it
 signal.signal(signal.SIGHUP, signal.SIG_IGN)  # a closed terminal is the parent's to handle (it hands the jobs back)
-numba.njit(lambda: 0)()
+numba.njit(lambda: 0)()  # a first compile sets numba's compiler up: every job process starts with it
 provenance.environment()  # the code's identity, read once: the job processes run the code loaded here
