@@ -94,20 +94,16 @@ def _write_ahead_log(db: Database) -> None:
     Switching needs the file to itself for a moment, and SQLite answers
     "locked" at once, without waiting, to a command that asks while another
     opens the new file too (two sweeps started together): such a command looks
-    again until the file is in WAL mode, for up to `SQLITE_WAIT_S`. A file that
-    cannot be (a filesystem without shared memory) stays in its mode, as before.
+    again (`retrying`) until the file is in WAL mode, for up to `SQLITE_WAIT_S`.
+    A file that cannot be (a filesystem without shared memory) stays in its mode.
     """
-    give_up = time.monotonic() + SQLITE_WAIT_S
-    while True:
-        try:
-            with db.engine.connect() as connection:
-                if connection.exec_driver_sql("PRAGMA journal_mode").scalar() != "wal":
-                    connection.exec_driver_sql("PRAGMA journal_mode=WAL")
-            return
-        except OperationalError:
-            if time.monotonic() > give_up:
-                raise
-        time.sleep(0.05)
+
+    def switch() -> None:
+        with db.engine.connect() as connection:
+            if connection.exec_driver_sql("PRAGMA journal_mode").scalar() != "wal":
+                connection.exec_driver_sql("PRAGMA journal_mode=WAL")
+
+    retrying(switch, SQLITE_WAIT_S)
 
 
 def open_existing(url: str) -> Database:
