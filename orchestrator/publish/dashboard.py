@@ -45,8 +45,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from orchestrator.publish import html_report
 from orchestrator.publish.outputs import Source, html_parts, sweep_rows
 from orchestrator.reports import rows as report_rows
+from orchestrator.reports.comparability import report_summary
 from orchestrator.reports.study import is_study
-from orchestrator.reports.summary import compared_note, summarize
 from orchestrator.sweeps import status_view
 from orchestrator.sweeps.limits import limits_text
 from orchestrator.sweeps.lookups import find_sweep
@@ -316,13 +316,13 @@ def sweep_payload(db: Database, sweep: SweepRow) -> dict[str, Any]:
     name = sweep.name
     rows = sweep_rows(db, name)
     groups = report_rows.group_columns(rows)
-    summary = summarize(rows, groups)
+    summary, compared = report_summary(rows, groups)
     parts = html_parts(summary, rows, Source(db, sweep))
     status = sweep_status(db, sweep)
     return {
         "name": sweep.name, "refreshed": datetime.now(UTC), "pace": status_view.pace(status),
         "header": html_report.header_list(parts.header),
-        "notes": [*report_rows.notes(rows, name, groups), *compared_note(summary, rows, groups)],
+        "notes": [*report_rows.notes(rows, name, groups), *compared],
         "figures": [{"title": chart.title, "figure": chart.figure} for chart in parts.charts],
         "boards": html_report.board_cards(parts.boards), "table": html_report.summary_table(parts.summary, parts.keys),
     }

@@ -1,29 +1,34 @@
-"""Like with like: a table's measures of runs are over the boards (and seeds) solved by every group it compares.
+"""Like with like: every comparative figure is over the units every compared side has a value for.
 
-A mean of moves over the boards one row solved cannot be set beside another
-row's over other boards. So every measure of a solution (`MEASURES`: moves,
-steps, the gap) is kept only for the solved runs on the *common units*: the
-units solved by every group of a *family* that solved any. Counts, the share
-solved and the outcomes stay over all done jobs, and so do the measures of
-effort (states, time, memory): every group of a family ran the same boards
-and seeds, solved or not, so their costs already compare like with like.
+A mean of moves, states or time over the boards one row solved cannot be set
+beside another row's over other boards, and a failed run's few hundred
+expansions make a search look cheaper than one that solved the board. So a
+table keeps two kinds of figures apart:
+
+- **Own figures** of a group: its moves over its own solved runs, its states,
+  time and memory over its own done runs. They describe the group alone.
+- **Common figures** (`*_common`, ratios, differences, p and q, the best
+  marks): over the *common units* of a *family*, the units solved by every
+  side of the family that solved any. A side that solved nothing has no
+  common figures and does not narrow the others' (it is named as not
+  compared); where the solving sides share no unit, no common figure exists.
 
 - **Family**: the groups compared with one another. A report grouped by
   `algo,k` compares every row; grouped by algorithm, parameters and board,
   the rows of one board; `compare` the sweeps' sides of one row.
-- **Unit**: a board, or a (board, seed) pair where the family's seeded groups
+- **Unit**: a board, or a (board, seed) pair where the family's seeded sides
   ran the same seeds (`--seeds`); a job without a seed (a deterministic
   algorithm) then stands for every one of those seeds. Seeds derived per job
   (`--repeat`) pair nothing, so there the unit is the board. A board some job
   proved unsolvable is no unit.
-- A group that solved nothing has no measures and does not narrow the others'
-  units; where the groups that solved something share no unit, there is no
-  common subset and no measure (`common` is 0).
+- **Shared units**: those every side of the family ran (a done job); a unit
+  only some sides ran is *left out* of every comparison and named
+  (`left_out`). The share solved of a comparison is over the shared units.
 """
 
 import math
 from collections.abc import Hashable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -32,52 +37,7 @@ from puzzles.result import Outcome
 
 UNIT = ("board", "seed")
 MEASURES = ("moves", "steps", "gap", "gap_moves")
-
-
-def like_with_like(rows: pd.DataFrame, family: list[str], sides: list[str]) -> pd.DataFrame:
-    """`rows` with their measures kept only on common units, and per row `common` and `units`, its family's counts.
-
-    `family` are the columns whose values make a family; `sides` the columns
-    that tell its compared groups apart. `common` is 0 for a row of a group
-    that solved nothing.
-    """
-    unit = [column for column in UNIT if column not in (*family, *sides)]
-    columns = list(dict.fromkeys([*family, *sides, "board", "seed", "outcome"]))
-    codes = rows.groupby(columns, sort=False, dropna=False).ngroup().to_numpy()
-    distinct = rows[columns].drop_duplicates()  # jobs alike in all these are alike here: each is worked on once
-    seeds = [None if _missing(seed) else int(seed) for seed in distinct["seed"]]
-    outcomes = [None if _missing(outcome) else outcome for outcome in distinct["outcome"]]
-    jobs = [Job(*values) for values in zip(_keys(distinct, family), _keys(distinct, sides), distinct["board"], seeds,
-                                           outcomes)]
-    families: dict[Hashable, list[Job]] = {}
-    for job in jobs:
-        families.setdefault(job.family, []).append(job)
-    found = {key: Family.of(members, unit) for key, members in families.items()}
-    compared = [job.outcome == Outcome.SOLVED and bool(found[job.family].units_of(job) & found[job.family].common)
-                for job in jobs]
-    kept = pd.Series(np.array(compared, dtype=bool)[codes], index=rows.index)
-    common = [len(found[job.family].common) if job.side in found[job.family].solving else 0 for job in jobs]
-    return rows.assign(
-        **{column: rows[column].where(kept) for column in MEASURES if column in rows.columns},
-        common=np.array(common, dtype=int)[codes],
-        units=np.array([found[job.family].count for job in jobs], dtype=int)[codes],
-    )
-
-
-def unit_noun(rows: pd.DataFrame, family: list[str], sides: list[str]) -> str:
-    """What the counts of `like_with_like` count: `boards`, `board-seed pairs`, `seeds` or `runs`."""
-    unit = [column for column in UNIT if column not in (*family, *sides)]
-    seeded = "seed" in unit and rows["seed"].notna().any()
-    if "board" in unit:
-        return "board-seed pairs" if seeded else "boards"
-    return "seeds" if seeded else "runs"
-
-
-def footnote(noun: str, whom: str) -> str:
-    """The note that says which runs a table's measures are over, and what its share solved counts."""
-    return (f"moves, steps and gap: over the solved runs on the {noun} solved by {whom} (of those that solved any; "
-            f"compared: how many of how many, none in common: no figure); states, time and memory: over all done jobs "
-            f"(each ran the same boards); solved: of the done jobs, those proved unsolvable apart")
+FLAGS = ("shared_run", "common_run")  # per row: its unit is run by every side / solved by every compared side
 
 
 @dataclass(frozen=True)
@@ -91,30 +51,54 @@ class Job:
     outcome: str | None
 
 
-@dataclass(frozen=True)
+@dataclass
 class Family:
-    """One family's units: the columns they are of, the seeds that pair runs, the common ones, how many, who solved."""
+    """One family's units: the columns they are of, the seeds that pair runs, and per side what it ran and solved."""
 
     unit: list[str]
     seeds: frozenset | None
-    common: set
-    count: int
-    solving: set
+    ran: dict[tuple, set] = field(default_factory=dict)
+    solved: dict[tuple, set] = field(default_factory=dict)
+    proven: set = field(default_factory=set)
 
     @classmethod
     def of(cls, members: list[Job], unit: list[str]) -> "Family":
-        """The units solved by every side that solved any, and how many units its done jobs (on solvable boards) cover."""
-        seeds = _shared_seeds(members) if "seed" in unit else None
+        """The units each side of a family ran and solved (boards proved unsolvable left out)."""
+        family = cls(unit, _shared_seeds(members) if "seed" in unit else None)
         done = [job for job in members if job.outcome is not None]
-        proven = {job.board for job in done if job.outcome == Outcome.UNSOLVABLE} if "board" in unit else set()
-        family = cls(unit, seeds, set(), 0, {job.side for job in done if job.outcome == Outcome.SOLVED})
-        every = set().union(*(family.units_of(job) for job in done if job.board not in proven))
-        per_side: dict[tuple, set] = {}
+        if "board" in unit:
+            family.proven = {job.board for job in done if job.outcome == Outcome.UNSOLVABLE}
+        for job in members:
+            family.ran.setdefault(job.side, set())
         for job in done:
+            if job.board in family.proven:
+                continue
+            units = family.units_of(job)
+            family.ran[job.side].update(units)
             if job.outcome == Outcome.SOLVED:
-                per_side.setdefault(job.side, set()).update(family.units_of(job))
-        common = set.intersection(*per_side.values()) & every if per_side else set()
-        return replace(family, common=common, count=len(every))
+                family.solved.setdefault(job.side, set()).update(units)
+        return family
+
+    @property
+    def every(self) -> set:
+        """The units any side ran."""
+        return set().union(*self.ran.values())
+
+    @property
+    def shared(self) -> set:
+        """The units every side ran (of the sides that finished any job)."""
+        ran = [units for units in self.ran.values() if units]
+        return set.intersection(*ran) if ran else set()
+
+    @property
+    def common(self) -> set:
+        """The shared units solved by every side that solved any."""
+        return set.intersection(*self.solved.values()) & self.shared if self.solved else set()
+
+    def left_out(self) -> dict[tuple, set]:
+        """Per side, the units it ran that some other side did not (so no comparison includes them)."""
+        shared = self.shared
+        return {side: units - shared for side, units in self.ran.items() if units - shared}
 
     def units_of(self, job: Job) -> set:
         """The units a job stands for: its (board, seed), every shared seed for a job without one; its board alone
@@ -125,6 +109,75 @@ class Family:
         if job.seed is None:
             return {(*board, seed) for seed in self.seeds}
         return {(*board, job.seed)} if job.seed in self.seeds else set()
+
+
+@dataclass(frozen=True)
+class Compared:
+    """Rows marked for comparison (`like_with_like`), and each family's units by its key."""
+
+    rows: pd.DataFrame
+    families: dict[Hashable, Family]
+    noun: str
+
+
+def like_with_like(rows: pd.DataFrame, family: list[str], sides: list[str]) -> Compared:
+    """`rows` with per row `shared_run` and `common_run` (see the module docstring) and its family's counts: `common`
+    (0 for a side that solved nothing), `shared` and `units` (the units any side ran).
+
+    `family` are the columns whose values make a family; `sides` the columns
+    that tell its compared groups apart.
+    """
+    unit = [column for column in UNIT if column not in (*family, *sides)]
+    columns = list(dict.fromkeys([*family, *sides, "board", "seed", "outcome"]))
+    codes = rows.groupby(columns, sort=False, dropna=False).ngroup().to_numpy()
+    distinct = rows[columns].drop_duplicates()  # jobs alike in all these are alike here: each is worked on once
+    seeds = [None if _missing(seed) else int(seed) for seed in distinct["seed"]]
+    outcomes = [None if _missing(outcome) else outcome for outcome in distinct["outcome"]]
+    jobs = [Job(*values) for values in zip(_keys(distinct, family), _keys(distinct, sides), distinct["board"], seeds,
+                                           outcomes)]
+    members: dict[Hashable, list[Job]] = {}
+    for job in jobs:
+        members.setdefault(job.family, []).append(job)
+    found = {key: Family.of(group, unit) for key, group in members.items()}
+    shared = {key: found_family.shared for key, found_family in found.items()}
+    common = {key: found_family.common for key, found_family in found.items()}
+    shared_run = [job.outcome is not None and bool(found[job.family].units_of(job) & shared[job.family]) for job in jobs]
+    common_run = [job.outcome == Outcome.SOLVED and bool(found[job.family].units_of(job) & common[job.family])
+                  for job in jobs]
+    counts = {
+        "common": [len(common[job.family]) if job.side in found[job.family].solved else 0 for job in jobs],
+        "shared": [len(shared[job.family]) for job in jobs],
+        "units": [len(found[job.family].every) for job in jobs],
+    }
+    marked = rows.assign(
+        shared_run=np.array(shared_run, dtype=bool)[codes],
+        common_run=np.array(common_run, dtype=bool)[codes],
+        **{name: np.array(values, dtype=int)[codes] for name, values in counts.items()},
+    )
+    return Compared(marked, found, unit_noun(rows, family, sides))
+
+
+def unit_noun(rows: pd.DataFrame, family: list[str], sides: list[str]) -> str:
+    """What the counts of `like_with_like` count: `boards`, `board-seed pairs`, `seeds` or `runs`."""
+    unit = [column for column in UNIT if column not in (*family, *sides)]
+    seeded = "seed" in unit and rows["seed"].notna().any()
+    if "board" in unit:
+        return "board-seed pairs" if seeded else "boards"
+    return "seeds" if seeded else "runs"
+
+
+def unit_text(unit: tuple) -> str:
+    """A unit as a note names it: `Rushhour6x6_3`, `Rushhour6x6_3 seed 2`, `seed 2`."""
+    parts = [str(unit[0])] if unit and isinstance(unit[0], str) else []
+    parts += [f"seed {value}" for value in unit[len(parts):] if value is not None]
+    return " ".join(parts) or "the run"
+
+
+def names_text(units: set, most: int = 5) -> str:
+    """The first `most` units by name, then how many more: `Rushhour6x6_3, Rushhour9x9_4 and 3 more`."""
+    named = sorted(unit_text(unit) for unit in units)
+    shown = ", ".join(named[:most])
+    return shown + (f" and {len(named) - most:,} more" if len(named) > most else "")
 
 
 def _shared_seeds(members: list[Job]) -> frozenset | None:

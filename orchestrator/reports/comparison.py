@@ -5,13 +5,15 @@ that vary within them (the algorithm and parameters; a column whose values
 the sweeps do not share, such as the heuristic two beam sweeps differ in, is
 what is compared, not a group). The first sweep is the reference: for every
 other sweep and metric there is the difference (other − first), the ratio
-(other / first), the p-value of Welch's t-test over the group's jobs (a
+(other / first), the p-value of Welch's t-test over the group's runs (a
 paired t-test over the boards' means when the group spans boards) and `q`,
 the p-values adjusted for the false discovery rate across the rows of the
 comparison (Benjamini–Hochberg, per metric and sweep), with the number of
-jobs of each sweep. A row's moves are over the boards (and seeds) every
-sweep of the row solved (`common` of `units`, `orchestrator.reports.common`);
-its states and time, and the share solved, over all done jobs.
+jobs of each sweep. Every compared figure is over the units (boards, or
+board-seed pairs) every sweep of the row has a value for
+(`orchestrator.reports.common`): the share solved over the units every sweep
+ran, moves, states and time over those every sweep that solved any solved.
+Each sweep's own moves and time (over its own runs) stand beside them.
 """
 
 import math
@@ -20,12 +22,19 @@ from functools import partial
 
 import pandas as pd
 
-from orchestrator.reports.common import footnote, like_with_like, unit_noun
+from orchestrator.reports.common import Compared
 from orchestrator.reports.rows import parameter_columns, with_parameter_columns
-from orchestrator.reports.summary import summarize
+from orchestrator.reports.summary import summarized
 from puzzles.errors import PuzzleError
 
-COMPARED = {"solved_share": "solved", "moves_mean": "moves", "expanded_mean": "expanded", "elapsed_mean": "elapsed_s"}
+# compared metric: (the summary column it is, the rows' column its samples are of, the runs they are over)
+COMPARED = {
+    "solved_share": ("shared_solved_share", "solved", "shared_run"),
+    "moves_common": ("moves_common", "moves", "common_run"),
+    "expanded_common": ("expanded_common", "expanded", "common_run"),
+    "elapsed_common": ("elapsed_common", "elapsed_s", "common_run"),
+}
+OWN = ("moves_mean", "elapsed_mean")  # each sweep's own figures, shown beside the compared ones
 SIGNIFICANCE = 0.05
 SWEEP = "sweep"  # the column naming each row's sweep, once the sweeps' rows are joined
 NO_SAMPLE = pd.Series(dtype=float)  # a group a sweep has no done job in
@@ -33,17 +42,21 @@ NO_SAMPLE = pd.Series(dtype=float)  # a group a sweep has no done job in
 
 def compare(frames: dict[str, pd.DataFrame], by: list[str] | None = None) -> pd.DataFrame:
     """The sweeps' summaries on shared groups: per metric each sweep's value, then the others' difference, ratio, p, q."""
+    return compared_table(frames, by)[0]
+
+
+def compared_table(frames: dict[str, pd.DataFrame], by: list[str] | None = None) -> tuple[pd.DataFrame, Compared]:
+    """`compare`, and the joined rows as `like_with_like` marked them, with each row's units (for the notes)."""
     if len(frames) < 2:
         raise PuzzleError("compare needs two sweeps or more")
     groups = by or shared_groups(list(frames.values()))
-    joined = _joined(frames)
-    table = _aligned(summarize(joined, [*groups, SWEEP], family=groups), groups, list(frames))
-    compared = like_with_like(joined, groups, [SWEEP])
+    summary, compared = summarized(_joined(frames), [*groups, SWEEP], family=groups)
+    table = _aligned(summary, groups, list(frames))
     (first, _), *others = frames.items()
-    done = {name: _done(compared[compared[SWEEP] == name]) for name in frames}
+    done = {name: _done(compared.rows[compared.rows[SWEEP] == name]) for name in frames}
     keys, paired = [_key(key) for key in _keys(table, groups)], "board" not in groups
-    for metric, column in COMPARED.items():
-        samples = {name: _samples(rows, groups, column) for name, rows in done.items()}
+    for metric, (_, column, runs) in COMPARED.items():
+        samples = {name: _samples(rows[rows[runs]], groups, column) for name, rows in done.items()}
         for name, _ in others:
             ours, theirs = table[f"{metric} {first}"], table[f"{metric} {name}"]
             table[f"{metric} Δ {name}"] = theirs - ours
@@ -51,7 +64,7 @@ def compare(frames: dict[str, pd.DataFrame], by: list[str] | None = None) -> pd.
             table[f"{metric} p {name}"] = [_p_value(samples[first].get(key, NO_SAMPLE), samples[name].get(key, NO_SAMPLE),
                                                     paired) for key in keys]
             table[f"{metric} q {name}"] = adjusted(table[f"{metric} p {name}"])
-    return table[_column_order(groups, list(frames))]
+    return table[_column_order(groups, list(frames))], compared
 
 
 def scipy_stats():
@@ -70,14 +83,11 @@ def adjusted(p_values: pd.Series) -> pd.Series:
     return pd.Series(found, index=present.index).reindex(p_values.index)
 
 
-def footnotes(table: pd.DataFrame, frames: dict[str, pd.DataFrame], groups: list[str]) -> list[str]:
-    """What a reader must know of a comparison: which runs its measures are over, and which test and correction."""
-    noun = unit_noun(_joined(frames), groups, [SWEEP])
-    narrowed = bool(table["common"].lt(table["units"]).any())
-    return [*([footnote(noun, "every sweep of the row")] if narrowed else []),
-            f"p: Welch's t-test over the group's jobs (a paired t-test over the boards' means where a group spans boards); "
-            f"q: p adjusted for the false discovery rate (Benjamini–Hochberg) across the {len(table):,} rows, per metric and "
-            f"sweep; * where q < {SIGNIFICANCE:g}"]
+def test_note(table: pd.DataFrame) -> str:
+    """The note naming a comparison's test and its correction for the rows compared."""
+    return (f"p: Welch's t-test over the group's runs (a paired t-test over the boards' means where a group spans "
+            f"boards); q: p adjusted for the false discovery rate (Benjamini–Hochberg) across the {len(table):,} rows, "
+            f"per metric and sweep; * where q < {SIGNIFICANCE:g}")
 
 
 def _joined(frames: dict[str, pd.DataFrame]) -> pd.DataFrame:
@@ -102,10 +112,12 @@ def shared_groups(frames: list[pd.DataFrame]) -> list[str]:
 
 def _aligned(summary: pd.DataFrame, groups: list[str], names: list[str]) -> pd.DataFrame:
     """One row per group any sweep has: its common units, each sweep's jobs and compared metrics suffixed with its name."""
-    table = summary.groupby(groups, dropna=False, sort=False)[["common", "units"]].max().reset_index()
+    table = summary.groupby(groups, dropna=False, sort=False)[["common", "shared", "units"]].max().reset_index()
+    columns = {"jobs": "jobs", **{source: metric for metric, (source, _, _) in COMPARED.items()},
+               **{own: f"{own} own" for own in OWN}}
     for name in names:
-        part = summary.loc[summary[SWEEP] == name, groups + ["jobs", *COMPARED]].rename(
-            columns={column: f"{column} {name}" for column in ("jobs", *COMPARED)}
+        part = summary.loc[summary[SWEEP] == name, groups + list(columns)].rename(
+            columns={source: f"{shown} {name}" for source, shown in columns.items()}
         )
         table = table.merge(part, on=groups, how="left")
     return table.sort_values(groups, kind="stable", na_position="last").reset_index(drop=True)
@@ -160,11 +172,11 @@ def _key(values: tuple) -> tuple:
 
 def _column_order(groups: list[str], names: list[str]) -> list[str]:
     others = names[1:]
-    columns = [*groups, "common", "units", *(f"jobs {name}" for name in names)]
+    columns = [*groups, "common", "shared", "units", *(f"jobs {name}" for name in names)]
     for metric in COMPARED:
         columns += [f"{metric} {name}" for name in names]
         columns += [f"{metric} {kind} {name}" for name in others for kind in ("Δ", "×", "p", "q")]
-    return columns
+    return columns + [f"{own} own {name}" for own in OWN for name in names]
 
 
 def significant(q_value: float) -> bool:

@@ -10,6 +10,7 @@ sampler was told.
 from dataclasses import dataclass, field
 from typing import Any
 
+from orchestrator.sweeps.status_view import params_text
 from orchestrator.sweeps.tune import STUDY
 from orchestrator.sweeps.tune_objective import Scoring, TrialFailed, job_value, parse_scoring
 from puzzles.errors import PuzzleError
@@ -80,14 +81,21 @@ def study_report(db: Database, sweep: SweepRow, top: int = TOP) -> StudyReport:
     return report
 
 
-def best_job_ids(db: Database, sweep: SweepRow) -> list[int]:
-    """The job ids of the study's best trial (`compare` lines it up as a sweep); PuzzleError for several objectives or none."""
+def best_trial(db: Database, sweep: SweepRow) -> BestTrial:
+    """The study's best trial (`compare` lines up its jobs as a sweep); PuzzleError for several objectives or none."""
     report = study_report(db, sweep, top=1)
     if report.pareto:
         raise PuzzleError(f"study {sweep.name!r} has several objectives, so no one best trial to compare")
     if not report.best:
         raise PuzzleError(f"study {sweep.name!r} has no complete trial yet")
-    return report.best[0].job_ids
+    return report.best[0]
+
+
+def trial_text(name: str, trial: BestTrial) -> str:
+    """`mf-small is a study: compared by its best trial, number 6 (w_exit=1 w_blockers=2), value 25.67`."""
+    values = ", ".join(f"{value:.4g}" for value in trial.values)
+    return (f"{name} is a study: compared by its best trial, number {trial.number} ({params_text(trial.params)}), "
+            f"value {values}")
 
 
 def _best(study, trials: list, pareto: bool) -> list:

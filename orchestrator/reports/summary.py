@@ -4,11 +4,13 @@
   result are `unfinished`, never counted as unsolved, and `solved_share` is
   the share solved of the done jobs that were not proved `unsolvable` (a
   proof is no failure: `n_unsolvable` counts those apart).
-- **Like with like.** The measures of a solution (moves, steps, the gap,
-  and `moves_ratio`) are over the solved runs on the boards (and seeds)
-  solved by every group compared (`orchestrator.reports.common`): `common` of
-  `units`, 0 where they share none. States, time and memory are over all
-  done jobs, which every group compared ran alike.
+- **Own and common figures** (`orchestrator.reports.common`). A group's own
+  figures describe it alone: moves, steps and the gap over its solved runs,
+  states, time and memory over its done runs. Its common figures
+  (`<metric>_common`) and its ratios to a baseline are over the runs on the
+  units (boards, or board-seed pairs) solved by every group compared that
+  solved any (`common` of `shared`, the units every group ran, of `units`,
+  those any ran): only those compare like with like.
 - **Intervals over repeats and seeds of one board.** `<metric>_ci_low` and
   `<metric>_ci_high` bound a 95% percentile-bootstrap interval of the mean
   (2,000 resamples, fixed seed: the bounds `scipy.stats.bootstrap` gives with
@@ -27,8 +29,8 @@
   it has no confidence interval (boards are not repeats of one another); a
   group on one board only keeps that board's medians, spread and intervals.
 - **Measures that compare across boards**: the gap to the optimum, and with a
-  baseline algorithm `<metric>_ratio`, the geometric mean over the group's
-  boards of its mean on the board divided by the baseline's.
+  baseline algorithm `<metric>_ratio`, the geometric mean over the common
+  boards of the group's common mean on the board divided by the baseline's.
 """
 
 import math
@@ -37,7 +39,7 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 
-from orchestrator.reports.common import UNIT, footnote, like_with_like, unit_noun
+from orchestrator.reports.common import UNIT, Compared, like_with_like
 from orchestrator.reports.rows import group_columns, parameter_columns
 from puzzles.errors import PuzzleError
 from puzzles.result import Outcome
@@ -45,12 +47,17 @@ from puzzles.result import Outcome
 METRICS = {"moves": "moves", "expanded": "expanded", "generated": "generated", "elapsed": "elapsed_s"}  # name: column
 ONE_BOARD = (*(f"{name}_{stat}" for name in METRICS for stat in ("median", "std", "ci_low", "ci_high")), "elapsed_p95")
 RATIO_METRICS = ("moves", "expanded", "elapsed")
+# common figure: the rows' column it is the mean of, over the runs on the common units
+COMMON = {"moves_common": "moves", "gap_common": "gap", "expanded_common": "expanded", "generated_common": "generated",
+          "elapsed_common": "elapsed_s", "peak_mem_common": "peak_mem_mib"}
 # summary column: (the rows' column, its aggregation over one board's jobs, the aggregation of the boards' cells)
 AGGREGATED = {
     "jobs": ("done", "sum", "sum"),
     "unfinished": ("unfinished", "sum", "sum"),
     "solved_share": ("solved", "mean", "mean"),
+    "shared_solved_share": ("shared_solved", "mean", "mean"),
     "common": ("common", "max", "max"),
+    "shared": ("shared", "max", "max"),
     "units": ("units", "max", "max"),
     "moves_min": ("moves", "min", "min"),
     "moves_max": ("moves", "max", "max"),
@@ -75,17 +82,23 @@ def summarize(rows: pd.DataFrame, by: list[str] | None = None, *, baseline: str 
     The groups compared with one another are those with the same values of
     `family` (default: the group columns among board and seed, see `families`).
     """
+    return summarized(rows, by, baseline=baseline, family=family)[0]
+
+
+def summarized(rows: pd.DataFrame, by: list[str] | None = None, *, baseline: str | None = None,
+               family: list[str] | None = None) -> tuple[pd.DataFrame, Compared]:
+    """`summarize`, and the rows as `like_with_like` marked them with each family's units (for the notes)."""
     groups = group_columns(rows, by)
     family = families(groups) if family is None else family
-    compared = like_with_like(rows, family, [column for column in groups if column not in family])
-    ordered = compared.sort_values(_order(rows), kind="stable", na_position="first")
+    compared = like_with_like(with_peak_mib(rows), family, [column for column in groups if column not in family])
+    ordered = compared.rows.sort_values(_order(rows), kind="stable", na_position="first")
     per_board = groups if "board" in groups else [*groups, "board"]
-    cells = _cells(ordered, per_board)
+    cells = _cells(ordered, per_board).merge(_common_cells(ordered, per_board), on=per_board, how="left")
     if baseline is not None:
-        cells = cells.assign(**_ratios(cells, compared, baseline))
+        cells = cells.assign(**_ratios(cells, compared.rows, baseline))
     summary = cells if "board" in groups else _across_boards(cells, groups, baseline is not None)
     empty_counts = [column for column in summary.columns if column.startswith("n_") and not summary[column].any()]
-    return summary.drop(columns=empty_counts)
+    return summary.drop(columns=empty_counts), compared
 
 
 def families(groups: list[str]) -> list[str]:
@@ -93,25 +106,15 @@ def families(groups: list[str]) -> list[str]:
     return [column for column in groups if column in UNIT]
 
 
-def compared_note(summary: pd.DataFrame, rows: pd.DataFrame, by: list[str] | None = None) -> list[str]:
-    """The report's note on the runs its measures of solutions are over, where some row's leave runs out
-    (see `orchestrator.reports.common`)."""
-    if not narrowed(summary):
-        return []
-    groups = group_columns(rows, by)
-    family = families(groups)
-    whom = f"every row of the same {' and '.join(family)}" if family else "every row"
-    note = footnote(unit_noun(rows, family, [column for column in groups if column not in family]), whom)
-    solving = summary["solved_share"].fillna(0).gt(0)
-    if "board" not in groups and summary.loc[solving, "common"].eq(0).any():
-        note += f"; each board's own figures: --by {','.join([*groups, 'board'])}"
-    return [note]
+def with_peak_mib(rows: pd.DataFrame) -> pd.DataFrame:
+    """`rows` with each job's peak memory in MiB (`peak_mem_mib`)."""
+    return rows.assign(peak_mem_mib=rows["peak_mem_bytes"] / MIB)
 
 
 def narrowed(summary: pd.DataFrame) -> bool:
-    """True if some row that solved anything has its measures of solutions over fewer units than it has, or none."""
+    """True if some row that solved anything has its common figures over fewer units than any row ran, or none."""
     solving = summary["solved_share"].fillna(0).gt(0)
-    return bool((summary["common"].lt(summary["units"]) & solving).any())
+    return bool((summary["common"].lt(summary["units"]) & solving).any() or (summary["common"].eq(0) & ~solving).any())
 
 
 def spans_boards(by: list[str] | None, rows: pd.DataFrame) -> bool:
@@ -127,10 +130,11 @@ def _order(rows: pd.DataFrame) -> list[str]:
 def _cells(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """The statistics of each group of `keys` (a board and what else): counts over all jobs, metrics over the done."""
     done = rows["outcome"].notna()
+    solved = rows["outcome"].eq(Outcome.SOLVED).where(done & rows["outcome"].ne(Outcome.UNSOLVABLE))
     counted = rows.assign(
         done=done,
-        solved=rows["outcome"].eq(Outcome.SOLVED).where(done & rows["outcome"].ne(Outcome.UNSOLVABLE)),
-        peak_mem_mib=rows["peak_mem_bytes"] / MIB,
+        solved=solved,
+        shared_solved=solved.where(rows["shared_run"]),
         **{f"n_{outcome}": rows["outcome"].eq(outcome) for outcome in Outcome},
         unfinished=~done,
     )
@@ -217,15 +221,22 @@ def share_interval(solved: int, total: int) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def _common_cells(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Per group of `keys` (a board and what else), the mean of each common figure over its runs on common units."""
+    common = rows[rows["common_run"]]
+    means = common.groupby(keys, dropna=False, sort=False)[list(COMMON.values())].mean()
+    return means.set_axis(list(COMMON), axis=1).reset_index()
+
+
 def _ratios(cells: pd.DataFrame, rows: pd.DataFrame, baseline: str) -> dict[str, pd.Series]:
-    """Each cell's mean of each ratio metric divided by the baseline algorithm's mean on the cell's board (both over
-    the common units of `rows`, as `like_with_like` kept them)."""
-    reference = rows[(rows["algorithm"] == baseline) & rows["outcome"].notna()]
-    if reference.empty:
+    """Each cell's common mean of each ratio metric divided by the baseline algorithm's common mean on the cell's board
+    (over the same common units, `like_with_like`); NaN where the baseline has none there."""
+    ran = rows[(rows["algorithm"] == baseline) & rows["outcome"].notna()]
+    if ran.empty:
         raise PuzzleError(f"--baseline {baseline}: no done job of {baseline} in the sweep")
-    means = reference.groupby("board")[[METRICS[name] for name in RATIO_METRICS]].mean()
+    means = ran[ran["common_run"]].groupby("board")[[METRICS[name] for name in RATIO_METRICS]].mean()
     return {
-        f"{name}_ratio": cells[f"{name}_mean"] / cells["board"].map(means[METRICS[name]])
+        f"{name}_ratio": cells[f"{name}_common"] / cells["board"].map(means[METRICS[name]])
         for name in RATIO_METRICS
     }
 
@@ -239,6 +250,7 @@ def _across_boards(cells: pd.DataFrame, groups: list[str], with_ratios: bool) ->
     }
     for name in METRICS:
         aggregations |= {f"{name}_mean": (f"{name}_mean", "mean"), f"{name}_board_std": (f"{name}_mean", "std")}
+    aggregations |= {name: (name, "mean") for name in COMMON}
     if with_ratios:
         aggregations |= {f"{name}_ratio": (f"{name}_ratio", _geometric_mean) for name in RATIO_METRICS}
     summary = cells.groupby(groups, dropna=False, sort=False).agg(**aggregations).reset_index()

@@ -32,8 +32,8 @@ from puzzles.errors import PuzzleError
 from workers.store import Database
 from workers.store import studies as study_store
 from workers.store import sweeps as sweep_store
+from workers.store.progress import STUDY
 
-STUDY = "study"  # the key of a study's spec in its sweep row
 SAMPLERS = ("tpe", "random", "grid", "cmaes", "nsga2")
 PRUNERS = ("none", "median", "halving")
 

@@ -143,6 +143,9 @@ def test_the_same_seed_proposes_the_same_points_and_a_point_already_run_is_not_r
     lined_up = list(csv.DictReader(io.StringIO(ok(orchestrate("compare", "authors", "first", "--format", "csv",
                                                               "--db", study_db)).stdout)))
     assert [(row["jobs authors"], row["jobs first"]) for row in lined_up] == [("3", "3")]  # the best trial's, not 18
+    best = optuna.load_study(study_name="first", storage=study_db).best_trial
+    said = ok(orchestrate("compare", "authors", "first", "--db", study_db)).stderr
+    assert f"first is a study: compared by its best trial, number {best.number} (" in said
 
 
 def test_a_pruned_trial_has_its_remaining_jobs_cancelled(study_db, six):
@@ -163,6 +166,8 @@ def test_a_pruned_trial_has_its_remaining_jobs_cancelled(study_db, six):
     before = stored_jobs(study_db, [job for trial in trials for job in trial.user_attrs["job_ids"]])
     assert_usage_error(orchestrate("resume", "pruned", "--db", study_db), "pruned is a study: continue it with orchestrate tune")
     assert stored_jobs(study_db, list(before)) == before  # the pruned trials' jobs stay cancelled
+    status = ok(orchestrate("status", "pruned", "--db", study_db)).stdout
+    assert "pruned (complete)" in status and "resume" not in status  # today: "(cancelled)", "orchestrate resume pruned"
 
 
 def test_the_grid_sampler_tries_each_point_of_its_grid_once_and_stops(tmp_path, six):

@@ -10,27 +10,33 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, select
-from sqlalchemy.engine import Row
+from sqlalchemy.engine import Connection, Row
 
 from puzzles.errors import PuzzleError
 from puzzles.result import Outcome
 from workers.store.database import Database
+from workers.store.eta import job_kinds, remaining_seconds
 from workers.store.schema import boards, database_now, jobs, results, sweeps
 from workers.store.states import JobState
 from workers.store.sweeps import SweepRow
 
 RATE_WINDOW_S = 60.0  # throughput is measured over the last minute of work
+STUDY = "study"  # the key of a study's definition in its sweep row (orchestrator.sweeps.tune)
 COMPLETE, RUNNING, QUEUED, CANCELLED, STOPPED = "complete", "running", "queued", "cancelled", "stopped"  # a sweep's phases
 
 
 @dataclass
 class SweepStatus:
-    """A sweep's jobs counted by lifecycle state, by outcome and by worker host, with its pace.
+    """A sweep's jobs counted by lifecycle state, by outcome and by worker host, with its pace and ETA.
 
     The pace is over the jobs done in the last minute of work: the minute up to
     now while jobs run, the sweep's last minute once none runs, so it never
-    decays after the work has stopped. There is an ETA only while jobs run.
+    decays after the work has stopped. There is an ETA only while jobs run:
+    the jobs left, each at the mean duration of its kind's done jobs, shared by
+    the workers running (`workers.store.eta`).
     `lapsed`: running jobs whose lease lapsed, their worker (or local run) gone.
+    `study`: the sweep is a study's (`orchestrate tune`), whose pruner cancels
+    the jobs of the trials it stops: those end a study, they do not stop it.
     """
 
     name: str
@@ -41,6 +47,7 @@ class SweepStatus:
     jobs_per_s: float = 0.0
     eta_s: float | None = None
     lapsed: int = 0
+    study: bool = False
 
     @property
     def finished(self) -> int:
@@ -67,6 +74,8 @@ class SweepStatus:
             return RUNNING
         if self.states.get(JobState.QUEUED):
             return QUEUED
+        if self.study:
+            return STOPPED if self.lapsed or self.states.get(JobState.PENDING) else COMPLETE
         return CANCELLED if self.states.get(JobState.CANCELLED) else STOPPED
 
     def to_dict(self) -> dict[str, Any]:
@@ -101,7 +110,7 @@ class Origin:
 
 
 def sweep_status(db: Database, sweep: SweepRow) -> SweepStatus:
-    """The sweep's counts and its throughput over the last minute, with the ETA it implies."""
+    """The sweep's counts, its throughput over the last minute and, while it runs, its ETA."""
     in_sweep = jobs.c.sweep_id == sweep.id
     with db.engine.connect() as connection:
         now = database_now(connection)
@@ -111,10 +120,9 @@ def sweep_status(db: Database, sweep: SweepRow) -> SweepStatus:
         ).all())
         first_start = connection.scalar(select(func.min(jobs.c.started_at)).where(in_sweep))
         last_finish = connection.scalar(select(func.max(jobs.c.finished_at)).where(in_sweep))
-        lapsed = connection.execute(
-            select(func.count()).where(in_sweep, jobs.c.status == JobState.RUNNING, jobs.c.lease_until < now)
-        ).scalar_one()
-        status = SweepStatus(sweep.name, sum(states.values()), states, outcomes, hosts, lapsed=lapsed)
+        lapsed, workers = _running(connection, sweep.id, now)
+        status = SweepStatus(sweep.name, sum(states.values()), states, outcomes, hosts, lapsed=lapsed,
+                             study=STUDY in sweep.grid)
         if first_start is None or last_finish is None:
             return status
         end = now if status.phase == RUNNING else aware(last_finish)
@@ -122,11 +130,22 @@ def sweep_status(db: Database, sweep: SweepRow) -> SweepStatus:
             select(func.count()).where(in_sweep, jobs.c.finished_at >= end - timedelta(seconds=RATE_WINDOW_S),
                                        jobs.c.finished_at <= end)
         ).scalar_one()
+        if status.phase == RUNNING:
+            status.eta_s = remaining_seconds(job_kinds(connection, sweep.id), workers)
     window = min(RATE_WINDOW_S, max((end - aware(first_start)).total_seconds(), 1e-3))
     status.jobs_per_s = recent / window
-    if status.phase == RUNNING and status.jobs_per_s:
-        status.eta_s = (status.total - status.finished) / status.jobs_per_s
     return status
+
+
+def _running(connection: Connection, sweep_id: int, now: datetime) -> tuple[int, int]:
+    """The sweep's running jobs whose lease lapsed, and the workers running the others: each runs a batch, whose jobs
+    were claimed together (by one host at one moment)."""
+    lapsed = (jobs.c.lease_until < now).label("lapsed")
+    batches = connection.execute(
+        select(lapsed, func.count()).where(jobs.c.sweep_id == sweep_id, jobs.c.status == JobState.RUNNING)
+        .group_by(jobs.c.worker_host, jobs.c.started_at, lapsed)
+    ).all()
+    return sum(count for gone, count in batches if gone), sum(1 for gone, _ in batches if not gone)
 
 
 def _counts(rows: Sequence[Row]) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
