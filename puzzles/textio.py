@@ -1,4 +1,4 @@
-"""Reading board texts: files, JSON, and short quotes of bad values for error messages.
+"""Reading board texts: files, JSON, short quotes of bad values for error messages, and counted nouns.
 
 Shared by every domain's formats; each problem is a `PuzzleError` naming the source.
 """
@@ -82,6 +82,11 @@ def brief(value: object) -> str:
 def quote(text: str, limit: int = 40) -> str:
     """A string quoted as Python writes it (control characters escaped), cut to about `limit` characters."""
     return repr(text) if len(text) <= limit else repr(text[: limit - 3]) + "..."
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 job`, `2 jobs`, `12,345 jobs`: a count and its noun, which takes an s unless the count is one."""
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
 def numbered_names(prefix: str, count: int) -> list[str]:

@@ -14,6 +14,7 @@ from orchestrator.reports.common import Compared, Family, names_text
 from orchestrator.reports.comparison import SWEEP, compared_table, test_note
 from orchestrator.reports.rows import group_columns, params_key_text
 from orchestrator.reports.summary import families, summarized
+from puzzles.textio import plural
 
 OWN = ("own figures: each row's moves, steps and gap over its own solved runs; its states, time and memory over its "
        "own done runs, failed ones and those stopped by a limit included")
@@ -98,7 +99,7 @@ def _not_compared(compared: Compared, sides: list[str], who: str, groups: list[s
                 f"{_listed([side_text(sides, side) for side in idle])}"]
     if groups is None:
         pairs = sum(len(keys) for keys in idle.values())
-        return [f"{pairs:,} {_plural(pairs, who)} solved nothing on their {' and '.join(_family(compared))}: "
+        return [f"{plural(pairs, who)} solved nothing on their {' and '.join(_family(compared))}: "
                 f"no common figure there"]
     return [f"{side_text(sides, side)} solved nothing in {len(keys):,} of {len(compared.families):,} rows "
             f"({_listed([side_text(groups, key) for key in keys])}): no common figure there" for side, keys in idle.items()]
@@ -112,7 +113,7 @@ def _common_line(compared: Compared, family: list[str], who: str, what: str) -> 
         return f"common figures ({what}): none, as no {who} solved any of its {compared.noun}"
     whom = f"every {who} of the same {' and '.join(family)}" if family and who == "row" else \
         f"every {who} of the row" if who == "sweep" else f"every {who}"
-    if all(shared == 1 for _, shared in counted):
+    if compared.noun == "runs":  # a family is one board (and seed): its one unit
         return f"common figures ({what}): per {' and '.join(family) or who}, over the {who}s that solved it"
     if len(counted) == 1:
         common, shared = counted[0]
@@ -164,10 +165,6 @@ def _family(compared: Compared) -> list[str]:
 def _listed(names: list[str], most: int = 8) -> str:
     """`a, b, c` or `a, b, c and 4 more`."""
     return ", ".join(names[:most]) + (f" and {len(names) - most:,} more" if len(names) > most else "")
-
-
-def _plural(count: int, noun: str) -> str:
-    return noun if count == 1 else noun + "s"
 
 
 def _sides(compared: Compared) -> int:

@@ -12,9 +12,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Select, false, or_, select, tuple_, update
+from sqlalchemy import Select, bindparam, false, func, or_, select, tuple_, update
 from sqlalchemy.engine import Connection
 
+from puzzles.textio import plural
 from workers.store.database import Database
 from workers.store.records import JobInput, JobResult, utc_now
 from workers.store.schema import boards, database_now, jobs, results, sweeps
@@ -84,7 +85,7 @@ def skip(db: Database, job_ids: list[int], result: JobResult) -> int:
             done += connection.execute(
                 update(jobs)
                 .where(jobs.c.id.in_(batch), jobs.c.status.in_((JobState.PENDING, JobState.QUEUED)))
-                .values(status=JobState.DONE, outcome=result.outcome, finished_at=now)
+                .values(status=JobState.DONE, outcome=result.outcome, finished_at=now, seconds=result.run_seconds())
                 .returning(jobs.c.id)
             ).scalars().all()
         if done:
@@ -193,7 +194,7 @@ def job_inputs(db: Database, job_ids: Iterable[int]) -> list[JobInput]:
 
 
 def _lost_text(lost: int, cause: str) -> str:
-    return f"its worker was lost {lost} times (the last time: {cause})"
+    return f"its worker was lost {plural(lost, 'time')} (the last time: {cause})"
 
 
 def _store(db: Database, connection: Connection, stored: list[tuple[int, JobResult]]) -> set[int]:
@@ -210,11 +211,12 @@ def _store(db: Database, connection: Connection, stored: list[tuple[int, JobResu
              for job_id in connection.scalars(select(results.c.job_id).where(results.c.job_id.in_(batch)))}
     rows = [{"job_id": job_id, **_stamped_row(result, now)} for job_id, result in stored]
     connection.execute(db.insert(results).on_conflict_do_nothing(index_elements=["job_id"]), rows)
-    for batch in _batches(ids):
-        connection.execute(
-            update(jobs).where(jobs.c.id.in_(batch))
-            .values(status=JobState.DONE, outcome=_stored_outcome(), finished_at=now, lease_until=None)
-        )
+    connection.execute(
+        update(jobs).where(jobs.c.id == bindparam("done_id"))
+        .values(status=JobState.DONE, outcome=_stored_outcome(), finished_at=now, lease_until=None,
+                seconds=func.coalesce(jobs.c.seconds, bindparam("done_seconds"))),  # the first result's, as it is kept
+        [{"done_id": job_id, "done_seconds": result.run_seconds()} for job_id, result in stored],
+    )
     return set(ids) - there
 
 

@@ -77,6 +77,13 @@ class JobResult(Findings):
         """A job that raised, or whose process died, instead of searching."""
         return cls(outcome=Outcome.ERROR, error=error)
 
+    def run_seconds(self) -> float:
+        """How long the job took in its process, less its warm-up (compiling or loading kernels, once a process): what
+        a job of its kind costs a worker. Its search time if it has no start (stopped or made outside its process)."""
+        if self.started_at is None or self.finished_at is None:
+            return self.elapsed_s
+        return max(0.0, (self.finished_at - self.started_at).total_seconds() - (self.warmup_s or 0.0))
+
     def to_row(self) -> dict[str, Any]:
         """The column values of its `results` row."""
         return {item.name: getattr(self, item.name) for item in fields(self)}

@@ -27,6 +27,7 @@ NAMING_CONVENTION = {
     "pk": "pk_%(table_name)s",
 }
 NAME = String(200)
+KIND = ("sweep_id", "board_id", "algorithm", "params")  # a sweep's kind of job: the same board, algorithm, parameters
 metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 
@@ -119,11 +120,13 @@ jobs = Table(
     Column("created_at", DateTime(timezone=True), nullable=False, default=utc_now),
     Column("started_at", DateTime(timezone=True)),  # when the batch holding it was claimed
     Column("finished_at", DateTime(timezone=True)),
+    Column("seconds", Float),  # a done job's: its result's `run_seconds`, repeated here for the ETA's GROUP BY
     Index("ix_jobs_sweep_id_status_outcome", "sweep_id", "status", "outcome", "worker_host"),  # status, sweeps
     Index("ix_jobs_sweep_id_id", "sweep_id", "id"),  # jobs --limit
     Index("ix_jobs_sweep_id_started_at", "sweep_id", "started_at"),  # a sweep's first start
     Index("ix_jobs_sweep_id_finished_at", "sweep_id", "finished_at"),  # its last finish, its recent pace
     Index("ix_jobs_status_lease_until", "status", "lease_until"),
+    Index("ix_jobs_sweep_id_board_id", *KIND, "status", "seconds"),  # the ETA: a sweep's jobs by kind, state, seconds
 )
 
 workers = Table(

@@ -214,7 +214,7 @@ def _reset(connection: Connection, sweep_id: int, keys: list[str]) -> None:
         connection.execute(
             update(jobs)
             .where(jobs.c.id.in_(ids))
-            .values(status=JobState.PENDING, outcome=None, attempts=0, lost=0, worker_host=None, lease_until=None,
+            .values(status=JobState.PENDING, outcome=None, seconds=None, attempts=0, lost=0, worker_host=None, lease_until=None,
                     started_at=None, finished_at=None)
         )
 
