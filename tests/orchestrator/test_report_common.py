@@ -2,7 +2,6 @@
 (boards, or board-seed pairs) every compared side has a value for; each row's own figures stand beside them; every note
 says what was computed."""
 
-import math
 from collections.abc import Callable
 
 import pandas as pd
