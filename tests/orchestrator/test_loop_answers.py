@@ -137,8 +137,8 @@ def test_compare_lines_two_sweeps_up_per_k_in_numeric_order(db, boards_dir):
     assert shared_groups(list(frames.values())) == ["k"]  # the heuristic differs between them: it is what is compared
     table = compare(frames)
     assert table["k"].tolist() == list(range(1, 13)) and len(table) == 12  # one row per k, 10 after 9
-    assert (table["moves_mean Δ beam-lb"] < 0).all() and (table["moves_mean × beam-lb"] < 1).all()
-    assert (table["jobs beam-blockers"] == 3).all() and (table["moves_mean p beam-lb"] < 0.05).all()
+    assert (table["moves_common Δ beam-lb"] < 0).all() and (table["moves_common × beam-lb"] < 1).all()
+    assert (table["jobs beam-blockers"] == 3).all() and (table["moves_common p beam-lb"] < 0.05).all()
     printed = ok(orchestrate("compare", "beam-blockers", "beam-lb", "--db", db)).stdout
     rows = [line.split() for line in printed.splitlines() if line.strip()[:2].strip().isdigit()]
     assert [row[0] for row in rows] == [str(k) for k in range(1, 13)]
@@ -147,7 +147,7 @@ def test_compare_lines_two_sweeps_up_per_k_in_numeric_order(db, boards_dir):
     lb_rows = [line for line in printed.splitlines() if line.split()[:1] == ["beam-lb"]]
     assert len(lb_rows) == 12 and all("×, q 0.0" in line and " *" in line for line in lb_rows)  # ratio, significant q
     csv = ok(orchestrate("compare", "beam-blockers", "beam-lb", "--format", "csv", "--db", db)).stdout
-    assert csv.splitlines()[0].startswith("k,common,units,jobs beam-blockers,jobs beam-lb,") and len(csv.splitlines()) == 13
+    assert csv.splitlines()[0].startswith("k,common,shared,units,jobs beam-blockers,jobs beam-lb,") and len(csv.splitlines()) == 13
     page = ok(orchestrate("compare", "beam-blockers", "beam-lb", "--format", "html", "--out", str(Path(db[10:]).parent / "c.html"),
                           "--db", db))
     assert "wrote" in page.stderr
@@ -159,7 +159,7 @@ def test_compare_takes_three_sweeps_and_a_by(db, boards_dir):
         finish(db, ids, [solved(30 + len(name)) for _ in ids])
     csv = ok(orchestrate("compare", "a", "b", "c", "--by", "k,board", "--format", "csv", "--db", db)).stdout
     header = csv.splitlines()[0].split(",")
-    assert header[:2] == ["k", "board"] and "moves_mean Δ b" in header and "moves_mean Δ c" in header
+    assert header[:2] == ["k", "board"] and "moves_common Δ b" in header and "moves_common Δ c" in header
     assert len(csv.splitlines()) == 1 + 2 * 3
     assert_usage_error(orchestrate("compare", "a", "--db", db), "compare needs two different sweeps")
     assert_usage_error(orchestrate("compare", "a", "b", "--by", "nope", "--db", db), "--by: no column nope")
