@@ -43,7 +43,8 @@ def report_command(
                      " mean over its boards of the ratio to this algorithm's on the board."),
     ] = None,
     fmt: Annotated[
-        str, typer.Option("--format", help="table, csv, markdown, json, html (one file with the plots) or parquet.")
+        str, typer.Option("--format", help="table; markdown or latex (the table shown, for a page or a paper); csv, json"
+                          " or parquet (every column, raw values); html (one file with the plots).")
     ] = "table",
     out: OutOption = None,
     columns: ColumnsOption = None,
@@ -77,7 +78,8 @@ def compare_command(
     by: Annotated[
         str | None, typer.Option(help="Line the sweeps up on these columns (default: the ones they share and vary in).")
     ] = None,
-    fmt: Annotated[str, typer.Option("--format", help="table, csv, markdown, json or html.")] = "table",
+    fmt: Annotated[str, typer.Option("--format", help="table; markdown or latex (the table shown, for a page or a"
+                                     " paper); csv or json (every column, raw values); html.")] = "table",
     out: OutOption = None,
     columns: ColumnsOption = None,
     wide: WideOption = False,

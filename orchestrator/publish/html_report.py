@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from orchestrator.reports.tables import row_text
+from orchestrator.reports.columns import column
+from orchestrator.reports.tables import best_cells, row_text
 from puzzles.errors import PuzzleError
 
 if TYPE_CHECKING:
@@ -114,32 +115,34 @@ def board_card(board: dict) -> str:
 
 
 def summary_table(summary: pd.DataFrame, keys: dict[str, str] | None = None) -> str:
-    """The summary as a sortable, filterable table: values written as the terminal writes them
-    (`orchestrator.reports.tables.row_text`: `85 µs`, `2 GiB`, `+12.5%`), missing ones "–", key columns shown.
+    """The summary as a sortable, filterable table: headings and values as the terminal writes them
+    (`orchestrator.reports.columns`: `moves median`; `85 µs`, `2 GiB`, `+12.5%`), missing ones "–", the best of
+    each column among the rows compared in bold (`tables.best_cells`), key columns shown.
 
-    `keys` maps the key columns to their headings; the other numeric columns
-    are shown by the "every column" box (all are shown when `keys` is None).
+    `keys` are the key columns; the other numeric columns are shown by the
+    "every column" box (all are shown when `keys` is None).
     """
     if summary.empty:
         return '<p class="empty">no jobs</p>'
-    text_columns = [column for column in summary.columns if not _numeric(summary[column])]
-    kinds = {column: "text" if column in text_columns else "" if keys is None or column in keys else "extra"
-             for column in summary.columns}
-    headings, bodies = [], []
-    for column, kind in kinds.items():
-        label = (keys or {}).get(column, column)
-        headings.append(f'<th class="{kind}" title="{html.escape(column, quote=True)}">{html.escape(label)}</th>')
-    for row in summary.to_dict("records"):
+    text_columns = [name for name in summary.columns if not _numeric(summary[name])]
+    kinds = {name: "text" if name in text_columns else "" if keys is None or name in keys else "extra"
+             for name in summary.columns}
+    headings = [f'<th class="{kind}" title="{html.escape(name, quote=True)}">{html.escape(column(name).heading)}</th>'
+                for name, kind in kinds.items()]
+    (best, among), bodies = best_cells(summary), []
+    for index, row in enumerate(summary.to_dict("records")):
         cells = []
-        for column, value in row.items():
-            shown = row_text(row, column)
-            cells.append(f'<td class="{kinds[column]}"{_sort_key(value)}>{html.escape(shown)}</td>')
+        for name, value in row.items():
+            shown = html.escape(row_text(row, name))
+            shown = f"<strong>{shown}</strong>" if (index, name) in best else shown
+            cells.append(f'<td class="{kinds[name]}"{_sort_key(value)}>{shown}</td>')
         bodies.append("<tr>" + "".join(cells) + "</tr>")
     tools = ('<div class="table-tools"><input type="search" placeholder="filter rows: words they hold">'
              '<label><input type="checkbox"> every column</label><span class="shown muted"></span></div>')
     table = (f'<table class="summary"><thead><tr>{"".join(headings)}</tr></thead>'
              f'<tbody>{"".join(bodies)}</tbody></table>')
-    return f'<div class="table-box">{tools}<div class="table-wrap">{table}</div></div>'
+    note = f'<p class="muted">bold: the best value of its column among {among}</p>' if best else ""
+    return f'<div class="table-box">{tools}<div class="table-wrap">{table}</div>{note}</div>'
 
 
 def _numeric(column: pd.Series) -> bool:

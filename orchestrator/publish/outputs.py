@@ -12,12 +12,15 @@ from functools import partial
 from pathlib import Path
 
 import pandas as pd
+from rich.console import Console
 from rich.table import Table
 
+from orchestrator.publish.latex import latex_table
 from orchestrator.reports import rows as report_rows
 from orchestrator.reports import tables
-from orchestrator.reports.comparison import compare, footnotes, shared_groups
-from orchestrator.reports.summary import compared_note, summarize
+from orchestrator.reports.comparability import comparison, report_summary
+from orchestrator.reports.comparison import shared_groups
+from orchestrator.reports.errors import error_lines
 from orchestrator.sweeps.lookups import find_sweep
 from puzzles.errors import PuzzleError
 from workers.store import Database
@@ -25,7 +28,8 @@ from workers.store.progress import sweep_provenance, sweep_status
 from workers.store.rows import board_solutions
 from workers.store.sweeps import SweepRow
 
-COMPARE_FORMATS = ("table", "csv", "markdown", "json", "html")
+COMPARE_FORMATS = ("table", "csv", "markdown", "latex", "json", "html")
+MARKS = {"table": tables.MARKER, "markdown": "bold", "latex": "bold"}  # the formats of the table the terminal shows
 
 
 @dataclass
@@ -60,8 +64,8 @@ def report_sweep(db: Database, sweep_name: str, *, by: str | None, baseline: str
     sweep = find_sweep(db, sweep_name)
     rows = sweep_rows(db, sweep_name)
     groups = report_rows.group_columns(rows, column_names(by, "--by") if by else None)
-    summary = summarize(rows, groups, baseline=baseline)
-    notes = [*report_rows.notes(rows, sweep_name, groups), *compared_note(summary, rows, groups)]
+    summary, compared = report_summary(rows, groups, baseline=baseline)
+    notes = [*error_lines(rows, sweep_name), *report_rows.notes(rows, sweep_name, groups), *compared]
     published = Published()
     if plot:
         from orchestrator.reports import plots  # matplotlib only when a plot is asked for
@@ -69,8 +73,8 @@ def report_sweep(db: Database, sweep_name: str, *, by: str | None, baseline: str
         folder = layout.out.parent if layout.out else Path.cwd()
         published.messages += [f"wrote {path}" for path in plots.write_pngs(rows, folder, file_stem(sweep_name))]
     document = Document(f"slidelab report: {sweep_name}", sweep_name, notes, rows, Source(db, sweep))
-    table = partial(tables.report_table, summary, groups, columns=layout.chosen(), wide=layout.wide)
-    return _published(published, summary, layout, document, table)
+    grid = partial(tables.report_grid, summary, groups, columns=layout.chosen(), wide=layout.wide)
+    return _published(published, summary, layout, document, grid)
 
 
 def compare_sweeps(db: Database, names: list[str], *, by: str | None, layout: Layout) -> Published:
@@ -79,18 +83,20 @@ def compare_sweeps(db: Database, names: list[str], *, by: str | None, layout: La
     check_not_database(layout.out, db)
     unique = list(dict.fromkeys(names))
     with ThreadPoolExecutor(max_workers=len(unique) if db.reads_side_by_side else 1) as pool:
-        frames = dict(zip(unique, pool.map(partial(compared_rows, db), unique), strict=True))
+        found = dict(zip(unique, pool.map(partial(compared_rows, db), unique), strict=True))
+    frames = {name: rows for name, (rows, _) in found.items()}
+    trials = [text for _, text in found.values() if text]
     if len(frames) < 2:
         raise PuzzleError("compare needs two different sweeps or more")
     groups = column_names(by, "--by") if by else shared_groups(list(frames.values()))
     for rows in frames.values():
         report_rows.group_columns(rows, groups)  # an unknown column is named before anything is computed
-    table = compare(frames, groups)
+    table, compared = comparison(frames, groups)
     notes = list(dict.fromkeys(note for name, rows in frames.items() for note in report_rows.notes(rows, name, groups)))
-    notes += footnotes(table, frames, groups)
+    notes += [*trials, *compared]
     document = Document(f"slidelab comparison: {' vs '.join(frames)}", "-vs-".join(frames), notes, None)
-    terminal = partial(tables.compare_table, table, groups, list(frames), columns=layout.chosen(), wide=layout.wide)
-    return _published(Published(), table, layout, document, terminal)
+    grid = partial(tables.compare_grid, table, groups, list(frames), columns=layout.chosen(), wide=layout.wide)
+    return _published(Published(), table, layout, document, grid)
 
 
 def column_names(text: str, option: str) -> list[str]:
@@ -121,19 +127,36 @@ class Document:
 
 
 def _published(published: Published, frame: pd.DataFrame, layout: Layout, document: Document,
-               terminal: Callable[[], Table]) -> Published:
-    """The frame in the layout's format: an HTML file, a terminal table, or text (csv, markdown, json, parquet)."""
+               grid: Callable[[], tables.Grid]) -> Published:
+    """The frame in the layout's format: an HTML file; the table the terminal shows, in a terminal, as Markdown or as
+    LaTeX; or the whole frame's raw values (csv, json, parquet)."""
     if layout.fmt == "html":
         target = layout.out or Path(f"{file_stem(document.stem)}.html")
         target.write_text(_html(document, frame))
         published.messages.append(f"wrote {target}")
         return published
     published.messages += document.notes
-    if layout.fmt == "table":
-        published.table = terminal()
-    else:
+    if layout.fmt not in MARKS:
         published.text = report_rows.write(frame, layout.fmt, layout.out)
+        return published
+    shown = tables.fitted(grid(), terminal_width()) if layout.fmt == "table" else grid()
+    notes = shown.notes(MARKS[layout.fmt])
+    published.messages += notes
+    if layout.fmt == "table":
+        published.table = tables.terminal_table(shown)
+        return published
+    text = tables.markdown_text(shown) if layout.fmt == "markdown" else latex_table(shown, [*document.notes, *notes])
+    if layout.out is None:
+        published.text = text
+    else:
+        report_rows.write_texts([text], layout.out)
     return published
+
+
+def terminal_width() -> int | None:
+    """The width of the terminal stdout is, None for a pipe or a file (where a table has its natural width)."""
+    console = Console()
+    return console.width if console.is_terminal else None
 
 
 def export_sweep(db: Database, sweep_name: str, fmt: str, out: Path | None) -> Published:
@@ -171,13 +194,17 @@ def sweep_rows(db: Database, sweep_name: str) -> pd.DataFrame:
     return rows
 
 
-def compared_rows(db: Database, name: str) -> pd.DataFrame:
-    """The rows `compare` lines up of a sweep: all of them, or of a study (`orchestrate tune`) its best trial's."""
-    from orchestrator.reports.study import best_job_ids, is_study
+def compared_rows(db: Database, name: str) -> tuple[pd.DataFrame, str | None]:
+    """The rows `compare` lines up of a sweep: all of them, or of a study (`orchestrate tune`) its best trial's, with
+    the line that names that trial."""
+    from orchestrator.reports.study import best_trial, is_study, trial_text
 
     rows = sweep_rows(db, name)
     sweep = find_sweep(db, name)
-    return rows[rows["job_id"].isin(best_job_ids(db, sweep))] if is_study(sweep) else rows
+    if not is_study(sweep):
+        return rows, None
+    trial = best_trial(db, sweep)
+    return rows[rows["job_id"].isin(trial.job_ids)], trial_text(name, trial)
 
 
 def _html(document: Document, frame: pd.DataFrame) -> str:

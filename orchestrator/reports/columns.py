@@ -49,8 +49,8 @@ class Unit:
 
     `write(value, signed)` writes a value (signed: a difference of two);
     `scales` are (symbol, size in base units), largest first, for a column
-    whose heading names the unit (LaTeX); `digits` the decimals of a plain
-    number, None for three significant digits of the column's largest.
+    whose heading names the unit (LaTeX); `digits` the decimals of its plain
+    numbers, None for three significant digits of each.
     """
 
     name: str
@@ -66,21 +66,29 @@ class Unit:
             return cell(value)
         return self.write(float(value), signed)
 
-    def scale(self, values: Iterable[Any]) -> tuple[str, float]:
+    def scale(self, values: Iterable[Any]) -> "Scale":
         """The unit a heading names for these values: the largest in which their largest is 1 or more."""
-        numbers = [abs(float(value)) for value in values if _number(value)]
-        largest = max(numbers, default=0.0)
-        if largest == 0:
-            return self.scales[0]
-        return next(((symbol, size) for symbol, size in self.scales if largest >= size), self.scales[-1])
+        largest = max((abs(float(value)) for value in values if _number(value)), default=0.0)
+        symbol, size = next(((symbol, size) for symbol, size in self.scales if largest >= size),
+                            self.scales[0 if largest == 0 else -1])
+        return Scale(symbol, size, self.digits)
 
-    def number(self, value: Any, size: float, signed: bool = False) -> str:
-        """A value as a plain number in the unit of `size` (`scale`), `1,234.5`; None for a missing one."""
+
+@dataclass(frozen=True)
+class Scale:
+    """The unit a heading names for a column's numbers (`ms`), its size in the values' unit, and their decimals (None:
+    each to three significant digits)."""
+
+    symbol: str
+    size: float
+    digits: int | None
+
+    def number(self, value: Any, signed: bool = False) -> str | None:
+        """A value as a plain number in this unit, `1,234.5`; None for a missing one."""
         if not _number(value):
             return None
-        scaled = float(value) / size
-        digits = self.digits if self.digits is not None else _decimals(scaled)
-        return f"{scaled:{'+' if signed else ''},.{digits}f}"
+        scaled = float(value) / self.size
+        return f"{scaled:{'+' if signed else ''},.{self.digits if self.digits is not None else _decimals(scaled)}f}"
 
 
 def _number(value: Any) -> bool:
@@ -115,12 +123,13 @@ def _p(value: float, signed: bool) -> str:
 COUNT = Unit("count", _counted)
 MOVES = Unit("moves", lambda value, signed: number_text(value, signed), digits=1)  # a mean of moves, to a tenth
 WHOLE_MOVES = Unit("moves", _counted)  # fewest and most moves
+MOVES_BEYOND = Unit("moves", lambda value, signed: number_text(value, signed=True), digits=1)  # moves - optimum
 TIME = Unit("time", _timed, (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)), digits=None)
 BYTES = Unit("bytes", lambda value, signed: ("+" if signed and value >= 0 else "") + bytes_text(value),
              (("GiB", 1 << 30), ("MiB", MIB), ("KiB", 1 << 10), ("bytes", 1.0)), digits=None)
 SHARE = Unit("share", share_text, (("%", 0.01),))
 GAP = Unit("gap", lambda value, signed: gap_text(value), (("%", 0.01),), digits=1)
-RATIO = Unit("ratio", lambda value, signed: ratio_text(value), (("×", 1.0),), digits=2)
+RATIO = Unit("ratio", lambda value, signed: ratio_text(value), digits=2)  # its heading says of what: `time ×base`
 SCORE = Unit("score", _score, digits=2)
 P_VALUE = Unit("p", _p, digits=3)
 TEXT = Unit("text", _plain, digits=None)
@@ -155,19 +164,16 @@ class Column:
     spread: str | None = None
     table: bool = True
     key: Callable[[pd.DataFrame], bool] = _never
+    rank: str | None = None  # the column whose values decide the best marks, if not this one's (own ranked by common)
 
     def text(self, value: Any, signed: bool = False) -> str:
         """A value of the column as a cell writes it, unit included (`value_text`)."""
         return self.unit.text(value * self.base if _number(value) else value, signed)
 
-    def scale(self, values: Iterable[Any]) -> tuple[str, float]:
-        """The unit a heading of the column names for these values, and its size in the stored values' unit."""
-        symbol, size = self.unit.scale(float(value) * self.base for value in values if _number(value))
-        return symbol, size / self.base
-
-    def number(self, value: Any, size: float, signed: bool = False) -> str | None:
-        """A value as a plain number in the unit of `size` (`scale`); None for a missing one."""
-        return self.unit.number(value, size, signed)
+    def scale(self, values: Iterable[Any]) -> Scale:
+        """The unit a heading of the column names for these values (`Unit.scale`), sized in the stored values' unit."""
+        found = self.unit.scale(float(value) * self.base for value in values if _number(value))
+        return replace(found, size=found.size / self.base)
 
     def best(self, values: pd.Series) -> pd.Series:
         """True where a value is the best of `values` (every one that ties), only where two or more differ."""
@@ -192,9 +198,10 @@ def _metric(name: str, heading: str, unit: Unit, priority: int, key: Callable[[p
     """A metric's mean (with its spread), median, spread and interval bounds, and its figure over the common runs."""
     lower = Better.LOWER
     return [
-        Column(f"{name}_mean", heading, unit, priority, lower, spread=name, key=key),
-        Column(f"{name}_common", f"{heading} common", unit, priority + 5, lower),
-        Column(f"{name}_median", f"{heading} median", unit, priority + 40, lower),
+        Column(f"{name}_mean", heading, unit, priority, lower, spread=name, key=key, rank=f"{name}_common"),
+        Column(f"{name}_common", f"{heading} common", unit, priority + 5, lower,
+               key=lambda summary: key(summary) and _narrowed(summary)),
+        Column(f"{name}_median", f"{heading} median", unit, priority + 40),
         *(Column(f"{name}_{stat}", f"{heading} {label}", unit, 99, table=False) for stat, label in
           (("std", "sd"), ("board_std", "sd across boards"), ("ci_low", "95% low"), ("ci_high", "95% high"))),
     ]
@@ -204,7 +211,7 @@ def _registry() -> dict[str, Column]:
     lower, higher = Better.LOWER, Better.HIGHER
     columns = [
         Column("boards", "boards", COUNT, 40, key=_beyond("boards", 1)),
-        Column("jobs", "jobs", COUNT, 10, key=_always),
+        Column("jobs", "jobs", COUNT, 28, key=_always),
         Column("unfinished", "unfinished", COUNT, 30, key=_beyond("unfinished", 0)),
         Column("solved_share", "solved", SHARE, 10, higher, key=_always),
         Column("coverage", "coverage", COUNT, 12, higher, "sum", key=_always),
@@ -215,22 +222,24 @@ def _registry() -> dict[str, Column]:
         Column("shared", "shared", COUNT, 99, table=False),
         Column("units", "units", COUNT, 99, table=False),
         *_metric("moves", "moves", MOVES, 20),
-        Column("moves_min", "moves min", WHOLE_MOVES, 70, lower),
-        Column("moves_max", "moves max", WHOLE_MOVES, 70, lower),
-        Column("steps_mean", "steps", MOVES, 75, lower),
-        Column("gap_mean", "gap", GAP, 25, lower, key=_always),
+        Column("moves_min", "moves min", WHOLE_MOVES, 70),
+        Column("moves_max", "moves max", WHOLE_MOVES, 70),
+        Column("steps_mean", "steps", MOVES, 75),
+        Column("gap_mean", "gap", GAP, 25, lower, key=_always, rank="gap_common"),
         Column("gap_common", "gap common", GAP, 30, lower),
-        Column("gap_moves_mean", "gap moves", MOVES, 65, lower),
+        Column("gap_moves_mean", "gap moves", MOVES_BEYOND, 65),
         *_metric("expanded", "expanded", COUNT, 25),
         *_metric("generated", "generated", COUNT, 60, key=_never),
         *_metric("elapsed", "time", TIME, 20),
-        Column("elapsed_p95", "time p95", TIME, 72, lower),
-        Column("cpu_mean", "cpu time", TIME, 74, lower),
-        Column("peak_mem_mib", "peak memory", BYTES, 55, lower, base=MIB),
+        Column("elapsed_p95", "time p95", TIME, 72),
+        Column("cpu_mean", "cpu time", TIME, 74),
+        Column("peak_mem_mib", "peak memory", BYTES, 55, lower, base=MIB, rank="peak_mem_common"),
         Column("peak_mem_common", "peak memory common", BYTES, 57, lower, base=MIB),
         *(Column(f"{name}_ratio", f"{heading} ×base", RATIO, 15, lower, "geomean", key=_always)
           for name, heading in (("moves", "moves"), ("expanded", "expanded"), ("elapsed", "time"))),
         Column("left_out", "left out", TEXT, 85),
+        Column("moves_mean own", "moves own", MOVES, 30),  # a comparison's sweeps' own figures, beside the compared
+        Column("elapsed_mean own", "time own", TIME, 35),
     ]
     return {column.name: column for column in columns}
 
@@ -245,21 +254,23 @@ def column(name: str) -> Column:
         return COLUMNS[name]
     if name.startswith("n_"):
         outcome = name.removeprefix("n_")
-        return Column(name, outcome, COUNT, 40 if outcome == "unsolvable" else 80,
+        return Column(name, f"jobs {outcome}", COUNT, 40 if outcome == "unsolvable" else 80,
                       key=lambda summary: name == "n_unsolvable")
-    metric, *rest = name.split(" ")
-    if rest and (metric in COLUMNS or metric == "jobs"):
-        return _compared(COLUMNS[metric], rest[0] if len(rest) > 1 and rest[0] in KINDS else None)
+    metric = name.split(" ")[0]
+    if metric != name and metric in COLUMNS:
+        return _compared(COLUMNS[metric], name)
     return Column(name, name)
 
 
-def _compared(metric: Column, kind: str | None) -> Column:
-    """A comparison's column of `metric`: a sweep's value, or against the first sweep its difference, ratio, p or q."""
-    if kind is None or kind == "Δ":
-        return replace(metric, better=metric.better if kind is None else Better.NONE)
-    if kind == "×":
-        return Column(metric.name, f"{metric.heading} ×", RATIO, metric.priority, metric.better, "geomean")
-    return Column(metric.name, f"{metric.heading} {kind}", P_VALUE, metric.priority)
+def _compared(metric: Column, name: str) -> Column:
+    """A comparison's column of `metric` (`moves_mean B`, `moves_mean × B`): a sweep's value, or against the first
+    sweep its difference, ratio, p or q; headed `moves × B`."""
+    heading, against = metric.heading + name.removeprefix(metric.name), kind(name)
+    if against is None or against == "Δ":
+        return replace(metric, name=name, heading=heading, better=metric.better if against is None else Better.NONE)
+    if against == "×":
+        return Column(name, heading, RATIO, metric.priority, metric.better, "geomean")
+    return Column(name, heading, P_VALUE, metric.priority)
 
 
 def value_text(name: str, value: Any) -> str:
@@ -267,13 +278,14 @@ def value_text(name: str, value: Any) -> str:
     memory in binary units, counts to the unit, ratios as `1.43×`; in a comparison differences signed, p and q to
     three decimals, `q` with ` *` where it is below 5%."""
     found = column(name)
-    kind = _kind(name)
-    written = found.text(value, signed=kind == "Δ")
-    return f"{written} *" if kind == "q" and _number(value) and significant(value) else written
+    against = kind(name)
+    written = found.text(value, signed=against == "Δ")
+    return f"{written} *" if against == "q" and _number(value) and significant(value) else written
 
 
-def _kind(name: str) -> str | None:
-    """Of a comparison's column, which value against the first sweep it holds (`Δ`, `×`, `p`, `q`); None otherwise."""
+def kind(name: str) -> str | None:
+    """Of a comparison's column (`moves_mean Δ B`), which value against the first sweep it holds (`Δ`, `×`, `p`,
+    `q`); None otherwise."""
     parts = name.split(" ")
     return parts[1] if len(parts) > 2 and parts[1] in KINDS else None
 

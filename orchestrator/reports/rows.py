@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 GROUPS = ("algorithm", "params", "board")
 ALIASES = {"algo": "algorithm"}
-FORMATS = ("table", "csv", "markdown", "json", "html", "parquet")
+FORMATS = ("table", "csv", "markdown", "latex", "json", "html", "parquet")
 EXPORT_FORMATS = ("csv", "parquet")
 TIMING_NOTE = f"time: {TIMING}"
 RESULT_COLUMNS = measures()
@@ -214,7 +214,7 @@ def params_key_text(key: str) -> str:
 
 
 def write(frame: pd.DataFrame, fmt: str, out: Path | None) -> str | None:
-    """`frame` as csv, markdown or json (returned when `out` is None) or parquet (needs `out`)."""
+    """`frame` as csv or json (returned when `out` is None) or parquet (needs `out`): its columns' names, raw values."""
     if fmt == "parquet":
         if out is None:
             raise PuzzleError("--format parquet needs --out FILE")
@@ -222,7 +222,6 @@ def write(frame: pd.DataFrame, fmt: str, out: Path | None) -> str | None:
         return None
     writers: dict[str, Callable[[], str]] = {
         "csv": lambda: frame.to_csv(index=False),
-        "markdown": lambda: _markdown(frame),
         "json": lambda: frame.to_json(orient="records", indent=1),
     }
     text = writers[fmt]()
@@ -297,16 +296,3 @@ def _share(mixed: pd.Series, finished: pd.DataFrame, groups: list[str]) -> str:
     """`2 of 5 groups`: how many groups of the finished rows are mixed."""
     return f"{len(mixed):,} of {finished.groupby(groups, dropna=False).ngroups:,} groups"
 
-
-def _markdown(frame: pd.DataFrame) -> str:
-    """A pipe table (without the optional tabulate package)."""
-    cells = frame.astype(object).where(frame.notna(), "").map(_cell)
-    lines = ["| " + " | ".join(frame.columns) + " |", "|" + "---|" * len(frame.columns)]
-    lines += ["| " + " | ".join(row) + " |" for row in cells.itertuples(index=False)]
-    return "\n".join(lines) + "\n"
-
-
-def _cell(value) -> str:
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return str(value).replace("|", "\\|")

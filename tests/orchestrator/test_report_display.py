@@ -11,7 +11,7 @@ from orchestrator.publish.dashboard import _result_line
 from orchestrator.publish.html_report import summary_table
 from orchestrator.reports import plots
 from orchestrator.reports.rows import with_parameter_columns
-from orchestrator.reports.tables import report_table, value_text
+from orchestrator.reports.tables import report_grid, terminal_table, value_text
 from orchestrator.sweeps.limits import limits_text
 from orchestrator.text import duration_text
 from tests.orchestrator.test_plots import BOARDS, PARAMETERS, beam_rows, job
@@ -83,7 +83,7 @@ def test_html_dashboard_and_terminal_write_values_alike():
         assert f">{text}<" in html, text  # today: 8.534e-05, 75, 2,048, 9,469
     assert value_text("elapsed_mean", 8.534e-05) == duration_text(8.534e-05) == "85.3 µs"
     console = Console(width=200, record=True)
-    console.print(report_table(summary(), ["algorithm"], columns=["elapsed_mean", "gap_mean", "peak_mem_mib"]))
+    console.print(terminal_table(report_grid(summary(), ["algorithm"], columns=["elapsed_mean", "gap_mean", "peak_mem_mib"])))
     terminal = console.export_text()
     assert all(text in terminal for text in ("85.3 µs", "+946,920%", "2 GiB"))
     line = _result_line({"elapsed_s": 8.534e-05, "algorithm": "bfs", "params": {}})
