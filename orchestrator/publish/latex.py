@@ -11,7 +11,7 @@ print without packages of its own, written as `?`. The document needs
 `\usepackage{booktabs}` (and `\usepackage[T1]{fontenc}` for accented letters).
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from orchestrator.reports.columns import Scale, column, kind, value_text
@@ -26,7 +26,7 @@ SPECIALS = {
 LATIN = range(0xA0, 0x180)  # Latin-1 and Latin Extended-A: what pdflatex's utf8 input prints with T1 fonts
 
 
-def latex_table(grid: Grid, notes: list[str] = ()) -> str:
+def latex_table(grid: Grid, notes: Iterable[str] = ()) -> str:
     """The grid as a booktabs tabular, its `notes` as comments above it."""
     writers = [_writer(heading, grid) for heading in grid.headings]
     spec = "".join("l" if heading.group else "r" for heading in grid.headings)
@@ -45,7 +45,7 @@ def latex_escape(text: str) -> str:
                    for char in text)
 
 
-def _line(cells) -> str:
+def _line(cells: Iterable[str]) -> str:
     return " & ".join(cells) + r" \\"
 
 
