@@ -37,6 +37,7 @@ bench: $(VENV)/.stamp-test
 	$(PY) bench/npuzzle24.py
 	$(PY) bench/demo.py
 	$(PY) bench/million.py
+	$(PY) bench/docs_figures.py
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)

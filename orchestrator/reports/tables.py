@@ -334,15 +334,19 @@ def _compared_summaries(grid: Grid, table: pd.DataFrame, groups: list[str], name
     ratios = [metric for metric in metrics if metric in COMPARED and metric != "solved_share"]
     if len(table) < 2 or not ratios or not groups:
         return grid
-    summaries = []
+    summaries, counted = [], []
     for name in names[1:]:
-        label = [Cell(text=_aggregates_label(["geomean"], len(table)) if index == 0 else "") for index in range(len(groups))]
+        present = {metric: int((pd.to_numeric(table[f"{metric} × {name}"], errors="coerce") > 0).sum())
+                   for metric in ratios}
+        label = [Cell(text=_aggregates_label(["geomean"], max(present.values())) if index == 0 else "")
+                 for index in range(len(groups))]
         cells = [Cell(f"{metric} × {name}", _aggregate(table[f"{metric} × {name}"], "geomean")) if metric in ratios
                  else Cell(text="") for metric in metrics]
         summaries.append([*label, Cell(text=""), Cell(text=name), Cell(text=""), *cells])
+        counted += [f"{column(metric).heading} over {count:,} of {len(table):,}" for metric, count in present.items()]
     return replace(grid, summaries=summaries,
-                   summarized=f"last rows: per later sweep, the geometric mean over the {len(table):,} rows of its "
-                              f"ratio to the first of {_and([column(metric).heading for metric in ratios])}")
+                   summarized=f"last rows: per later sweep, the geometric mean of its ratio to the first over the rows "
+                              f"that have one ({_and(list(dict.fromkeys(counted)))})")
 
 
 def _and(names: list[str]) -> str:
