@@ -29,6 +29,16 @@ ColumnsOption = Annotated[
     typer.Option("--columns", help="Table columns to show, comma separated (names as in --format csv); default: the key ones."),
 ]
 WideOption = Annotated[bool, typer.Option("--wide", help="Show every column of the table.")]
+PlotFormatOption = Annotated[
+    str | None,
+    typer.Option("--plot-format", help="png, pdf, svg or pgf (a LaTeX picture; writing it needs LaTeX): the plots' files,"
+                 " fonts embedded (implies --plot; default png)."),
+]
+PlotWidthOption = Annotated[
+    str | None,
+    typer.Option("--plot-width", help="one or two: every plot as wide as one column of a paper (3.5 in) or two (7 in)"
+                 " (implies --plot; default: scatter and coverage plots one column, the others as drawn)."),
+]
 
 
 @app.command("report")
@@ -49,7 +59,10 @@ def report_command(
     out: OutOption = None,
     columns: ColumnsOption = None,
     wide: WideOption = False,
-    plot: Annotated[bool, typer.Option("--plot", help="Also write the plots as PNG files (next to --out, else here).")] = False,
+    plot: Annotated[bool, typer.Option("--plot", help="Also write the plots as files (next to --out, else here): per"
+                                       " parameter, per algorithm, scatter (against --baseline) and coverage.")] = False,
+    plot_format: PlotFormatOption = None,
+    plot_width: PlotWidthOption = None,
     db: DbOption = None,
 ) -> None:
     """Summarize a sweep's done jobs: per algorithm, parameters and board, the share solved, moves, gap, nodes, time.
@@ -69,7 +82,8 @@ def report_command(
         if is_study(find_sweep(results, sweep_name)):  # made by orchestrate tune: its best trials, Optuna's figures
             _print(_study_report(results, sweep_name, fmt, out))
             return
-        _print(report_sweep(results, sweep_name, by=by, baseline=baseline, layout=layout, plot=plot))
+        plots = _plot_files(plot, plot_format, plot_width)
+        _print(report_sweep(results, sweep_name, by=by, baseline=baseline, layout=layout, plot=plots))
 
 
 @app.command("compare")
@@ -83,18 +97,23 @@ def compare_command(
     out: OutOption = None,
     columns: ColumnsOption = None,
     wide: WideOption = False,
+    plot: Annotated[bool, typer.Option("--plot", help="Also write the plots as files (next to --out, else here): the"
+                                       " first sweep against each other, board by board, and coverage.")] = False,
+    plot_format: PlotFormatOption = None,
+    plot_width: PlotWidthOption = None,
     db: DbOption = None,
 ) -> None:
     """Sweeps side by side: per group each one's jobs, share solved, moves, nodes and time, and against the first
     the difference, the ratio and the p-value of Welch's t-test (paired over boards when a group spans them).
 
-    Example: orchestrate compare beam-blockers beam-lb
+    Example: orchestrate compare beam-blockers beam-lb --plot --plot-format pdf
     """
     from orchestrator.publish.outputs import Layout, compare_sweeps
 
     with user_errors():
         layout = Layout(fmt, out, columns, wide)
-        _print(compare_sweeps(existing_database(db), sweeps, by=by, layout=layout))
+        plots = _plot_files(plot, plot_format, plot_width)
+        _print(compare_sweeps(existing_database(db), sweeps, by=by, layout=layout, plot=plots))
 
 
 @app.command("export")
@@ -235,6 +254,15 @@ def _study_report(results, name: str, fmt: str, out: Path | None):
 
     require("optuna")
     return publish_study(study_report(results, find_sweep(results, name)), fmt, out)
+
+
+def _plot_files(plot: bool, fmt: str | None, width: str | None):
+    """The plot files asked for: by --plot, --plot-format or --plot-width; None for none."""
+    from orchestrator.publish.outputs import PlotFiles
+
+    if not (plot or fmt or width):
+        return None
+    return PlotFiles(fmt or "png", width)
 
 
 def _print(published) -> None:

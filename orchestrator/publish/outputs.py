@@ -21,6 +21,7 @@ from orchestrator.reports import tables
 from orchestrator.reports.comparability import comparison, report_summary
 from orchestrator.reports.comparison import shared_groups
 from orchestrator.reports.errors import error_lines
+from orchestrator.reports.figures import joined_rows
 from orchestrator.sweeps.lookups import find_sweep
 from puzzles.errors import PuzzleError
 from workers.store import Database
@@ -56,8 +57,17 @@ class Layout:
         return column_names(self.columns, "--columns") if self.columns else None
 
 
+@dataclass(frozen=True)
+class PlotFiles:
+    """The plots asked for as files (`--plot`): their format (`plots.PLOT_FORMATS`) and width (`one` or `two` columns
+    of a paper; None: as drawn)."""
+
+    fmt: str = "png"
+    width: str | None = None
+
+
 def report_sweep(db: Database, sweep_name: str, *, by: str | None, baseline: str | None, layout: Layout,
-                 plot: bool) -> Published:
+                 plot: PlotFiles | None = None) -> Published:
     """A sweep's summary per group (default: algorithm, params, board) as `layout` says, with its notes and plots."""
     _check_format(layout.fmt, report_rows.FORMATS)
     check_not_database(layout.out, db)
@@ -68,17 +78,16 @@ def report_sweep(db: Database, sweep_name: str, *, by: str | None, baseline: str
     notes = [*error_lines(rows, sweep_name), *report_rows.notes(rows, sweep_name, groups), *compared]
     published = Published()
     if plot:
-        from orchestrator.reports import plots  # matplotlib only when a plot is asked for
-
-        folder = layout.out.parent if layout.out else Path.cwd()
-        published.messages += [f"wrote {path}" for path in plots.write_pngs(rows, folder, file_stem(sweep_name))]
+        published.messages += plot_files(rows, plot, layout, file_stem(sweep_name), baseline)
     document = Document(f"slidelab report: {sweep_name}", sweep_name, notes, rows, Source(db, sweep))
     grid = partial(tables.report_grid, summary, groups, columns=layout.chosen(), wide=layout.wide)
     return _published(published, summary, layout, document, grid)
 
 
-def compare_sweeps(db: Database, names: list[str], *, by: str | None, layout: Layout) -> Published:
-    """The sweeps lined up group by group (`orchestrator.reports.comparison`), the first the reference."""
+def compare_sweeps(db: Database, names: list[str], *, by: str | None, layout: Layout,
+                   plot: PlotFiles | None = None) -> Published:
+    """The sweeps lined up group by group (`orchestrator.reports.comparison`), the first the reference; with `plot`, its
+    scatter and coverage plots as files."""
     _check_format(layout.fmt, COMPARE_FORMATS)
     check_not_database(layout.out, db)
     unique = list(dict.fromkeys(names))
@@ -94,9 +103,20 @@ def compare_sweeps(db: Database, names: list[str], *, by: str | None, layout: La
     table, compared = comparison(frames, groups)
     notes = list(dict.fromkeys(note for name, rows in frames.items() for note in report_rows.notes(rows, name, groups)))
     notes += [*trials, *compared]
-    document = Document(f"slidelab comparison: {' vs '.join(frames)}", "-vs-".join(frames), notes, None)
+    rows = joined_rows(frames, groups)
+    document = Document(f"slidelab comparison: {' vs '.join(frames)}", "-vs-".join(frames), notes, rows)
+    published = Published(messages=plot_files(rows, plot, layout, file_stem(document.stem)) if plot else [])
     grid = partial(tables.compare_grid, table, groups, list(frames), columns=layout.chosen(), wide=layout.wide)
-    return _published(Published(), table, layout, document, grid)
+    return _published(published, table, layout, document, grid)
+
+
+def plot_files(rows: pd.DataFrame, plot: PlotFiles, layout: Layout, stem: str, baseline: str | None = None) -> list[str]:
+    """Write the plots of `rows` (`plots.write_plots`) next to `--out`, else here; a line per file written."""
+    from orchestrator.reports import plots  # matplotlib only when a plot is asked for
+
+    folder = layout.out.parent if layout.out else Path.cwd()
+    paths = plots.write_plots(rows, folder, stem, fmt=plot.fmt, width=plot.width, baseline=baseline)
+    return [f"wrote {path}" for path in paths]
 
 
 def column_names(text: str, option: str) -> list[str]:

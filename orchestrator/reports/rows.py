@@ -2,8 +2,9 @@
 
 `load_rows` turns a sweep's jobs and results, read as Arrow columns
 (`workers.store.rows.job_table`), and its boards into a frame, one row per
-job, with each algorithm parameter as a column (kept apart from the
-others: see `parameter_column`), the board's known optimum
+job (its board's name, size and domain: `rushhour` or `npuzzle`), with
+each algorithm parameter as a column (kept apart from the others: see
+`parameter_column`), the board's known optimum
 (`boards.known_optimum`), the best optimum known (that one, else the fewest
 moves an optimal search found on the board anywhere in the database) and the
 optimality gap against it, as a ratio (`gap`) and in moves (`gap_moves`),
@@ -41,7 +42,7 @@ FORMATS = ("table", "csv", "markdown", "latex", "json", "html", "parquet")
 EXPORT_FORMATS = ("csv", "parquet")
 TIMING_NOTE = f"time: {TIMING}"
 RESULT_COLUMNS = measures()
-LEADING_COLUMNS = ("job_id", "board", "board_id", "board_size", "algorithm", "params")
+LEADING_COLUMNS = ("job_id", "board", "board_id", "board_size", "domain", "algorithm", "params")
 TRAILING_COLUMNS = ("seed", "repeat", "state", "outcome", *RESULT_COLUMNS, "reason", "host", "code_version",
                     "speed", "known_optimum", "optimal")
 DERIVED_COLUMNS = ("optimum", "gap", "gap_moves")
@@ -111,7 +112,7 @@ def rows_frame(table: "pa.Table", boards: dict[str, dict[str, Any]], optima: dic
     frame = pd.DataFrame({
         "job_id": stored["job_id"], "board": _taken([found["name"] or found["id"][:12] for found in of_board], board_codes),
         "board_id": stored["board_id"], "board_size": _taken([found["size"] for found in of_board], board_codes),
-        "algorithm": stored["algorithm"],
+        "domain": _taken([found["domain"] for found in of_board], board_codes), "algorithm": stored["algorithm"],
         "params": _taken([canonical_params(params) for params in decoded], params_codes),
         **{parameter_column(name): _taken([params.get(name) for params in decoded], params_codes) for name in names},
         **{column: stored[column] for column in ("seed", "repeat", "state", "outcome", *RESULT_COLUMNS, "reason",
@@ -295,4 +296,3 @@ def _mixed_groups(rows: pd.DataFrame, groups: list[str], column: str, mixes: Cal
 def _share(mixed: pd.Series, finished: pd.DataFrame, groups: list[str]) -> str:
     """`2 of 5 groups`: how many groups of the finished rows are mixed."""
     return f"{len(mixed):,} of {finished.groupby(groups, dropna=False).ngroups:,} groups"
-

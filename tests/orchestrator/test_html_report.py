@@ -65,7 +65,9 @@ def test_every_figure_is_valid_plotly_with_data(report_file):
 
     assert [figure["title"] for figure in figures] == [
         "beam: solution length vs k", "beam: time vs k", "beam: states expanded vs k", "beam: share solved vs k",
-        "mean solution length per algorithm", "mean time per algorithm", "share solved per algorithm"]
+        "mean solution length per algorithm", "mean time per algorithm", "share solved per algorithm",
+        "states expanded: astar vs each other configuration", "time: astar vs each other configuration",
+        "coverage by states expanded", "coverage by time"]
     for figure in figures:
         go.Figure(figure["figure"])  # raises for a property Plotly does not know
         assert figure["figure"]["data"], figure["title"]
@@ -156,7 +158,7 @@ def test_chromium_draws_every_plot_the_boards_and_plays_a_solution(report_file):
 
     assert errors == []
     assert fetched == [report_file.resolve().as_uri()]  # the file alone: it opens offline
-    assert len(figures) == 7
+    assert len(figures) == 11
     for figure in figures:
         assert figure["traces"] > 0 and figure["points"] > 0 and figure["drawn"] > 0, figure
     assert cards == [[name, VEHICLES[name], True] for name in SOLUTIONS]

@@ -17,7 +17,7 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 def job(job_id, board, algorithm, params, seed, status, moves, elapsed, expanded, **columns):
     return {
-        "job_id": job_id, "board": board, "board_size": 6, "algorithm": algorithm,
+        "job_id": job_id, "board": board, "board_size": 6, "domain": "rushhour", "algorithm": algorithm,
         "params": json.dumps(params, sort_keys=True), **columns, "seed": seed, "repeat": 0,
         "state": "done" if status else "queued", "outcome": status,
         "moves": float(moves) if status == "solved" else np.nan, "steps": moves, "expanded": expanded,
@@ -152,24 +152,25 @@ def test_several_algorithms_with_a_numeric_parameter_also_get_bar_charts():
 @pytest.mark.parametrize("make", [beam_rows, comparison_rows])
 def test_nothing_solved_or_nothing_finished_does_not_crash(make, tmp_path):
     rows = make().assign(status="failed", moves=np.nan, gap=np.nan)
-    assert len(plots.write_pngs(rows, tmp_path / "failed", "s")) in (3, 4)
+    assert len(plots.write_plots(rows, tmp_path / "failed", "s")) == len(plots.figures(rows)) + len(plots.paper_figures(rows))
     unfinished = rows.assign(status=None, job_status="queued", elapsed_s=np.nan, expanded=np.nan)
-    assert len(plots.write_pngs(unfinished, tmp_path / "unfinished", "s")) in (3, 4)
+    assert len(plots.write_plots(unfinished, tmp_path / "unfinished", "s")) > 3
 
 
 def test_no_rows_no_figures(tmp_path):
     rows = beam_rows().iloc[0:0]
     assert plots.figures(rows) == []
-    assert plots.write_pngs(rows, tmp_path, "empty") == []
+    assert plots.write_plots(rows, tmp_path, "empty") == []
 
 
-def test_write_pngs_writes_one_nonblank_png_per_figure(tmp_path):
-    paths = plots.write_pngs(beam_rows(), tmp_path / "out", "beam-sweep")
+def test_write_plots_writes_one_nonblank_png_per_figure(tmp_path):
+    paths = plots.write_plots(beam_rows(), tmp_path / "out", "beam-sweep")
 
-    assert [path.name for path in paths] == [
+    assert [path.name for path in paths][:4] == [
         "beam-sweep-beam-solution-length-vs-k.png", "beam-sweep-beam-time-vs-k.png",
         "beam-sweep-beam-states-expanded-vs-k.png", "beam-sweep-beam-share-solved-vs-k.png",
     ]
+    assert len(paths) == 4 + 2 * 4 + 2  # then k = 1 against each other k, per metric, and the coverage plots
     for path in paths:
         assert path.read_bytes()[:8] == PNG_SIGNATURE
         pixels = imread(path)

@@ -44,7 +44,7 @@ def _record(row: dict[str, Any]) -> dict[str, Any]:
     params = row["params"]
     return {
         "job_id": row["job_id"], "board": row["board"] or row["board_id"][:12], "board_id": row["board_id"],
-        "board_size": row["board_size"], "algorithm": row["algorithm"], "params": canonical_params(params),
+        "board_size": row["board_size"], "domain": row["domain"], "algorithm": row["algorithm"], "params": canonical_params(params),
         **{parameter_column(name): value for name, value in params.items()},
         "seed": row["seed"], "repeat": row["repeat"], "state": row["state"], "outcome": row["outcome"],
         **{column: row[column] for column in report_rows.RESULT_COLUMNS},
