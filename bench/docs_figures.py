@@ -54,14 +54,11 @@ def commands(block: str) -> list[str]:
     return found
 
 
-def stated_seconds(text: str) -> tuple[float, float] | None:
-    """The last time a paragraph states before its block, `2–4 s` or `about 10 s`, as (low, high) seconds."""
-    matches = STATED.findall(text)
-    if not matches:
-        return None
-    low, high, unit = matches[-1]
-    scale = 60.0 if unit == "min" else 1.0
-    return float(low) * scale, float(high or low) * scale
+def stated_seconds(text: str) -> list[tuple[float, float]]:
+    """The times a paragraph states before its block, `2–4 s` or `about 10 s`, as (low, high) seconds: the first is
+    its first command's, the last the others' (`about 10 s: ... Then its status ..., 1–2 s each`)."""
+    return [(float(low) * (60.0 if unit == "min" else 1.0), float(high or low) * (60.0 if unit == "min" else 1.0))
+            for low, high, unit in STATED.findall(text)]
 
 
 def tour(folder: Path) -> None:
@@ -70,10 +67,11 @@ def tour(folder: Path) -> None:
     print("| command | README says | measured | measured / stated |\n|---|---:|---:|---:|")
     position = 0
     for match in QUICK_BLOCK.finditer(text):
-        before = text[position:match.start()].rsplit("\n\n", 1)[-1]
+        before = text[position:match.start()].rstrip().rsplit("\n\n", 1)[-1]
         position = match.end()
-        stated = stated_seconds(before)
-        for command in commands(match.group(1)):
+        claims = stated_seconds(before)
+        for index, command in enumerate(commands(match.group(1))):
+            stated = (claims[0] if index == 0 else claims[-1]) if claims else None
             started = time.perf_counter()
             subprocess.run(["bash", "-e", "-c", command], cwd=folder, env=_environment(), check=True,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
