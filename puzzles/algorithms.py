@@ -134,6 +134,14 @@ def compiling_notice(algorithm: str) -> str:
     return f"compiling the search kernels, once per machine: about {find_algorithm(algorithm).compile_s} s"
 
 
+def param_text(name: str, value: Any) -> str:
+    """A parameter as every output writes it: `k=5`, `heuristic=blockers-lb`, a whole-number float without its `.0`
+    (`w_exit=3`), others to their shortest exact form (`w_freed=-14.5`)."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return f"{name}={value}"
+
+
 def with_domain_defaults(problem: "Problem", algorithm: str, values: dict[str, Any], given: dict[str, Any],
                          add_memo: bool = True) -> dict[str, Any]:
     """`values` with the domain's defaults where the algorithm's are foreign to it or its own: heuristic and memo.

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 
+from puzzles.textio import plural
 from workers.heartbeat import heartbeat
 from workers.jobs import ran_by, stamped
 from workers.runner import JobRunner, Lost
@@ -75,7 +76,7 @@ def _hand_back(db: Database, job_ids: list[int], host: str, requeue: Callable[[l
     """The jobs this host holds among `job_ids`, without a result, queued again (and sent) or pending."""
     state = JobState.QUEUED if requeue else JobState.PENDING
     given = give_back(db, job_ids, host, state)
-    log.info("stopped: %d jobs handed back (%s)", len(given), state)
+    log.info("stopped: %s handed back (%s)", plural(len(given), "job"), state)
     if requeue and given:
         requeue(given)
 

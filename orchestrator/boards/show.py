@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from orchestrator.text import duration_text
+from puzzles.algorithms import param_text
 from puzzles.result import SolveResult
 from puzzles.rushhour.board import RushHourBoard
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:  # the problem's compiled kernels are not needed to list board
     from puzzles.rushhour.problem import RushHourProblem
 
 MIB = 1 << 20
+NOT_SEARCHED = "not searched"  # a result without a peak: no search ran (the board was proven unsolvable first)
 WIDTH = 88
 
 # Background colours for vehicles other than the red car, cycled when a board
@@ -94,7 +96,7 @@ def search_log() -> Iterator[None]:
 
 def summary(result: SolveResult) -> str:
     """The result as labelled lines, the solution wrapped at the end."""
-    params = ", ".join(f"{k}={v}" for k, v in result.params.items())
+    params = ", ".join(param_text(name, value) for name, value in result.params.items())
     rows = [
         ("algorithm", f"{result.algorithm} ({params})" if params else result.algorithm),
         ("outcome", str(result.outcome)),
@@ -105,7 +107,7 @@ def summary(result: SolveResult) -> str:
         ("max frontier", _count(result.max_frontier)),
         ("stored", _count(result.stored)),
         ("time", duration_text(result.elapsed_s)),
-        ("peak memory", f"{result.peak_mem_bytes / MIB:.1f} MiB"),
+        ("peak memory", f"{result.peak_mem_bytes / MIB:.1f} MiB" if result.peak_mem_bytes else NOT_SEARCHED),
     ]
     if result.seed is not None:
         rows.append(("seed", str(result.seed)))

@@ -24,6 +24,7 @@ from orchestrator.cli.options import (
     user_errors,
     write_file,
 )
+from puzzles.textio import plural
 
 app = typer.Typer()
 boards_app = typer.Typer(
@@ -75,7 +76,7 @@ def boards_import_command(
         known = catalogue.listed_optima(board_sources(sources), goal=goal)
         done = catalogue.import_boards(results, boards, known, set_name)
     into = f"; set {set_name}: {done.added:,} added" if set_name else ""
-    typer.echo(f"{done.boards:,} boards, {done.new:,} new, {done.optima:,} with a known optimum given{into}")
+    typer.echo(f"{plural(done.boards, 'board')}, {done.new:,} new, {done.optima:,} with a known optimum given{into}")
 
 
 @boards_app.command("list")

@@ -36,6 +36,7 @@ from orchestrator.cli.options import (
 from orchestrator.sweeps.grid import SweepGrid, flag_name
 from puzzles.algorithms import OFFERED
 from puzzles.errors import PuzzleError
+from puzzles.textio import plural
 from workers.store.states import JobState, Outcome, parse_status
 
 app = typer.Typer()
@@ -193,11 +194,11 @@ def resume_command(
             raise PuzzleError(f"{sweep.name} is a study: continue it with orchestrate tune --name {sweep.name} and its"
                               " other options (resume would run the jobs its pruner cancelled, and tell Optuna nothing)")
         if uncancelled := uncancel(results, sweep.id):
-            typer.echo(f"{uncancelled:,} cancelled jobs run again")
+            typer.echo(f"{plural(uncancelled, 'cancelled job')} run again")
         job_ids = unfinished_jobs(results, sweep.id, held_too=force)
         held = len(unfinished_jobs(results, sweep.id)) - len(job_ids)
         if held:
-            typer.echo(f"{held:,} jobs held by live workers are left to them (--force runs them again)")
+            typer.echo(f"{plural(held, 'job')} held by live workers: left to them (--force runs them again)")
         take_over = held_leases(results, job_ids) if force else None
     interruptible(lambda: run_jobs(results, sweep, job_ids, workers=workers, chunk=chunk, wait=wait,
                                    take_over=take_over), sweep.name)
@@ -206,10 +207,13 @@ def resume_command(
 @app.command("cancel")
 def cancel_command(
     sweep_name: SweepArgument,
-    wait: Annotated[bool, typer.Option("--wait", help="Return once the workers have stopped the running jobs.")] = False,
+    wait: Annotated[bool, typer.Option("--wait", help="Return once the workers have stopped the running jobs, saying how"
+                                       " many jobs ended cancelled.")] = False,
     db: DbOption = None,
 ) -> None:
     """Cancel a sweep: its waiting jobs never start, its running ones are stopped by their workers within a heartbeat.
+
+    A running job whose result comes first is done, not cancelled: --wait counts the jobs that ended cancelled.
 
     The jobs keep no result (their state is cancelled, not an outcome), so reports leave them out;
     `orchestrate resume SWEEP` runs them later. Results stored before stay.
@@ -218,22 +222,20 @@ def cancel_command(
     """
     from orchestrator.sweeps.lookups import find_sweep
     from orchestrator.sweeps.running import watch
+    from orchestrator.sweeps.status_view import cancel_text, ended_text
     from workers.settings import settings
+    from workers.store.jobs import cancelled_among
     from workers.store.sweeps import cancel, stopping
 
     with user_errors():
         results = existing_database(db)
         sweep = find_sweep(results, sweep_name)
-        left = cancel(results, sweep.id)
-        running = left.get(JobState.RUNNING, 0)
-        if left:
-            typer.echo(f"sweep {sweep.name}: {sum(left.values()):,} jobs cancelled ({running:,} running, stopped by"
-                       f" their workers within {settings().heartbeat_seconds:g} s); run them later with:"
-                       f" orchestrate resume {sweep.name}")
-        else:
-            typer.echo(f"sweep {sweep.name}: no job to cancel (none is waiting or running)")
+        cancelled = cancel(results, sweep.id)
+        typer.echo(cancel_text(sweep.name, cancelled, settings().heartbeat_seconds))
         if wait:
             watch(lambda: not stopping(results, sweep.id))
+            if cancelled.running:
+                typer.echo(ended_text(sweep.name, cancelled, len(cancelled_among(results, cancelled.running))))
 
 
 @app.command("sweeps-delete", hidden=True)
@@ -256,11 +258,12 @@ def sweeps_delete_command(
         results = existing_database(db)
         sweep = find_sweep(results, sweep_name)
         current = sweep_status(results, sweep)
-        if not yes and not _confirmed(f"delete sweep {sweep.name}: {current.total:,} jobs,"
-                                      f" {sum(current.outcomes.values()):,} results?"):
+        if not yes and not _confirmed(f"delete sweep {sweep.name}: {plural(current.total, 'job')},"
+                                      f" {plural(sum(current.outcomes.values()), 'result')}?"):
             fail("nothing deleted (--yes deletes without asking)", 1)
         removed_jobs, removed_results = delete_sweep(results, sweep)
-    typer.echo(f"deleted sweep {sweep.name}: {removed_jobs:,} jobs, {removed_results:,} results (its boards stay)")
+    typer.echo(f"deleted sweep {sweep.name}: {plural(removed_jobs, 'job')}, {plural(removed_results, 'result')}"
+               " (its boards stay)")
 
 
 @app.command("status")

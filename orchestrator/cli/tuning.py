@@ -20,7 +20,8 @@ from orchestrator.cli.options import (
     with_parameters,
 )
 from orchestrator.cli.sweeping import interruptible
-from puzzles.algorithms import OFFERED
+from puzzles.algorithms import OFFERED, param_text
+from puzzles.textio import plural
 
 app = typer.Typer()
 
@@ -135,11 +136,12 @@ def tune_command(
 def trial_line(study, trial, outcome: str) -> str:
     """One trial, as told: `trial 3 complete: moves 12.3 (w_exit=3, ...)`."""
     frozen = study._storage.get_trial(trial._trial_id)
-    params = ", ".join(f"{key}={value:g}" if isinstance(value, float) else f"{key}={value}" for key, value in frozen.params.items())
+    params = ", ".join(param_text(name, value) for name, value in frozen.params.items())
     values = ", ".join(f"{value:.4g}" for value in frozen.values or [])
     shown = f": {values}" if values else ""
     if outcome == "pruned":
-        shown = f" after {len(frozen.intermediate_values)} boards ({frozen.user_attrs.get('cancelled_jobs', 0)} jobs cancelled)"
+        shown = (f" after {plural(len(frozen.intermediate_values), 'board')}"
+                 f" ({plural(frozen.user_attrs.get('cancelled_jobs', 0), 'job')} cancelled)")
     elif outcome == "fail":
         shown = f": {frozen.user_attrs.get('failure', '')}"
     return f"trial {frozen.number} {outcome}{shown} ({params})"
@@ -153,5 +155,5 @@ def best_line(study) -> str:
     if len(study.directions) > 1:
         return f"study {study.study_name}: {len(study.best_trials)} trials on the Pareto front"
     best = study.best_trial
-    params = ", ".join(f"{key}={value}" for key, value in best.params.items())
+    params = ", ".join(param_text(name, value) for name, value in best.params.items())
     return f"study {study.study_name}: best trial {best.number}, value {best.value:.4g} ({params})"

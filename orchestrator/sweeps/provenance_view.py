@@ -7,6 +7,7 @@ from orchestrator.sweeps.grid import SweepGrid, stored_grid
 from orchestrator.sweeps.limits import limits_text
 from orchestrator.sweeps.status_view import params_text, status_text
 from orchestrator.text import duration_text
+from puzzles.textio import plural
 from workers.provenance import TIMING, environment
 from workers.store.progress import Origin, SweepStatus
 from workers.store.sweeps import SweepRow
@@ -41,7 +42,7 @@ def sweep_header(sweep: SweepRow, status: SweepStatus, boards: int, origins: lis
         ("grid", grid.options_text() if grid is not None else "-"),
         ("runs", _runs_text(grid)),
         ("limits", limits_text(sweep.limits)),
-        ("size", f"{status.total:,} jobs on {_plural(boards, 'board')}, {status.finished:,} done ({status.phase})"),
+        ("size", f"{plural(status.total, 'job')} on {plural(boards, 'board')}, {status.finished:,} done ({status.phase})"),
         ("created", f"{sweep.created_at:%Y-%m-%d %H:%M:%S}"),
         ("time span", span),
         ("hosts", _tally(origins, lambda origin: origin.host or "-")),
@@ -54,7 +55,7 @@ def _tally(origins: list[Origin], key) -> str:
     counts: dict[str, int] = {}
     for origin in origins:
         counts[key(origin)] = counts.get(key(origin), 0) + origin.results
-    return ", ".join(f"{name} ({_plural(count, 'result')})" for name, count in counts.items()) or "none yet"
+    return ", ".join(f"{name} ({plural(count, 'result')})" for name, count in counts.items()) or "none yet"
 
 
 def _version_text(origin: Origin) -> str:
@@ -67,11 +68,11 @@ def job_text(record: dict[str, Any]) -> str:
     job, result, board = record["job"], record["result"], record["board"]
     optimum = "unknown" if board["known_optimum"] is None else f"{board['known_optimum']} moves"
     seed = "" if job["seed"] is None else f" seed {job['seed']}"
-    lost = f", its worker lost {_plural(job['lost'], 'time')}" if job.get("lost") else ""
+    lost = f", its worker lost {plural(job['lost'], 'time')}" if job.get("lost") else ""
     lease = f", leased by {job['worker_host']} until {job['lease_until']}" if job.get("lease_until") else ""
     lines = [
         f"job:        {job['id']} ({job['job_key'][:12]}) in sweep {record['sweep']}: {job['status']},"
-        f" {_plural(job['attempts'], 'attempt')}{lost}{lease}",
+        f" {plural(job['attempts'], 'attempt')}{lost}{lease}",
         f"board:      {board['name'] or '-'} ({board['domain']}, size {board['size']}, known optimum {optimum})",
         f"algorithm:  {job['algorithm']} {params_text(job['params'])}{seed}, repeat {job['repeat']}",
     ]
@@ -120,7 +121,3 @@ def _why(result: dict[str, Any]) -> str:
 
 def _seconds(value: float | None) -> str:
     return "not measured" if value is None else duration_text(value)
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count:,} {noun}" + ("" if count == 1 else "s")

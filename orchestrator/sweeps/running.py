@@ -21,6 +21,7 @@ from rich.console import Console
 from orchestrator.sweeps import status_view
 from orchestrator.sweeps.lookups import find_sweep
 from orchestrator.sweeps.plan import SweepPlan, store_plan
+from puzzles.textio import plural
 from workers.dispatch import chunk_size, chunks, send
 from workers.execute import execute
 from workers.recovery import Recovery
@@ -142,7 +143,7 @@ def store_and_run(db: Database, plan: SweepPlan, *, rerun: bool, workers: int, c
     """Store the plan (`extend`: into a sweep of another grid), then run (or queue) its jobs that have no result; the
     sweep. `runners`: as `run_jobs` takes them."""
     sweep_id, added = store_plan(db, plan, rerun=rerun, extend=extend)
-    print(f"sweep {plan.name}: {len(plan.jobs):,} jobs, {added:,} new", flush=True)
+    print(f"sweep {plan.name}: {plural(len(plan.jobs), 'job')}, {added:,} new", flush=True)
     # A broker may still hold the queued jobs of an earlier run: queue only the new ones (resume queues all).
     job_ids = unfinished_jobs(db, sweep_id, pending_only=bool(settings().broker_url))
     sweep = find_sweep(db, plan.name)
@@ -163,7 +164,7 @@ def run_jobs(db: Database, sweep: SweepRow, job_ids: list[int], *, workers: int,
     broker = settings().broker_url
     if broker:
         messages = send(db, job_ids, size, take_over=take_over, sweep=sweep.name)
-        print(f"queued {len(job_ids):,} jobs in {messages:,} messages on {masked(broker)}", flush=True)
+        print(f"queued {plural(len(job_ids), 'job')} in {plural(messages, 'message')} on {masked(broker)}", flush=True)
         if wait:
             follow(db, sweep)
         else:

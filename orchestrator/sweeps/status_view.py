@@ -10,9 +10,12 @@ from rich.progress import TextColumn
 from rich.table import Table
 
 from orchestrator.text import counts_text, duration_text, plain_table, progress_bar
+from puzzles.algorithms import param_text
+from puzzles.textio import plural
 from workers.store.progress import CANCELLED, COMPLETE, QUEUED, STOPPED, SweepStatus, SweepSummary
 from workers.store.schema import canonical_params
 from workers.store.states import JobState
+from workers.store.sweeps import Cancelled
 
 if TYPE_CHECKING:  # the planner loads the puzzles and NumPy, which printing a status needs not
     from orchestrator.sweeps.plan import SweepPlan
@@ -40,7 +43,7 @@ def pace(status: SweepStatus) -> str:
     if status.phase in (STOPPED, CANCELLED):
         return stopped_text(status)
     if status.phase == QUEUED:
-        return f"queued: {status.states.get(JobState.QUEUED, 0):,} jobs wait for a worker (orchestrate worker)"
+        return f"queued: {plural(status.states.get(JobState.QUEUED, 0), 'job')} waiting for a worker (orchestrate worker)"
     if status.phase == COMPLETE:
         return ""
     if not status.jobs_per_s:
@@ -57,9 +60,32 @@ def rate_text(jobs_per_s: float) -> str:
 def stopped_text(status: SweepStatus) -> str:
     """`stopped: 12 of 350 done; continue with: orchestrate resume NAME` (or `cancelled: ...`), with the jobs whose
     worker is gone."""
-    gone = f" ({status.lapsed:,} running jobs lost their worker: their lease lapsed)" if status.lapsed else ""
+    gone = f" ({plural(status.lapsed, 'running job')} lost their worker: their lease lapsed)" if status.lapsed else ""
     return (f"{status.phase}: {status.finished:,} of {status.total:,} done{gone}; continue with:"
             f" orchestrate resume {status.name}")
+
+
+def cancel_text(name: str, cancelled: Cancelled, heartbeat_s: float) -> str:
+    """What `orchestrate cancel` did at once: the waiting jobs cancelled, the running ones left to their workers to stop.
+
+    A running job whose result comes before its worker stops it is done, not
+    cancelled: how many end cancelled is known once the workers have stopped
+    them (`ended_text`).
+    """
+    if not cancelled.waiting and not cancelled.running:
+        return f"sweep {name}: no job to cancel (none is waiting or running)"
+    parts = [f"{plural(cancelled.waiting, 'waiting job')} cancelled"] if cancelled.waiting else []
+    if cancelled.running:
+        parts.append(f"{plural(len(cancelled.running), 'running job')} stopped by their workers within {heartbeat_s:g} s"
+                     " (one that finishes first keeps its result)")
+    return f"sweep {name}: {'; '.join(parts)}; run them later with: orchestrate resume {name}"
+
+
+def ended_text(name: str, cancelled: Cancelled, stopped: int) -> str:
+    """The jobs that ended cancelled, once the workers have stopped `stopped` of the running ones."""
+    finished = len(cancelled.running) - stopped
+    first = f" ({finished:,} of the {len(cancelled.running):,} running finished first, with their result)" if finished else ""
+    return f"sweep {name}: {plural(cancelled.waiting + stopped, 'job')} ended cancelled{first}"
 
 
 def status_text(status: SweepStatus, database: str | None = None) -> str:
@@ -83,7 +109,7 @@ def status_text(status: SweepStatus, database: str | None = None) -> str:
 def plan_text(plan: "SweepPlan") -> str:
     """The size of a planned grid and a few of its jobs (for --dry-run)."""
     names = {board.id: board.name or board.id[:12] for board in plan.boards}
-    lines = [f"sweep {plan.name}: {len(plan.jobs):,} jobs on {len(plan.boards)} boards"]
+    lines = [f"sweep {plan.name}: {plural(len(plan.jobs), 'job')} on {plural(len(plan.boards), 'board')}"]
     for job in plan.jobs[:SAMPLE_JOBS]:
         seed = f" seed={job['seed']}" if job["seed"] is not None else ""
         lines.append(f"  {names[job['board_id']]}  {job['algorithm']} {canonical_params(job['params'])}{seed} repeat={job['repeat']}")
@@ -118,12 +144,12 @@ def jobs_table(rows: list[dict]) -> Table:
 
 
 def params_text(params: dict[str, Any]) -> str:
-    """A job's parameters as `heuristic=blockers k=5` (`-` for none)."""
-    return " ".join(f"{name}={value}" for name, value in params.items()) or "-"
+    """A job's parameters as `heuristic=blockers k=5 w_exit=3` (`-` for none)."""
+    return " ".join(param_text(name, value) for name, value in params.items()) or "-"
 
 
 def algorithm_text(algorithm: str, params: dict[str, Any]) -> str:
     """`beam heuristic=blockers-lb k=10`: the algorithm and every parameter of the job as it ran, defaults too."""
-    return " ".join([algorithm, *(f"{name}={value}" for name, value in params.items())])
+    return f"{algorithm} {params_text(params)}" if params else algorithm
 
 

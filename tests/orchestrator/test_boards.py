@@ -75,7 +75,7 @@ def test_imports_store_each_board_once(db_url, boards_dir, tmp_path):
     first = ok(orchestrate("boards", "import", one, one, "412763058", "4 1 2/7 6 3/0 5 8", "--set", "a", "--db", db_url))
     assert first.stdout == "2 boards, 2 new, 0 with a known optimum given; set a: 2 added\n"
     assert ok(orchestrate("boards", "import", renamed, "--set", "b", "--db", db_url)).stdout == (
-        "1 boards, 0 new, 0 with a known optimum given; set b: 1 added\n"
+        "1 board, 0 new, 0 with a known optimum given; set b: 1 added\n"
     )
     again = ok(orchestrate("boards", "import", renamed, one, "412763058", "--set", "a", "--db", db_url))
     assert again.stdout.endswith("set a: 0 added\n")
@@ -213,7 +213,7 @@ def test_optimum_stores_what_optimal_searches_prove_and_reports_show_the_gaps(db
         ("bfs", '{"exhaustive": false}'), ("idastar", '{"heuristic": "pdb-max", "pdb": "6-6-3"}')]
 
     again = ok(orchestrate("boards", "optimum", "--set", "small", "--workers", 2, "--db", db_url)).stdout
-    assert again.startswith("sweep optimum: 1 jobs, 0 new\n")  # only the unsolvable board lacks one; nothing reruns
+    assert again.startswith("sweep optimum: 1 job, 0 new\n")  # only the unsolvable board lacks one; nothing reruns
 
     ok(orchestrate("sweep", "--algo", "beam,bfs", "--k", "1,5,20", "--boards", "set:small", "--name", "beam-small",
                    "--workers", 2, "--db", db_url))

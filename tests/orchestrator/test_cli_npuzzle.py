@@ -121,7 +121,7 @@ def test_a_sweep_plans_korf_100_and_single_rows():
     # the row is also in the directory's korf100.csv: kept once (the directory also holds the 6 eight-puzzle-seed
     # boards and the 50 of korf24.csv)
     assert "156 jobs on 156 boards" in one.output
-    assert "1 jobs on 1 boards" in run("sweep", "--algo", "bfs", "--boards", f"{KORF100}#17", "--dry-run").output
+    assert "1 job on 1 board" in run("sweep", "--algo", "bfs", "--boards", f"{KORF100}#17", "--dry-run").output
 
 
 def test_a_sweep_runs_boards_to_the_goal_given_with_goal(tmp_path):

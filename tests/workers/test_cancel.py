@@ -25,10 +25,11 @@ from workers.execute import execute
 from workers.runner import JobRunner
 from workers.settings import configure
 from workers.store import connect
-from workers.store.jobs import claim, record
+from workers.store.jobs import claim, give_back, record
 from workers.store.migrate import upgrade
 from workers.store.records import JobResult
-from workers.store.sweeps import cancel, stopping, uncancel
+from workers.store.states import JobState
+from workers.store.sweeps import Cancelled, cancel, stopping, uncancel
 
 KORF24 = Path(__file__).resolve().parents[2] / "data" / "boards" / "npuzzle" / "korf24.csv"
 SIX = ["Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv"]
@@ -51,15 +52,37 @@ def test_cancel_puts_the_unfinished_jobs_in_the_state_cancelled_no_worker_claims
     claim(db, ids[:1], "w1", 60)
     _, other, others = store_sweep(db, "other", six(boards_dir), SweepGrid(["bfs"]))
     sweep_id = rows(db)[ids[0]].sweep_id
-    assert cancel(db, sweep_id) == {"running": 1, "pending": 2}
+    assert cancel(db, sweep_id) == Cancelled(waiting=2, running=ids[:1])
     assert {job.status for i, job in rows(db).items() if i in ids} == {"cancelled"}
     assert {job.status for i, job in rows(db).items() if i in others} == {"pending"}  # other sweeps untouched
     assert claim(db, ids, "w2", 60) == []  # a message still on the broker runs nothing
     assert stopping(db, sweep_id) == 1  # w1 still holds its job until its heartbeat stops it
-    assert cancel(db, sweep_id) == {}
+    assert cancel(db, sweep_id) == Cancelled(waiting=0, running=[])
     assert uncancel(db, sweep_id) == 3
     assert {(job.status, job.worker_host) for i, job in rows(db).items() if i in ids} == {("pending", None)}
     assert not results(db)
+
+
+def test_cancel_wait_counts_the_jobs_that_end_cancelled_not_a_running_one_that_finished_first(db, boards_dir,
+                                                                                                 monkeypatch):
+    """Issue 46 §4: `cancel` said 65 cancelled while 63 ended so, two running jobs having finished first."""
+    _, sweep_id, ids = store_sweep(db, "s", six(boards_dir), SweepGrid(["bfs", "iddfs"]))
+    claim(db, ids[:2], "w1", 60)
+
+    def worker_stops_one_after_the_other_finished() -> None:
+        wait_for(lambda: rows(db)[ids[0]].status == "cancelled", 30, "the cancel")
+        record(db, [(ids[0], JobResult(outcome="solved", moves=9, elapsed_s=0.1))])  # its result came first
+        give_back(db, ids[1:2], "w1", JobState.PENDING)  # the heartbeat stopped it: it stays cancelled, released
+
+    worker = threading.Thread(target=worker_stops_one_after_the_other_finished)
+    worker.start()
+    with local_environment(monkeypatch):
+        said = ok(orchestrate("cancel", "s", "--wait", "--db", db.url)).stdout.splitlines()
+    worker.join()
+    ended = sum(job.status == "cancelled" for job in rows(db).values())
+    assert ended == 5 and rows(db)[ids[0]].status == "done"
+    assert said[0].startswith("sweep s: 4 waiting jobs cancelled; 2 running jobs stopped by their workers within")
+    assert said[1:] == ["sweep s: 5 jobs ended cancelled (1 of the 2 running finished first, with their result)"]
 
 
 def test_the_heartbeat_stops_a_cancelled_batch_kills_its_job_process_and_the_runner_runs_the_next(db, boards_dir):
@@ -105,7 +128,8 @@ def test_cancel_stops_a_local_sweep_from_another_terminal_and_resume_runs_the_jo
         output, _ = sweep.communicate(timeout=60)  # the run ends: its jobs are stopped, the rest never start
     finally:
         sweep.kill()
-    assert said.startswith("sweep mixed: 5 jobs cancelled (2 running,"), said
+    assert said.startswith("sweep mixed: 3 waiting jobs cancelled; 2 running jobs stopped by their workers within"), said
+    assert said.splitlines()[-1] == "sweep mixed: 5 jobs ended cancelled", said
     assert sweep.returncode == 0 and "sweep:    mixed (cancelled)" in output.decode(), output
     assert {job.status for job in rows(db).values()} == {"cancelled"} and not results(db)
     endless = sorted(rows(db))[:2]

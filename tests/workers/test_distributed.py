@@ -183,10 +183,10 @@ def test_resume_leaves_a_job_a_live_worker_runs_to_it_and_force_runs_it_again(cl
     args = ("resume", "held", "--db", cluster.database_url, "--broker", cluster.broker_url)
 
     kept = cluster.orchestrate(*args)
-    assert "1 jobs held by live workers are left to them" in kept.stdout
+    assert "1 job held by live workers: left to them" in kept.stdout
     assert "queued 0 jobs" in kept.stdout
     forced = cluster.orchestrate(*args, "--force")
-    assert "queued 1 jobs in 1 messages" in forced.stdout
+    assert "queued 1 job in 1 message" in forced.stdout
 
     cluster.wait_finished(1)
     assert_one_result_per_job(cluster, 1)

@@ -257,7 +257,7 @@ def test_status_watch_gives_back_the_jobs_of_a_lost_worker_and_resume_runs_them(
     claim(db, [ids[2]], "alive@host", 60)
     with local_environment(monkeypatch):
         resumed = ok(orchestrate("resume", "s", "--db", url, "--workers", "1"))
-    assert "1 jobs held by live workers are left to them" in resumed.stdout
+    assert "1 job held by live workers: left to them" in resumed.stdout
     assert {i: r.moves for i, r in results(db).items()} == {ids[0]: 21, ids[1]: 15}
 
 

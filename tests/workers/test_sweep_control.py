@@ -76,7 +76,7 @@ def test_sweeps_delete_is_refused_while_a_job_runs_under_a_live_lease(url, board
     _, _, ids = store_sweep(db, "busy", six(boards_dir), SweepGrid(["bfs"]))
     claim(db, ids[:1], "w1@host", 60)
     assert_usage_error(orchestrate("sweeps", "delete", "busy", "--yes", "--db", url),
-                       "sweep 'busy' has 1 jobs running: stop them first with orchestrate cancel busy --wait")
+                       "sweep 'busy' has 1 job running: stop them first with orchestrate cancel busy --wait")
     assert sorted(job.status for job in rows(db).values()) == ["pending", "pending", "running"]  # nothing changed
     expire_leases(db.engine, ids[:1])  # its worker is gone: nothing runs
     ok(orchestrate("sweeps", "delete", "busy", "--yes", "--db", url))

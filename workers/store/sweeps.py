@@ -15,6 +15,7 @@ from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.engine import Connection
 
 from puzzles.errors import PuzzleError
+from puzzles.textio import plural
 from workers.store.database import Database
 from workers.store.records import utc_now
 from workers.store.schema import boards, canonical_params, database_now, jobs, results, sweeps
@@ -124,18 +125,28 @@ def store_boards(db: Database, connection: Connection, instances: "Iterable[Inst
     return connection.execute(select(func.count()).select_from(boards)).scalar_one() - before
 
 
-def cancel(db: Database, sweep_id: int) -> dict[str, int]:
-    """Put every unfinished job of the sweep in the state `cancelled`; how many there were, by the state they left.
+@dataclass(frozen=True)
+class Cancelled:
+    """What `cancel` did: the waiting jobs it cancelled, which never start, and the ids of the running ones.
 
     A running one keeps its worker and lease until that worker's heartbeat
-    stops it (within `heartbeat_seconds`) and releases it.
+    stops it (within `heartbeat_seconds`) and releases it; if its result comes
+    first, it is done instead (`cancelled_among` tells which stayed cancelled).
     """
-    unfinished = (jobs.c.sweep_id == sweep_id, jobs.c.status.in_(UNFINISHED))
-    with db.engine.begin() as connection:
-        left: dict[str, int] = dict(connection.execute(
-            select(jobs.c.status, func.count()).where(*unfinished).group_by(jobs.c.status)).all())
-        connection.execute(update(jobs).where(*unfinished).values(status=JobState.CANCELLED))
-    return left
+
+    waiting: int
+    running: list[int]
+
+
+def cancel(db: Database, sweep_id: int) -> Cancelled:
+    """Put every unfinished job of the sweep in the state `cancelled`: the waiting ones, then the running ones."""
+    in_sweep = jobs.c.sweep_id == sweep_id
+    with db.engine.begin() as connection:  # waiting ones first: none of them can be claimed in between
+        waiting = connection.execute(
+            update(jobs).where(in_sweep, jobs.c.status.in_(WAITING)).values(status=JobState.CANCELLED)).rowcount
+        running = connection.scalars(update(jobs).where(in_sweep, jobs.c.status == JobState.RUNNING)
+                                     .values(status=JobState.CANCELLED).returning(jobs.c.id))
+        return Cancelled(waiting, sorted(running))
 
 
 def uncancel(db: Database, sweep_id: int) -> int:
@@ -172,7 +183,7 @@ def delete_sweep(db: Database, sweep: SweepRow) -> tuple[int, int]:
                                        jobs.c.lease_until >= database_now(connection))
         ).scalar_one()
         if running:
-            raise PuzzleError(f"sweep {sweep.name!r} has {running:,} jobs running: stop them first with"
+            raise PuzzleError(f"sweep {sweep.name!r} has {plural(running, 'job')} running: stop them first with"
                               f" orchestrate cancel {sweep.name} --wait")
         ids = select(jobs.c.id).where(jobs.c.sweep_id == sweep_id)
         removed_results = connection.execute(delete(results).where(results.c.job_id.in_(ids))).rowcount
