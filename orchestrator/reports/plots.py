@@ -450,7 +450,13 @@ def _coverage_figure(coverage: Coverage, noun: str, names: list[str], width: flo
 
 
 def _paper_legend(figure: Figure, ax: Axes, width: float, note: str) -> None:
-    """The legend above the plot, in two columns, and what was left out beneath it, wrapped to the figure's width."""
+    """The legend above the plot, in two columns, and what was left out beneath it, wrapped to the figure's width;
+    labels on the powers of ten of a log axis alone (never `2×10²` crowding them)."""
+    from matplotlib.ticker import NullFormatter
+
+    for axis in (ax.xaxis, ax.yaxis):
+        if axis.get_scale() == "log":
+            axis.set_minor_formatter(NullFormatter())
     if ax.get_legend_handles_labels()[0]:
         figure.legend(*ax.get_legend_handles_labels(), loc="outside upper center", ncols=2, frameon=False)
     if note:
