@@ -214,7 +214,7 @@ def _registry() -> dict[str, Column]:
         Column("jobs", "jobs", COUNT, 28, key=_always),
         Column("unfinished", "unfinished", COUNT, 30, key=_beyond("unfinished", 0)),
         Column("solved_share", "solved", SHARE, 10, higher, key=_always),
-        Column("coverage", "coverage", COUNT, 12, higher, "sum", key=_always),
+        Column("coverage", "coverage", COUNT, 12, higher, "sum", key=_beyond("boards", 1)),
         Column("score_expanded", "score expanded", SCORE, 45, higher, "sum"),
         Column("score_time", "score time", SCORE, 45, higher, "sum"),
         Column("shared_solved_share", "solved shared", SHARE, 50, higher),

@@ -31,6 +31,9 @@
 - **Measures that compare across boards**: the gap to the optimum, and with a
   baseline algorithm `<metric>_ratio`, the geometric mean over the common
   boards of the group's common mean on the board divided by the baseline's.
+- **Coverage and scores** (`orchestrator.reports.figures.scores`) over the
+  shared units: `coverage`, the units solved, and `score_expanded` and
+  `score_time`, the sums of Downward Lab's log scores.
 """
 
 import math
@@ -40,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from orchestrator.reports.common import UNIT, Compared, like_with_like
+from orchestrator.reports.figures import scores
 from orchestrator.reports.rows import group_columns, parameter_columns
 from puzzles.errors import PuzzleError
 from puzzles.result import Outcome
@@ -97,6 +101,8 @@ def summarized(rows: pd.DataFrame, by: list[str] | None = None, *, baseline: str
     if baseline is not None:
         cells = cells.assign(**_ratios(cells, compared.rows, baseline))
     summary = cells if "board" in groups else _across_boards(cells, groups, baseline is not None)
+    scored = scores(compared.rows[compared.rows["shared_run"]], groups).drop(columns="coverage_units")
+    summary = summary.merge(scored, on=groups, how="left")
     empty_counts = [column for column in summary.columns if column.startswith("n_") and not summary[column].any()]
     return summary.drop(columns=empty_counts), compared
 

@@ -128,8 +128,8 @@ def test_cli_report_table_and_a_running_sweep_says_so(db, boards_dir):
     assert "sweep hand is stopped: 6 of 7 jobs done; this report covers those" in result.stderr
     assert "orchestrate resume hand" in result.stderr
     (bfs,) = [line.split() for line in result.stdout.splitlines() if line.strip().startswith("bfs")]
-    assert [cell.lstrip(MARKER) for cell in bfs[:6]] == ["bfs", "2", "2", "1", "100%", "21.0"]  # boards, done jobs,
-    # unfinished, solved of the done ones (the best of each column marked)
+    assert [cell.lstrip(MARKER) for cell in bfs[:7]] == ["bfs", "2", "2", "1", "100%", "1", "21.0"]  # boards, done
+    # jobs, unfinished, solved of the done ones, coverage (the best of each column marked)
 
 
 def test_cli_export_compare_and_errors(db, tmp_path):
