@@ -302,7 +302,7 @@ def run_here(db: Database, current: Round, boards: range, workers: int, runners)
     while not current.poll(boards.stop):
         waiting = current.job_order(boards)
         if waiting:
-            run_local(db, waiting, workers, 1, lambda: current.poll(boards.stop), runners=runners)
+            run_local(db, waiting, workers, 1, lambda _: current.poll(boards.stop), runners=runners)
         else:
             time.sleep(POLL_S)
             recover()
