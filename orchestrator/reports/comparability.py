@@ -10,8 +10,8 @@ from collections.abc import Hashable
 
 import pandas as pd
 
-from orchestrator.reports.common import Compared, Family, names_text
-from orchestrator.reports.comparison import SWEEP, compared_table, test_note
+from orchestrator.reports.common import SWEEP, Compared, Family, names_text
+from orchestrator.reports.comparison import compared_table, test_note
 from orchestrator.reports.rows import group_columns, params_key_text
 from orchestrator.reports.summary import families, summarized
 from puzzles.textio import plural

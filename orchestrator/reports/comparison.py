@@ -22,7 +22,7 @@ from functools import partial
 
 import pandas as pd
 
-from orchestrator.reports.common import Compared
+from orchestrator.reports.common import SWEEP, Compared
 from orchestrator.reports.rows import parameter_columns, with_parameter_columns
 from orchestrator.reports.summary import summarized
 from puzzles.errors import PuzzleError
@@ -36,7 +36,6 @@ COMPARED = {
 }
 OWN = ("moves_mean", "elapsed_mean")  # each sweep's own figures, shown beside the compared ones
 SIGNIFICANCE = 0.05
-SWEEP = "sweep"  # the column naming each row's sweep, once the sweeps' rows are joined
 NO_SAMPLE = pd.Series(dtype=float)  # a group a sweep has no done job in
 
 

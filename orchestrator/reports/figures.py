@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from orchestrator.reports.common import SWEEP, UNIT
 from orchestrator.reports.plots import algorithm_labels, natural_key, value_text
 from orchestrator.reports.rows import group_columns, parameter_name, params_key_text
 from puzzles.errors import PuzzleError
@@ -41,8 +42,6 @@ MAX_SCATTERED = 8  # a scatter plot of the reference against each other configur
 MAX_CURVES = 20  # a coverage plot up to this many configurations (lines)
 MAX_NAMED = 5  # units named in a note of those left out; the rest counted
 DOMAINS = {"rushhour": "Rush Hour", "npuzzle": "N-puzzle"}
-UNIT = ("board", "seed")
-SWEEP = "sweep"  # the column of `joined_rows` naming each row's sweep
 PAIRED = "paired"  # the key of `joined_rows`' attrs: the columns its runs are paired on besides the unit
 
 
