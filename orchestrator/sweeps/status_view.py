@@ -1,16 +1,17 @@
 """Printing sweeps: the live progress bar, status lines, and the tables of sweeps and jobs."""
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.progress import TextColumn
+from rich.console import Console, Group
+from rich.live import Live
 from rich.table import Table
+from rich.text import Text
 
 from orchestrator.text import counts_text, duration_text, plain_table, progress_bar
-from puzzles.algorithms import param_text
+from puzzles.algorithms import find_algorithm, param_text
 from puzzles.textio import plural
 from workers.store.progress import CANCELLED, COMPLETE, QUEUED, STOPPED, SweepStatus, SweepSummary
 from workers.store.schema import canonical_params
@@ -19,23 +20,51 @@ from workers.store.sweeps import Cancelled
 
 if TYPE_CHECKING:  # the planner loads the puzzles and NumPy, which printing a status needs not
     from orchestrator.sweeps.plan import SweepPlan
+    from orchestrator.sweeps.running import WarmUp
 
 SAMPLE_JOBS = 5
-STARTING = "starting: the job processes load the kernels (the first run on a machine compiles them, about a minute)"
+STARTING = "starting the job processes"
+FIRST_JOBS = "the first jobs run"
 BAR_WIDTH = 40
+REFRESHES_PER_S = 4
 
 
 @contextmanager
-def live_bar(console: Console, name: str, total: int, *, here: bool = False) -> Iterator[callable]:
-    """A progress bar for the sweep; yields `update(status)` to move it. `here`: the jobs run in this process's pool."""
-    with progress_bar(console, TextColumn("{task.fields[pace]}")) as progress:
-        task = progress.add_task(name, total=total, pace=STARTING if here else "")
+def live_bar(console: Console, name: str, total: int, *, here: bool = False) -> Iterator[Callable[..., None]]:
+    """A progress bar for the sweep, yielding `update(status, warm_up=None)` to move it.
 
-        def update(status: SweepStatus) -> None:
-            shown = STARTING if here and not status.jobs_per_s and not status.complete else pace(status)
-            progress.update(task, completed=status.finished, total=status.total, pace=shown)
+    One line has the sweep's name, the bar, the jobs done of all and a timer;
+    the next says what goes on (the kernels warming up, the pace and ETA, what
+    the sweep waits for), wrapped rather than cut at the terminal's width.
+    `here`: the jobs run in this process's pool, whose warm-up `warm_up` is.
+    """
+    progress = progress_bar(console)
+    task = progress.add_task(name, total=total)
+    caption = Text(STARTING if here else "")
+    with Live(Group(progress, caption), console=console, refresh_per_second=REFRESHES_PER_S):
+
+        def update(status: SweepStatus, warm_up: "WarmUp | None" = None) -> None:
+            progress.update(task, completed=status.finished, total=status.total)
+            caption.plain = warm_up_text(warm_up) if warm_up else caption_text(status, here)
 
         yield update
+
+
+def caption_text(status: SweepStatus, here: bool) -> str:
+    """What a sweep does, under its bar: its `pace`; in this process's pool, the first jobs running until one is done."""
+    return FIRST_JOBS if here and not status.jobs_per_s and not status.complete else pace(status)
+
+
+def warm_up_text(warm_up: "WarmUp") -> str:
+    """`kernels 1 of 3 ready; compiling astar blockers-lb on rushhour (...)`: the local pool's warm-up, a kind of job
+    (domain, algorithm, heuristic) at a time in each job process."""
+    ready = f"kernels {warm_up.ready} of {len(warm_up.jobs)} ready"
+    if not warm_up.under_way:
+        return ready
+    kinds = ", ".join(" ".join(filter(None, (job.algorithm, job.params.get("heuristic"), "on", job.domain)))
+                      for job in warm_up.under_way)
+    seconds = max(find_algorithm(job.algorithm).compile_s for job in warm_up.under_way)
+    return f"{ready}; compiling {kinds} (the first run on a machine: about {seconds} s; later runs load them)"
 
 
 def pace(status: SweepStatus) -> str:

@@ -325,7 +325,7 @@ def test_ctrl_c_in_the_local_pool_waits_for_the_threads_to_store_what_they_hold(
     try:
         interrupt.start()
         with pytest.raises(KeyboardInterrupt):
-            running_module.run_local(None, [1], 1, 1, lambda: None)
+            running_module.run_local(None, [1], 1, 1, lambda _: None)
         assert stored == [[1]]
     finally:
         interrupt.cancel()

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from rich.console import Console
 from sqlalchemy import update
 
 from orchestrator.reports.comparison import compare, shared_groups
@@ -18,16 +17,14 @@ from orchestrator.reports.summary import summarize
 from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.lookups import find_sweep
 from orchestrator.sweeps.sources import load_boards
-from orchestrator.sweeps.status_view import live_bar
 from tests.orchestrator.clirun import assert_usage_error, ok, orchestrate
 from tests.stored import store_sweep
 from workers.store import connect
 from workers.store.jobs import record
 from workers.store.migrate import upgrade
-from workers.store.progress import SweepStatus, sweep_status
+from workers.store.progress import sweep_status
 from workers.store.records import JobResult
 from workers.store.schema import jobs
-from workers.store.states import JobState
 
 ROOT = Path(__file__).resolve().parents[2]
 SIX = ("Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv")
@@ -271,20 +268,3 @@ def test_the_move_model_is_a_sweep_parameter_in_the_job_key(db, boards_dir):
                        "the N-puzzle has one move model")
     assert_usage_error(orchestrate("sweep", "--algo", "bfs", "--move-model", "diagonal", "--boards", one, "--db", db),
                        "move_model must be one of slide, step")
-
-
-# --------------------------------------------------------------------------- the live bar while kernels load
-
-
-def test_the_live_bar_says_the_kernels_load_until_a_job_finishes():
-    console = Console(record=True, width=200, force_terminal=False)
-    with live_bar(console, "beam-k", 350, here=True) as update:
-        update(SweepStatus("beam-k", 350, states={JobState.RUNNING: 2, JobState.PENDING: 348}))
-    starting = console.export_text()
-    assert "compiles them" in starting and "ETA" not in starting
-    console = Console(record=True, width=200, force_terminal=False)
-    with live_bar(console, "beam-k", 350, here=True) as update:
-        update(SweepStatus("beam-k", 350, states={JobState.RUNNING: 2, JobState.DONE: 10, JobState.PENDING: 338},
-                           jobs_per_s=2.0, eta_s=169))
-    going = console.export_text()
-    assert "2.0 jobs/s, ETA 0:02:49" in going and "compiles" not in going

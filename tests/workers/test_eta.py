@@ -122,3 +122,10 @@ def test_a_kind_not_seen_yet_takes_the_mean_of_the_nearest_kinds_seen():
     assert remaining_seconds([*seen, kind("b3", "bfs", "{}", 0, 0.0, 1)], 1) == pytest.approx(23.4 / 7)  # any job
     assert remaining_seconds([*seen, kind("b1", "astar", "{}", 0, 0.0, 4)], 2) == pytest.approx(20.0)  # two workers
     assert remaining_seconds([kind("b1", "astar", "{}", 0, 0.0, 4)], 2) is None  # nothing done: no estimate
+
+
+def test_the_time_left_is_no_less_than_the_oldest_running_batch_has_run():
+    """The demo's A* on Rushhour9x9_5 took 49 s, where A* on the other boards took at most half a second."""
+    seen = [kind("b1", "astar", "{}", 1, 0.5, 0), kind("b2", "astar", "{}", 0, 0.0, 1)]
+    assert remaining_seconds(seen, 1) == pytest.approx(0.5)
+    assert remaining_seconds(seen, 1, running_for=20.0) == pytest.approx(20.0)

@@ -120,7 +120,7 @@ def sweep_status(db: Database, sweep: SweepRow) -> SweepStatus:
         ).all())
         first_start = connection.scalar(select(func.min(jobs.c.started_at)).where(in_sweep))
         last_finish = connection.scalar(select(func.max(jobs.c.finished_at)).where(in_sweep))
-        lapsed, workers = _running(connection, sweep.id, now)
+        lapsed, starts = _running(connection, sweep.id, now)
         status = SweepStatus(sweep.name, sum(states.values()), states, outcomes, hosts, lapsed=lapsed,
                              study=STUDY in sweep.grid)
         if first_start is None or last_finish is None:
@@ -131,21 +131,22 @@ def sweep_status(db: Database, sweep: SweepRow) -> SweepStatus:
                                        jobs.c.finished_at <= end)
         ).scalar_one()
         if status.phase == RUNNING:
-            status.eta_s = remaining_seconds(job_kinds(connection, sweep.id), workers)
+            running_for = max(((now - aware(start)).total_seconds() for start in starts if start), default=0.0)
+            status.eta_s = remaining_seconds(job_kinds(connection, sweep.id), len(starts), running_for)
     window = min(RATE_WINDOW_S, max((end - aware(first_start)).total_seconds(), 1e-3))
     status.jobs_per_s = recent / window
     return status
 
 
-def _running(connection: Connection, sweep_id: int, now: datetime) -> tuple[int, int]:
-    """The sweep's running jobs whose lease lapsed, and the workers running the others: each runs a batch, whose jobs
-    were claimed together (by one host at one moment)."""
+def _running(connection: Connection, sweep_id: int, now: datetime) -> tuple[int, list[datetime]]:
+    """The sweep's running jobs whose lease lapsed, and when each batch of the others started: a worker runs one
+    batch, whose jobs were claimed together (by one host at one moment)."""
     lapsed = (jobs.c.lease_until < now).label("lapsed")
     batches = connection.execute(
-        select(lapsed, func.count()).where(jobs.c.sweep_id == sweep_id, jobs.c.status == JobState.RUNNING)
+        select(lapsed, jobs.c.started_at, func.count()).where(jobs.c.sweep_id == sweep_id, jobs.c.status == JobState.RUNNING)
         .group_by(jobs.c.worker_host, jobs.c.started_at, lapsed)
     ).all()
-    return sum(count for gone, count in batches if gone), sum(1 for gone, _ in batches if not gone)
+    return sum(count for gone, _, count in batches if gone), [start for gone, start, _ in batches if not gone]
 
 
 def _counts(rows: Sequence[Row]) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
