@@ -140,15 +140,16 @@ def like_with_like(rows: pd.DataFrame, family: list[str], sides: list[str]) -> C
     for job in jobs:
         members.setdefault(job.family, []).append(job)
     found = {key: Family.of(group, unit) for key, group in members.items()}
-    shared = {key: found_family.shared for key, found_family in found.items()}
-    common = {key: found_family.common for key, found_family in found.items()}
+    shared = {key: each.shared for key, each in found.items()}
+    common = {key: each.common for key, each in found.items()}
+    every = {key: len(each.every) for key, each in found.items()}
     shared_run = [job.outcome is not None and bool(found[job.family].units_of(job) & shared[job.family]) for job in jobs]
     common_run = [job.outcome == Outcome.SOLVED and bool(found[job.family].units_of(job) & common[job.family])
                   for job in jobs]
     counts = {
         "common": [len(common[job.family]) if job.side in found[job.family].solved else 0 for job in jobs],
         "shared": [len(shared[job.family]) for job in jobs],
-        "units": [len(found[job.family].every) for job in jobs],
+        "units": [every[job.family] for job in jobs],
     }
     marked = rows.assign(
         shared_run=np.array(shared_run, dtype=bool)[codes],

@@ -118,9 +118,11 @@ def with_peak_mib(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def narrowed(summary: pd.DataFrame) -> bool:
-    """True if some row that solved anything has its common figures over fewer units than any row ran, or none."""
+    """True if some row that solved anything has its common figures over fewer units than any row ran, or none, where
+    a family has more than one unit (on one board alone, a row's common figures are its solved runs')."""
     solving = summary["solved_share"].fillna(0).gt(0)
-    return bool((summary["common"].lt(summary["units"]) & solving).any() or (summary["common"].eq(0) & ~solving).any())
+    fewer = (summary["common"].lt(summary["units"]) & solving) | (summary["common"].eq(0) & ~solving)
+    return bool((fewer & summary["units"].gt(1)).any())
 
 
 def spans_boards(by: list[str] | None, rows: pd.DataFrame) -> bool:
