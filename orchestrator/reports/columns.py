@@ -189,6 +189,11 @@ def _beyond(name: str, least: int) -> Callable[[pd.DataFrame], bool]:
     return lambda summary: name in summary.columns and bool(summary[name].fillna(0).gt(least).any())
 
 
+def _any(summary: pd.DataFrame, name: str) -> bool:
+    """True if some row has a value of the column `name`."""
+    return name in summary.columns and bool(summary[name].notna().any())
+
+
 def _narrowed(summary: pd.DataFrame) -> bool:
     return {"common", "units", "solved_share"} <= set(summary.columns) and narrowed(summary)
 
@@ -200,7 +205,7 @@ def _metric(name: str, heading: str, unit: Unit, priority: int, key: Callable[[p
     return [
         Column(f"{name}_mean", heading, unit, priority, lower, spread=name, key=key, rank=f"{name}_common"),
         Column(f"{name}_common", f"{heading} common", unit, priority + 5, lower,
-               key=lambda summary: key(summary) and _narrowed(summary)),
+               key=lambda summary: key(summary) and _narrowed(summary) and _any(summary, f"{name}_common")),
         Column(f"{name}_median", f"{heading} median", unit, priority + 40),
         *(Column(f"{name}_{stat}", f"{heading} {label}", unit, 99, table=False) for stat, label in
           (("std", "sd"), ("board_std", "sd across boards"), ("ci_low", "95% low"), ("ci_high", "95% high"))),
