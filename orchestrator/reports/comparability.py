@@ -125,8 +125,9 @@ def _common_line(compared: Compared, family: list[str], who: str, what: str) -> 
     empty = sum(common == 0 for common, _ in counted)
     per = " and ".join(family) if who == "row" else "row"
     none = f"; none in {empty:,} of the {len(counted):,} {per}s where any {who} solved: no figure there" if empty else ""
-    return (f"common figures ({what}): over the {compared.noun} solved by {whom} that solved any, "
-            f"{_span([c for c, _ in counted])} of the {_span([s for _, s in counted])} {whom} ran, per {per}{none}")
+    return (f"common figures ({what}): over the {compared.noun} solved by {whom} that solved any: "
+            f"{_span([c for c, _ in counted])} of the {_span([s for _, s in counted])} {compared.noun} {whom} ran, "
+            f"per {per}{none}")
 
 
 def _shared_line(compared: Compared, groups: list[str]) -> str:
