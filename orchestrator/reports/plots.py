@@ -67,6 +67,8 @@ EMBEDDED = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "path", "pgf.
 # a PDF, glyph outlines in an SVG (it needs no font installed); a PGF file's text is set by the document that inputs it
 METADATA = {"png": {"Software": None}, "pdf": {"Creator": None, "Producer": None, "CreationDate": None},
             "svg": {"Creator": None, "Date": None}}  # no version or date: the same figure makes the same file
+TEX_SPECIAL = re.compile(r"[\\_%&#{}~^]")  # characters LaTeX reads as commands in a PGF figure's text
+TEX_ESCAPES = {"\\": r"\textbackslash{}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
 TEX_SYSTEMS = ("xelatex", "lualatex", "pdflatex")  # the pgf backend measures text with the first found
 MARGIN = 1.6  # a log axis of a paper figure runs this factor beyond the floor and the border
 BORDER_LINE = {"color": "0.35", "linestyle": "--", "linewidth": 0.8, "zorder": 1}
@@ -162,6 +164,8 @@ def _save(figure: Figure, path: Path, fmt: str, inches: float | None) -> Path:
     if inches:
         figure.set_size_inches(inches, inches * figure.get_figheight() / figure.get_figwidth())
         figure.set_dpi(PAPER_DPI)
+    if fmt == "pgf":
+        _tex_texts(figure)
     try:
         figure.savefig(path, dpi="figure", **({"metadata": METADATA[fmt]} if fmt in METADATA else {}))
     except _latex_errors(fmt) as err:
@@ -169,6 +173,17 @@ def _save(figure: Figure, path: Path, fmt: str, inches: float | None) -> Path:
     finally:
         _close(figure)
     return path
+
+
+def _tex_texts(figure: Figure) -> None:
+    """Every text of the figure but math (`$10^{3}$`) made safe for LaTeX, which sets a PGF figure's words: a board's
+    or a sweep's name may hold `_`, `%`, `&` or `#`."""
+    from matplotlib.text import Text
+
+    for text in figure.findobj(Text):
+        words = text.get_text()
+        if words and "$" not in words:
+            text.set_text(TEX_SPECIAL.sub(lambda found: TEX_ESCAPES.get(found.group(0), "\\" + found.group(0)), words))
 
 
 def _latex_errors(fmt: str) -> tuple[type[Exception], ...]:

@@ -90,8 +90,9 @@ def stopped_text(status: SweepStatus) -> str:
     """`stopped: 12 of 350 done; continue with: orchestrate resume NAME` (or `cancelled: ...`), with the jobs whose
     worker is gone."""
     gone = f" ({plural(status.lapsed, 'running job')} lost their worker: their lease lapsed)" if status.lapsed else ""
-    return (f"{status.phase}: {status.finished:,} of {status.total:,} done{gone}; continue with:"
-            f" orchestrate resume {status.name}")
+    again = f"orchestrate tune --name {status.name} and the study's other options" if status.study else \
+        f"orchestrate resume {status.name}"
+    return f"{status.phase}: {status.finished:,} of {status.total:,} done{gone}; continue with: {again}"
 
 
 def cancel_text(name: str, cancelled: Cancelled, heartbeat_s: float) -> str:

@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.orchestrator.test_report_formats import latex
+
 from orchestrator.publish import interactive
 from orchestrator.reports import figures, plots
 from orchestrator.reports.figures import EXPANSION_BOUNDS, TIME_BOUNDS, coverage_curves, log_score, scatter_points, scores
@@ -194,11 +196,19 @@ def test_an_svg_parses_and_draws_its_text_as_outlines(tmp_path):
         assert not root.findall(".//{http://www.w3.org/2000/svg}text")  # glyphs as paths: no font needed to show it
 
 
-def test_a_pgf_picture_for_latex(tmp_path):
-    if not any(shutil.which(tex) for tex in plots.TEX_SYSTEMS):
-        pytest.skip("no LaTeX on PATH (.ci/run installs TeX Live)")
-    for name, data in written(tmp_path, "pgf", width="two").items():
+def test_a_pgf_picture_for_latex_compiles_in_a_paper(tmp_path):
+    pdflatex, pdftotext = latex()
+    files = written(tmp_path, "pgf", width="two")
+    for name, data in files.items():
         assert b"\\begin{pgfpicture}" in data and b"\\end{pgfpicture}" in data, name
+    scatter = next(tmp_path.rglob("*.pgf"))
+    (tmp_path / "paper.tex").write_text("\\documentclass{article}\\usepackage{pgf}\n\\begin{document}\n"
+                                        f"\\input{{{scatter.relative_to(tmp_path)}}}\n\\end{{document}}\n")
+    run = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-2000:]
+    text = subprocess.run([pdftotext, "paper.pdf", "-"], cwd=tmp_path, capture_output=True, text=True).stdout
+    assert "unsolved" in text or "solved" in text  # the plot's own words, set by LaTeX
 
 
 def test_pgf_without_latex_and_an_unknown_format_or_width_say_so(tmp_path, monkeypatch):
