@@ -57,6 +57,7 @@ from orchestrator.reports.rows import parameter_columns
 from orchestrator.reports.summary import mean_interval, mean_intervals, share_interval
 from orchestrator.text import count_text, duration_text, missing, number_text, share_text
 from puzzles.result import Outcome
+from puzzles.textio import plural
 
 # Tableau 10, then its light shades: the colours of boards (lines) or algorithm labels (bars).
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
@@ -173,7 +174,7 @@ def _hover_texts(points: pd.DataFrame, write: Callable[[float], str]) -> list[st
             texts.append("")
             continue
         interval = "" if missing(low) else f"<br>95% interval {write(low)}–{write(high)}"
-        texts.append(f"mean {write(y)}{interval}<br>{n:,.0f} jobs")
+        texts.append(f"mean {write(y)}{interval}<br>{plural(int(n), 'job')}")
     return texts
 
 

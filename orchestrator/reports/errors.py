@@ -37,7 +37,7 @@ def error_lines(rows: pd.DataFrame, sweep: str = "SWEEP") -> list[str]:
     lines = [_line(kind, examples.loc[kind.example]) for kind in counted.head(MOST).itertuples()]
     if len(counted) > MOST:
         rest = counted.iloc[MOST:]
-        lines.append(f"and {len(rest):,} more kinds ({int(rest['jobs'].sum()):,} jobs): orchestrate jobs {sweep} --status "
+        lines.append(f"and {len(rest):,} more kinds ({plural(int(rest['jobs'].sum()), 'job')}): orchestrate jobs {sweep} --status "
                      f"failed (or limit, error) lists them")
     return lines
 

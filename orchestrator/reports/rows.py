@@ -26,6 +26,7 @@ from orchestrator.sweeps.optima import best_optima, is_optimal
 from orchestrator.sweeps.status_view import params_text
 from puzzles.errors import PuzzleError
 from puzzles.result import measures
+from puzzles.textio import plural
 from workers.provenance import TIMING
 from workers.store import Database
 from workers.store.rows import board_table, job_slices, job_table, sweep_board_ids, sweep_params
@@ -251,7 +252,7 @@ def _unfinished_note(rows: pd.DataFrame, name: str) -> list[str]:
     unfinished = int(rows["outcome"].isna().sum())
     if not unfinished:
         return []
-    done = f"{len(rows) - unfinished:,} of {len(rows):,} jobs done; this report covers those"
+    done = f"{len(rows) - unfinished:,} of {plural(len(rows), 'job')} done; this report covers those"
     if rows["state"].isin([JobState.RUNNING, JobState.QUEUED]).any():
         return [f"sweep {name} is still running: {done}"]
     return [f"sweep {name} is stopped: {done} (continue with: orchestrate resume {name})"]
