@@ -11,8 +11,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.orchestrator.test_report_formats import latex
-
 from orchestrator.publish import interactive
 from orchestrator.reports import figures, plots
 from orchestrator.reports.figures import EXPANSION_BOUNDS, TIME_BOUNDS, coverage_curves, log_score, scatter_points, scores
@@ -24,6 +22,7 @@ from tests.browser import browser_page, plotted
 from tests.orchestrator.clirun import ok, orchestrate
 from tests.orchestrator.handmade import NAME, SOLUTIONS, beam_sweep, result_for
 from tests.orchestrator.test_html_report import figures_of
+from tests.orchestrator.test_report_formats import latex
 from tests.stored import store_sweep
 from workers.store import connect
 from workers.store.jobs import claim, record

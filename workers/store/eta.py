@@ -53,11 +53,12 @@ def job_kinds(connection: Connection, sweep_id: int) -> list[Kind]:
     query = (select(*key, jobs.c.status, func.count(), func.count(jobs.c.seconds), func.sum(jobs.c.seconds))
              .where(jobs.c.sweep_id == sweep_id).group_by(*key, jobs.c.status))
     kinds: dict[tuple, Kind] = {}
-    for *kind, state, count, timed, seconds in connection.execute(query):
-        found = kinds.get(tuple(kind), Kind(*kind, 0, 0.0, 0))
+    for board_id, algorithm, params, state, count, timed, seconds in connection.execute(query):
+        kind = (board_id, algorithm, params)
+        found = kinds.get(kind, Kind(board_id, algorithm, params, 0, 0.0, 0))
         if state == JobState.DONE:
             found = replace(found, done=found.done + timed, seconds=found.seconds + (seconds or 0.0))
-        kinds[tuple(kind)] = replace(found, left=found.left + (count if state in UNFINISHED else 0))
+        kinds[kind] = replace(found, left=found.left + (count if state in UNFINISHED else 0))
     return list(kinds.values())
 
 
