@@ -41,13 +41,17 @@ def live_bar(console: Console, name: str, total: int, *, here: bool = False) -> 
     progress = progress_bar(console)
     task = progress.add_task(name, total=total)
     caption = Text(STARTING if here else "")
-    with Live(Group(progress, caption), console=console, refresh_per_second=REFRESHES_PER_S):
+    try:
+        with Live(Group(progress, caption), console=console, refresh_per_second=REFRESHES_PER_S):
 
-        def update(status: SweepStatus, warm_up: "WarmUp | None" = None) -> None:
-            progress.update(task, completed=status.finished, total=status.total)
-            caption.plain = warm_up_text(warm_up) if warm_up else caption_text(status, here)
+            def update(status: SweepStatus, warm_up: "WarmUp | None" = None) -> None:
+                progress.update(task, completed=status.finished, total=status.total)
+                caption.plain = warm_up_text(warm_up) if warm_up else caption_text(status, here)
 
-        yield update
+            yield update
+    finally:
+        if not console.is_terminal:  # rich leaves the caption's line open in a file or pipe: a later line would join it
+            console.line()
 
 
 def caption_text(status: SweepStatus, here: bool) -> str:

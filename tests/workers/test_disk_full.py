@@ -20,7 +20,7 @@ from tests.workers.cluster import CLI, SLOW_START_S
 from workers.failures import SQLITE_FULL
 
 TRIVIAL_BOARD = "oooooooooooooAAooooooooooooooooooooo"  # the red car one move from the exit
-LEFT_KIB = 1_500  # room left on the disk: the planned jobs fit, a few hundred results do not
+LEFT_KIB = 3_500  # room left on the disk: the planned jobs fit (each with its index entries), a few hundred results do not
 SHORT_LEASE = {"SLIDELAB_LEASE_SECONDS": "4", "SLIDELAB_HEARTBEAT_SECONDS": "0.5"}
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small disk needs root")
