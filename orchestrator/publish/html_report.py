@@ -27,7 +27,7 @@ from orchestrator.reports.tables import best_cells, row_text
 from puzzles.errors import PuzzleError
 
 if TYPE_CHECKING:
-    from orchestrator.publish.interactive import Chart
+    from orchestrator.publish.interactive_paper import Chart
 
 STATIC = resources.files(__package__) / "static"  # package data
 MAX_BOARDS = 48  # board pictures in one report; a note names how many more the sweep has

@@ -1,6 +1,6 @@
 """Interactive plots of a sweep's rows, as Plotly figures: the HTML report's and the dashboard's, one set.
 
-`charts(rows)` gives, like `orchestrator.reports.plots` for the PNGs, per numeric
+`charts(rows)` gives, like `orchestrator.reports.plots` for the files, per numeric
 parameter P (k, batches, ...) P against solution length, time, states
 expanded and share solved, and bar charts per board and algorithm label when
 the sweep has no such parameter or compares a few algorithms. Each figure is
@@ -20,25 +20,21 @@ plain Plotly JSON (data and layout), drawn by plotly.js in the page:
 - integer parameters get integer ticks, axes whose values span decades are
   logarithmic, and the legend stands right of the data.
 
-Then the figures of search papers (`orchestrator.reports.figures`), as the
-files of `orchestrator.reports.plots.paper_figures`: per metric (states
-expanded, time) a scatter plot of the reference configuration against another,
-chosen in a menu when there are several, and a coverage plot. A comparison of
-sweeps (`figures.joined_rows`) gets these alone.
+Then the figures of search papers, scatter and coverage plots
+(`orchestrator.publish.interactive_paper`). A comparison of sweeps
+(`figures.joined_rows`) gets these alone.
 """
 
 import math
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from orchestrator.reports.figures import METRICS as PAPER_METRICS
-from orchestrator.reports.figures import Coverage, Scatter, coverage_curves, is_comparison, scatter_points, sides, styles
+from orchestrator.publish.interactive_paper import COLOURS, DASHES, SYMBOLS, TIME_TICKS, WRITERS, Chart, chart_layout, paper_charts, plain
+from orchestrator.reports.figures import is_comparison
 from orchestrator.reports.plots import (
-    MARGIN,
     METRICS,
     STEPS,
     TIME_AXIS,
@@ -55,30 +51,13 @@ from orchestrator.reports.plots import (
 )
 from orchestrator.reports.rows import parameter_columns
 from orchestrator.reports.summary import mean_interval, mean_intervals, share_interval
-from orchestrator.text import count_text, duration_text, missing, number_text, share_text
+from orchestrator.text import count_text, missing
 from puzzles.result import Outcome
 from puzzles.textio import plural
 
-# Tableau 10, then its light shades: the colours of boards (lines) or algorithm labels (bars).
-COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
-           "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5")
-DASHES = ("solid", "dash", "dot", "dashdot", "longdash")
-SYMBOLS = ("circle", "square", "triangle-up", "diamond", "triangle-down", "cross", "x", "star")
 MAX_TICKS = 12
-HEIGHT = 430
 SHARE = ("share solved", "share solved")  # (title noun, axis title)
 Y_LOG_SPAN = 20.0  # a logarithmic metric axis when its values span more than this factor
-WRITERS: dict[str, Callable[[float], str]] = {  # how hovering writes each metric: as the tables do (orchestrator.text)
-    "moves": number_text, "elapsed_s": duration_text, "expanded": count_text, "solved": share_text,
-}
-
-
-@dataclass(frozen=True)
-class Chart:
-    """A figure: its title and its Plotly JSON (`{"data": [...], "layout": {...}}`)."""
-
-    title: str
-    figure: dict[str, Any]
 
 
 def charts(rows: pd.DataFrame) -> list[Chart]:
@@ -159,7 +138,7 @@ def _with_gaps(points: pd.DataFrame, xs: np.ndarray) -> pd.DataFrame:
 def _line(points: pd.DataFrame, name: str, board: str, colour: str, variant: int, write: Callable[[float], str]) -> dict:
     return {
         "type": "scatter", "mode": "lines+markers", "name": name, "legendgroup": board,
-        "x": _plain(points["x"]), "y": _plain(points["y"]),
+        "x": plain(points["x"]), "y": plain(points["y"]),
         "line": {"color": colour, "dash": DASHES[variant % len(DASHES)], "width": 2},
         "marker": {"symbol": SYMBOLS[variant % len(SYMBOLS)], "size": 7},
         "text": _hover_texts(points, write), "hovertemplate": f"<b>{name}</b><br>%{{x}}: %{{text}}<extra></extra>",
@@ -258,9 +237,9 @@ def _share_line(points: pd.DataFrame, name: str, colour: str, variant: int, dash
     """The share solved per value: a line, or points alone where each has one job (a line would zigzag 0–100%)."""
     return {
         "type": "scatter", "mode": "markers" if _one_job_each(points) else "lines+markers", "name": name, "legendgroup": name, "visible": visible,
-        "x": _plain(points["x"]), "y": _plain(points["y"]),
+        "x": plain(points["x"]), "y": plain(points["y"]),
         "line": {"color": colour, "dash": dash, "width": 2}, "marker": {"symbol": SYMBOLS[variant % len(SYMBOLS)], "size": 7},
-        "customdata": [_plain(row) for row in points[["low", "high", "solved", "n"]].to_numpy()],
+        "customdata": [plain(row) for row in points[["low", "high", "solved", "n"]].to_numpy()],
         "hovertemplate": f"<b>{name}</b><br>%{{x}}: %{{y:.0%}} solved (%{{customdata[2]}} of %{{customdata[3]}})"
                          "<br>95% interval %{customdata[0]:.0%}–%{customdata[1]:.0%}<extra></extra>",
     }
@@ -298,7 +277,7 @@ def _bars(group: pd.DataFrame, boards: list[str], label: str, colour: str, metri
         low, high = share_interval(int(values.sum()), len(values)) if metric == "solved" else mean_interval(values)
         points.append({"x": board, "y": values.mean(), "low": low, "high": high, "n": len(values)})
     frame = pd.DataFrame(points)
-    return {"type": "bar", "name": label, "x": list(frame["x"]), "y": _plain(frame["y"]), "marker": {"color": colour},
+    return {"type": "bar", "name": label, "x": list(frame["x"]), "y": plain(frame["y"]), "marker": {"color": colour},
             "error_y": _error_bars(frame, "#333"), "text": _hover_texts(frame, WRITERS[metric]), "textposition": "none",
             "hovertemplate": f"<b>{label}</b><br>%{{x}}: %{{text}}<extra></extra>"}
 
@@ -307,110 +286,9 @@ def _optimum_marks(data: pd.DataFrame, boards: list[str]) -> list[dict]:
     optima = data[data["optimum"].notna()].groupby(data["board"].astype(str))["optimum"].first().reindex(boards)
     if optima.dropna().empty:
         return []
-    return [{"type": "scatter", "mode": "markers", "name": "optimum (best known)", "x": boards, "y": _plain(optima),
+    return [{"type": "scatter", "mode": "markers", "name": "optimum (best known)", "x": boards, "y": plain(optima),
              "marker": {"symbol": "line-ew-open", "size": 36, "color": "#111", "line": {"width": 3}},
              "hovertemplate": "%{x}: optimum %{y} moves<extra></extra>"}]
-
-
-# The figures of papers: scatter and coverage plots --------------------------------------------
-
-
-def paper_charts(rows: pd.DataFrame) -> list[Chart]:
-    """Per metric a scatter plot of the reference configuration against the others (`figures.Sides.pairs`), then per
-    metric a coverage plot (`figures.Sides.curves`)."""
-    found = sides(rows)
-    out = []
-    for metric, noun in PAPER_METRICS:
-        scatters = [scatter_points(rows, found.config, a, b, metric, found.pair) for a, b in found.pairs()]
-        if scatters:
-            out.append(_scatter_chart(scatters, noun))
-    if found.curves():
-        out += [_coverage_chart(coverage_curves(rows, found.config, metric, found.pair), noun, found.names)
-                for metric, noun in PAPER_METRICS]
-    return out
-
-
-def _scatter_chart(scatters: list[Scatter], noun: str) -> Chart:
-    """Log-log and square: B's values against A's, a trace per kind of board (a colour per domain, a marker per kind),
-    the diagonal, unsolved runs on the dashed border; a menu picks B where there are several."""
-    floor, border = min(scatter.floor for scatter in scatters), max(scatter.border for scatter in scatters)
-    low, high = floor / MARGIN, border * MARGIN
-    traces = [{"type": "scatter", "mode": "lines", "name": "x = y", "x": [low, high], "y": [low, high], "showlegend": False,
-               "line": {"color": "#999", "width": 1}, "hoverinfo": "skip"},
-              {"type": "scatter", "mode": "lines", "name": "unsolved", "x": [border, border, None, low, high],
-               "y": [low, high, None, border, border], "line": {"color": "#555", "width": 1, "dash": "dash"}, "hoverinfo": "skip"}]
-    owners = [None, None]  # the scatter each trace shows: None for those every one shows
-    for number, scatter in enumerate(scatters):
-        mine = _scatter_traces(scatter, floor, border, visible=number == 0)
-        traces += mine
-        owners += [number] * len(mine)
-    first = scatters[0]
-    axis = {"type": "log", "range": [math.log10(low), math.log10(high)], "automargin": True, "gridcolor": "#eee",
-            "dtick": 1, "constrain": "domain"} | (_TIME_TICKS if first.metric == "elapsed_s" else {})
-    title = f"{noun}: {first.a} vs " + (first.b if len(scatters) == 1 else "each other configuration")
-    layout = _layout(f"{noun}: {first.a} vs {first.b}", axis | {"title": {"text": f"{noun}: {first.a}"}},
-                     axis | {"title": {"text": f"{noun}: {first.b}"}, "scaleanchor": "x", "scaleratio": 1},
-                     first.left_out())
-    if len(scatters) > 1:
-        layout["updatemenus"] = [_pair_menu(scatters, owners, noun)]
-        layout["margin"]["t"] = 90
-    return Chart(title, {"data": traces, "layout": layout})
-
-
-def _scatter_traces(scatter: Scatter, floor: float, border: float, *, visible: bool) -> list[dict]:
-    """A trace per kind of board of one scatter plot, hovering the unit and both values (or `unsolved`)."""
-    x, y = scatter.placed("x", floor, border), scatter.placed("y", floor, border)
-    write = WRITERS[scatter.metric]
-    points = scatter.points
-    texts = [f"<b>{unit}</b><br>{scatter.a}: {write(a) if solved_a else 'unsolved'}"
-             f"<br>{scatter.b}: {write(b) if solved_b else 'unsolved'}"
-             for unit, a, solved_a, b, solved_b in points[["unit", "x", "x_solved", "y", "y_solved"]].itertuples(index=False)]
-    traces = []
-    for category, (domain, number) in styles(points).items():
-        mine = (points["category"] == category).to_numpy()
-        symbol = SYMBOLS[number % len(SYMBOLS)] + ("" if domain % 2 == 0 else "-open")
-        traces.append({"type": "scatter", "mode": "markers", "name": category, "legendgroup": category, "visible": visible,
-                       "x": _plain(x[mine]), "y": _plain(y[mine]), "text": [t for t, m in zip(texts, mine) if m],
-                       "marker": {"symbol": symbol, "size": 9, "color": COLOURS[domain % len(COLOURS)],
-                                  "line": {"width": 1.5, "color": COLOURS[domain % len(COLOURS)]}},
-                       "hovertemplate": "%{text}<extra></extra>"})
-    return traces
-
-
-def _pair_menu(scatters: list[Scatter], owners: list[int | None], noun: str) -> dict:
-    """A menu of the configurations set against the reference: each shows its own points, title and y axis."""
-    buttons = [{"label": scatter.b, "method": "update",
-                "args": [{"visible": [owner is None or owner == number for owner in owners]},
-                         {"title.text": _title_text(f"{noun}: {scatter.a} vs {scatter.b}", scatter.left_out()), "yaxis.title.text": f"{noun}: {scatter.b}"}]}
-               for number, scatter in enumerate(scatters)]
-    return {"buttons": buttons, "direction": "down", "showactive": True, "x": 1.02, "xanchor": "left", "y": 1.18,
-            "yanchor": "top"}
-
-
-def _coverage_chart(coverage: Coverage, noun: str, names: list[str]) -> Chart:
-    """A step line per configuration: how many units it solved within each value of the metric, on a log axis; a
-    dotted line at the units in all."""
-    low, high = coverage.floor / MARGIN, coverage.border
-    write = WRITERS[coverage.metric]
-    traces = []
-    for number, name in enumerate(name for name in names if name in coverage.curves):
-        values = np.maximum(coverage.curves[name], coverage.floor)
-        solved = np.arange(len(values) + 2).clip(max=len(values))
-        traces.append({"type": "scatter", "mode": "lines+markers", "name": name, "x": _plain([low, *values, high]),
-                       "y": _plain(solved), "line": {"shape": "hv", "color": COLOURS[number % len(COLOURS)], "width": 2,
-                                                     "dash": DASHES[number % len(DASHES)]},
-                       "marker": {"symbol": SYMBOLS[number % len(SYMBOLS)], "size": 6},
-                       "text": ["", *(f"{n:,} solved within {write(v)}" for n, v in enumerate(values, 1)), ""],
-                       "hovertemplate": f"<b>{name}</b><br>%{{text}}<extra></extra>"})
-    traces.append({"type": "scatter", "mode": "lines", "name": f"all {coverage.units:,} {coverage.noun}", "x": [low, high],
-                   "y": [coverage.units, coverage.units], "line": {"color": "#999", "width": 1, "dash": "dot"},
-                   "hoverinfo": "skip"})
-    xaxis = {"type": "log", "range": [math.log10(low), math.log10(high)], "dtick": 1, "title": {"text": noun},
-             "automargin": True, "gridcolor": "#eee"} | (_TIME_TICKS if coverage.metric == "elapsed_s" else {})
-    yaxis = {"range": [0, max(coverage.units, 1) * 1.08], "title": {"text": f"{coverage.noun} solved"}, "tickformat": "d",
-             "rangemode": "tozero", "automargin": True, "gridcolor": "#eee", "zeroline": False}
-    title = f"coverage by {noun}"
-    return Chart(title, {"data": traces, "layout": _layout(title, xaxis, yaxis, coverage.left_out())})
 
 
 # Layout and helpers -----------------------------------------------------------------------------
@@ -430,8 +308,8 @@ def _chart(title: str, traces: list[dict], xtitle: str, ytitle: str, xs: pd.Seri
     elif spans_decades(np.array(ys, dtype=float), Y_LOG_SPAN):
         yaxis |= {"type": "log", "dtick": 1}  # a tick per power of ten, no 2s and 5s between
     if ytitle == TIME_AXIS:
-        yaxis |= {"title": {"text": "time"}} | _TIME_TICKS
-    layout = _layout(title, xaxis, yaxis, f"no data: {', '.join(empty)}" if empty else "")
+        yaxis |= {"title": {"text": "time"}} | TIME_TICKS
+    layout = chart_layout(title, xaxis, yaxis, f"no data: {', '.join(empty)}" if empty else "")
     if bars:
         layout |= {"barmode": "group", "bargap": 0.25}
     if not traces:
@@ -440,33 +318,13 @@ def _chart(title: str, traces: list[dict], xtitle: str, ytitle: str, xs: pd.Seri
     return Chart(title, {"data": traces, "layout": layout})
 
 
-_TIME_TICKS = {"tickformat": "~s", "ticksuffix": "s"}  # 85µs, 500ms, 2s: as the tables write times
-
-
-def _layout(title: str, xaxis: dict, yaxis: dict, left_out: str = "") -> dict[str, Any]:
-    """A figure's layout: its title (what it leaves out beneath), axes, the legend right of the data, white ground."""
-    return {
-        "title": {"text": _title_text(title, left_out), "x": 0.01, "xanchor": "left"},
-        "height": HEIGHT, "xaxis": xaxis, "yaxis": yaxis,
-        "legend": {"x": 1.02, "xanchor": "left", "y": 1, "yanchor": "top", "font": {"size": 11}, "groupclick": "togglegroup",
-                   "traceorder": "grouped"},
-        "margin": {"l": 70, "r": 20, "t": 70 if left_out else 50, "b": 50}, "hovermode": "closest",
-        "plot_bgcolor": "#fff", "paper_bgcolor": "#fff", "font": {"family": "system-ui, sans-serif", "size": 12},
-    }
-
-
-def _title_text(title: str, left_out: str) -> str:
-    """A figure's title, and beneath it in small what it leaves out (if anything)."""
-    return title + (f"<br><sup>left out, {left_out}</sup>" if left_out else "")
-
-
 def _ticks(values: np.ndarray) -> dict[str, Any]:
     """The x axis for a parameter's values: logarithmic from X_LOG_SPAN; the values as ticks when few, else
     integer ticks for integer parameters."""
     axis: dict[str, Any] = {"type": "log"} if spans_decades(values, X_LOG_SPAN) else {}
     integer = len(values) and all(float(value).is_integer() for value in values)
     if 0 < len(values) <= MAX_TICKS:
-        return axis | {"tickmode": "array", "tickvals": _plain(values), "ticktext": [value_text(v) for v in values]}
+        return axis | {"tickmode": "array", "tickvals": plain(values), "ticktext": [value_text(v) for v in values]}
     if not integer:
         return axis
     if axis:
@@ -518,8 +376,8 @@ def _spread(trace: dict, points: pd.DataFrame) -> list[dict]:
     edge = {"type": "scatter", "mode": "lines", "x": trace["x"], "line": {"width": 0}, "hoverinfo": "skip",
             "showlegend": False, "legendgroup": trace["legendgroup"], "visible": trace.get("visible", True),
             "connectgaps": False}
-    upper = edge | {"name": f"{trace['name']} upper", "y": _plain(points["high"])}
-    lower = edge | {"name": f"{trace['name']} lower", "y": _plain(points["low"]), "fill": "tonexty",
+    upper = edge | {"name": f"{trace['name']} upper", "y": plain(points["high"])}
+    lower = edge | {"name": f"{trace['name']} lower", "y": plain(points["low"]), "fill": "tonexty",
                     "fillcolor": f"rgba({red},{green},{blue},0.15)"}
     return [upper, lower, trace]
 
@@ -527,18 +385,7 @@ def _spread(trace: dict, points: pd.DataFrame) -> list[dict]:
 def _error_bars(points: pd.DataFrame, colour: str) -> dict:
     """Asymmetric error bars from each point's `low` and `high` (none where they are missing)."""
     y, low, high = (pd.to_numeric(points[c], errors="coerce") for c in ("y", "low", "high"))
-    return {"type": "data", "symmetric": False, "array": _plain(high - y), "arrayminus": _plain(y - low),
+    return {"type": "data", "symmetric": False, "array": plain(high - y), "arrayminus": plain(y - low),
             "color": colour, "thickness": 1.2, "width": 3}
 
 
-def _plain(values: Iterable) -> list:
-    """Numbers as JSON-ready floats and ints; NaN and missing values as None."""
-    out = []
-    for value in values:
-        if value is None or value is pd.NA or (isinstance(value, float | np.floating) and math.isnan(value)):
-            out.append(None)
-        elif isinstance(value, np.integer) or (isinstance(value, float | np.floating) and float(value).is_integer()):
-            out.append(int(value))
-        else:
-            out.append(float(value) if isinstance(value, float | np.floating) else value)
-    return out

@@ -59,7 +59,7 @@ class Layout:
 
 @dataclass(frozen=True)
 class PlotFiles:
-    """The plots asked for as files (`--plot`): their format (`plots.PLOT_FORMATS`) and width (`one` or `two` columns
+    """The plots asked for as files (`--plot`): their format (`paper_plots.PLOT_FORMATS`) and width (`one` or `two` columns
     of a paper; None: as drawn)."""
 
     fmt: str = "png"
@@ -111,11 +111,11 @@ def compare_sweeps(db: Database, names: list[str], *, by: str | None, layout: La
 
 
 def plot_files(rows: pd.DataFrame, plot: PlotFiles, layout: Layout, stem: str, baseline: str | None = None) -> list[str]:
-    """Write the plots of `rows` (`plots.write_plots`) next to `--out`, else here; a line per file written."""
-    from orchestrator.reports import plots  # matplotlib only when a plot is asked for
+    """Write the plots of `rows` (`paper_plots.write_plots`) next to `--out`, else here; a line per file written."""
+    from orchestrator.reports import paper_plots  # matplotlib only when a plot is asked for
 
     folder = layout.out.parent if layout.out else Path.cwd()
-    paths = plots.write_plots(rows, folder, stem, fmt=plot.fmt, width=plot.width, baseline=baseline)
+    paths = paper_plots.write_plots(rows, folder, stem, fmt=plot.fmt, width=plot.width, baseline=baseline)
     return [f"wrote {path}" for path in paths]
 
 

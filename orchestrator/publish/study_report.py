@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.table import Table
 
 from orchestrator.publish.html_report import header_list, inline_script, page, plots_section
-from orchestrator.publish.interactive import Chart
+from orchestrator.publish.interactive_paper import Chart
 from orchestrator.publish.outputs import Published
 from orchestrator.reports.study import StudyReport, figures
 from orchestrator.sweeps.grid import flag_name

@@ -1,6 +1,6 @@
 """The figures of search papers, from a sweep's rows (one per job: `orchestrator.reports.rows`), with pandas and numpy
-alone: `orchestrator.reports.plots` draws them as files (matplotlib), `orchestrator.publish.interactive` in the HTML
-report (Plotly).
+alone: `orchestrator.reports.paper_plots` draws them as files (matplotlib), `orchestrator.publish.interactive_paper` in
+the HTML report (Plotly).
 
 - A *configuration* is one side compared, a label per row: within a sweep, the algorithm and the parameters that tell
   its runs apart ("beam k=50", `plots.algorithm_labels`); in a comparison of sweeps, the sweep (`joined_rows`).

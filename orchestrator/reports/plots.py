@@ -1,5 +1,7 @@
-"""Plots of a sweep's rows as PNG files (`report --plot`): how solution length, time, states expanded and success
-depend on a parameter. The HTML report and the dashboard draw the same figures with Plotly (`orchestrator.publish.interactive`).
+"""Plots of a sweep's rows as matplotlib figures (`report --plot`): how solution length, time, states expanded and
+success depend on a parameter, and bar charts comparing algorithms. The HTML report and the dashboard draw the same
+figures with Plotly (`orchestrator.publish.interactive`); `orchestrator.reports.paper_plots` adds the figures of
+search papers and writes them all as files.
 
 `figures(rows)` builds matplotlib figures from the per-job DataFrame of a sweep
 (one row per job, see `orchestrator.reports.rows`). For every numeric parameter that
@@ -10,11 +12,6 @@ spread across seeds and repeats as a shaded min–max band. When the sweep has n
 such parameter, or compares several algorithms, there are bar charts per board
 and algorithm label ("beam k=50") instead or as well.
 
-`paper_figures(rows)` draws the figures of search papers (`orchestrator.reports.figures`):
-per metric, states expanded and time, a scatter plot of two configurations board
-by board and a coverage ("cactus") plot. `write_plots` writes every figure as PNG,
-PDF, SVG or PGF, one or two columns of a paper wide.
-
 Figures are `matplotlib.figure.Figure` objects created without pyplot, so
 nothing opens a window and nothing needs closing; matplotlib itself is imported
 only when a figure is made, to keep the command line quick to start.
@@ -23,10 +20,6 @@ only when a figure is made, to keep the command line quick to start.
 from __future__ import annotations
 
 import re
-import shutil
-import textwrap
-from contextlib import AbstractContextManager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -35,14 +28,11 @@ import pandas as pd
 from orchestrator.reports.rows import parameter_columns, parameter_name
 from orchestrator.text import duration_text
 from puzzles.algorithms import ALGORITHMS
-from puzzles.errors import PuzzleError
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.axis import Axis
     from matplotlib.figure import Figure
-
-    from orchestrator.reports.figures import Coverage, Scatter
 
 # (slug, metric column, y-axis label, title noun) of the figures per numeric parameter.
 TIME_AXIS = "time (s)"
@@ -59,19 +49,6 @@ X_LOG_SPAN = 20.0  # a logarithmic parameter axis from k = 1, 2, 5, 10, 20 on
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 STEPS = tuple(m * 10**e for e in range(12) for m in (1, 2, 5))  # 1, 2, 5, 10, 20, 50, ...: ticks of integers
 LINESTYLES = ("-", "--", ":", "-.")
-PLOT_FORMATS = ("png", "pdf", "svg", "pgf")
-WIDTHS = {"one": 3.5, "two": 7.0}  # inches: a figure one or two columns of a paper wide
-PAPER_DPI = 300  # a PNG of a paper figure: 1,050 pixels one column wide
-PAPER_FONTS = {"font.size": 8, "legend.fontsize": 7, "axes.titlesize": 8}  # the size of a paper's captions
-EMBEDDED = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "path", "pgf.rcfonts": False}  # TrueType fonts in
-# a PDF, glyph outlines in an SVG (it needs no font installed); a PGF file's text is set by the document that inputs it
-METADATA = {"png": {"Software": None}, "pdf": {"Creator": None, "Producer": None, "CreationDate": None},
-            "svg": {"Creator": None, "Date": None}}  # no version or date: the same figure makes the same file
-TEX_SPECIAL = re.compile(r"[\\_%&#{}~^]")  # characters LaTeX reads as commands in a PGF figure's text
-TEX_ESCAPES = {"\\": r"\textbackslash{}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-TEX_SYSTEMS = ("xelatex", "lualatex", "pdflatex")  # the pgf backend measures text with the first found
-MARGIN = 1.6  # a log axis of a paper figure runs this factor beyond the floor and the border
-BORDER_LINE = {"color": "0.35", "linestyle": "--", "linewidth": 0.8, "zorder": 1}
 
 
 def numeric_parameters(rows: pd.DataFrame) -> list[str]:
@@ -107,97 +84,6 @@ def figures(rows: pd.DataFrame) -> list[tuple[str, Figure]]:
 def wants_bars(rows: pd.DataFrame, numeric: list[str]) -> bool:
     """True if the sweep gets bar charts per board and algorithm label: no numeric parameter, or a few labels."""
     return not numeric or (rows["algorithm"].nunique() > 1 and algorithm_labels(rows).nunique() <= MAX_BARS)
-
-
-def write_plots(rows: pd.DataFrame, outdir: Path, stem: str, *, fmt: str = "png", width: str | None = None,
-                baseline: str | None = None) -> list[Path]:
-    """Every figure of `rows` (`figures`, then `paper_figures`; a comparison's, `figures.joined_rows`, only the latter)
-    written to `outdir/{stem}-{slug}.{fmt}`, `fmt` one of PLOT_FORMATS; the paths in order.
-
-    Fonts are embedded: TrueType in a PDF, glyph outlines in an SVG; a PGF
-    file's text is set by the LaTeX document that inputs it, and writing it
-    needs LaTeX to measure the text. `width` (`one` or `two` columns of a
-    paper, WIDTHS) sets every figure's width; by default the scatter and
-    coverage plots are one column wide, the others as drawn. `baseline`: an
-    algorithm, the reference of the scatter plots (`figures.sides`).
-    """
-    from matplotlib import rc_context
-
-    from orchestrator.reports.figures import is_comparison
-
-    inches = _inches(fmt, width)
-    outdir = Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
-    with _saving(fmt), rc_context(PAPER_FONTS if inches else {}):
-        made = [*([] if is_comparison(rows) else figures(rows)), *paper_figures(rows, inches or WIDTHS["one"], baseline)]
-        return [_save(figure, outdir / f"{stem}-{slug(title)}.{fmt}", fmt, inches) for title, figure in made]
-
-
-def _inches(fmt: str, width: str | None) -> float | None:
-    """The width asked for, in inches (None: as drawn); PuzzleError for an unknown format or width."""
-    if fmt not in PLOT_FORMATS:
-        raise PuzzleError(f"--plot-format: {fmt!r} is not one of {', '.join(PLOT_FORMATS)}")
-    if width is not None and width not in WIDTHS:
-        raise PuzzleError(f"--plot-width: {width!r} is not one of {', '.join(WIDTHS)}")
-    return WIDTHS[width] if width else None
-
-
-def _saving(fmt: str) -> AbstractContextManager:
-    """matplotlib's settings while figures are made and saved: fonts embedded; for PGF, the LaTeX found."""
-    from matplotlib import rc_context
-
-    return rc_context(EMBEDDED | ({"pgf.texsystem": _tex_system()} if fmt == "pgf" else {}))
-
-
-def _tex_system() -> str:
-    """The first LaTeX of TEX_SYSTEMS on PATH; PuzzleError without one."""
-    found = next((name for name in TEX_SYSTEMS if shutil.which(name)), None)
-    if found is None:
-        raise PuzzleError("--plot-format pgf needs LaTeX to measure its text (xelatex, lualatex or pdflatex on PATH);"
-                          " pdf and svg do not")
-    return found
-
-
-def _save(figure: Figure, path: Path, fmt: str, inches: float | None) -> Path:
-    """Write `figure` to `path` as `fmt`, `inches` wide if given, then release it; PuzzleError where LaTeX cannot set
-    a label of a PGF figure."""
-    if inches:
-        figure.set_size_inches(inches, inches * figure.get_figheight() / figure.get_figwidth())
-        figure.set_dpi(PAPER_DPI)
-    if fmt == "pgf":
-        _tex_texts(figure)
-    try:
-        figure.savefig(path, dpi="figure", **({"metadata": METADATA[fmt]} if fmt in METADATA else {}))
-    except _latex_errors(fmt) as err:
-        raise PuzzleError(f"{path.name}: LaTeX cannot set a text of this figure: {str(err).splitlines()[0]}") from None
-    finally:
-        _close(figure)
-    return path
-
-
-def _tex_texts(figure: Figure) -> None:
-    """Every text of the figure but math (`$10^{3}$`) made safe for LaTeX, which sets a PGF figure's words: a board's
-    or a sweep's name may hold `_`, `%`, `&` or `#`."""
-    from matplotlib.text import Text
-
-    for text in figure.findobj(Text):
-        words = text.get_text()
-        if words and "$" not in words:
-            text.set_text(TEX_SPECIAL.sub(lambda found: TEX_ESCAPES.get(found.group(0), "\\" + found.group(0)), words))
-
-
-def _latex_errors(fmt: str) -> tuple[type[Exception], ...]:
-    """The errors of LaTeX measuring a PGF figure's text; none for the other formats."""
-    if fmt != "pgf":
-        return ()
-    from matplotlib.backends.backend_pgf import LatexError
-
-    return (LatexError,)
-
-
-def slug(title: str) -> str:
-    """`title` as a file-name part: lower case, runs of other characters as one hyphen."""
-    return re.sub(r"[^a-z0-9_]+", "-", title.lower()).strip("-") or "figure"
 
 
 def algorithm_labels(rows: pd.DataFrame) -> pd.Series:
@@ -256,7 +142,7 @@ def _lines(ax: Axes, data: pd.DataFrame, param: str, keys: list[str], metric: st
     """A line per group of `keys`: the mean of `metric` per value of `param`, with a min–max band; the line breaks
     where a value has none. Points alone (a line would zigzag) where every value has one job at most."""
     boards = sorted(data["board"].astype(str).unique())
-    colours = _colours(len(boards))
+    colours = palette(len(boards))
     variants: dict[tuple, int] = {}
     xs = np.sort(data[param].dropna().unique())
     for key, group in data.groupby(keys, dropna=False, sort=True):
@@ -306,10 +192,10 @@ def _finish(ax: Axes, param: str, ylabel: str, title: str, x: pd.Series, y: pd.S
 def _time_ticks(ax: Axes) -> None:
     """A time axis written as the tables write times: `85 µs`, `12.5 ms`, `2.00 s`."""
     ax.set_ylabel("time")
-    _durations(ax.yaxis)
+    duration_ticks(ax.yaxis)
 
 
-def _durations(axis: Axis) -> None:
+def duration_ticks(axis: Axis) -> None:
     """The axis' ticks written as durations, as the tables write them; no labels on minor ticks."""
     from matplotlib.ticker import FuncFormatter, NullFormatter
 
@@ -352,7 +238,7 @@ def _comparison_figures(rows: pd.DataFrame) -> list[tuple[str, Figure]]:
         figure, ax = _axes(width=max(FIGSIZE[0], 1.2 + 0.35 * len(boards) * len(labels)))
         stats = data.groupby(["board", "label"])[metric].agg(["mean", "min", "max"])
         width = 0.8 / len(labels)
-        colours = _colours(len(labels))
+        colours = palette(len(labels))
         for i, label in enumerate(labels):
             part = stats.xs(label, level="label").reindex(boards) if label in stats.index.get_level_values("label") \
                 else pd.DataFrame(index=boards, columns=["mean", "min", "max"], dtype=float)
@@ -378,104 +264,6 @@ def _comparison_figures(rows: pd.DataFrame) -> list[tuple[str, Figure]]:
         _legend(ax)
         out.append((title, figure))
     return out
-
-
-# The figures of papers: scatter and coverage plots --------------------------------------------
-
-
-def paper_figures(rows: pd.DataFrame, width: float = WIDTHS["one"], baseline: str | None = None) -> list[tuple[str, Figure]]:
-    """(title, figure) of the figures of search papers, `width` inches wide: per metric (states expanded, time) a
-    scatter plot of the reference configuration against each other one (`figures.Sides.pairs`), then per metric a
-    coverage plot (`figures.Sides.curves`); none for an empty sweep. `baseline`: as `write_plots` takes it."""
-    from matplotlib import rc_context
-
-    from orchestrator.reports.figures import METRICS, coverage_curves, scatter_points, sides
-
-    if rows.empty:
-        return []
-    found = sides(rows, baseline)
-    with rc_context(PAPER_FONTS):
-        out = [_scatter_figure(scatter_points(rows, found.config, a, b, metric, found.pair), noun, width)
-               for metric, noun in METRICS for a, b in found.pairs()]
-        if found.curves():
-            out += [_coverage_figure(coverage_curves(rows, found.config, metric, found.pair), noun, found.names, width)
-                    for metric, noun in METRICS]
-    return out
-
-
-def _scatter_figure(scatter: Scatter, noun: str, width: float) -> tuple[str, Figure]:
-    """A square log-log plot of B's values against A's, the diagonal, unsolved runs on a dashed border line, a
-    colour per domain and a marker per kind of board (filled for the first domain, hollow for the next)."""
-    from matplotlib.figure import Figure
-
-    from orchestrator.reports.figures import styles
-
-    title = f"{noun}: {scatter.a} vs {scatter.b}"
-    figure = Figure(figsize=(width, width * 1.15), dpi=PAPER_DPI, layout="constrained")
-    ax = figure.add_subplot()
-    low, high = scatter.floor / MARGIN, scatter.border * MARGIN
-    ax.set(xscale="log", yscale="log", xlim=(low, high), ylim=(low, high), box_aspect=1, title=title,
-           xlabel=f"{noun}: {scatter.a}", ylabel=f"{noun}: {scatter.b}")
-    ax.plot([low, high], [low, high], color="0.6", linewidth=0.8, zorder=1)
-    ax.axvline(scatter.border, **BORDER_LINE)
-    ax.axhline(scatter.border, **BORDER_LINE)
-    ax.text(scatter.border, low, " unsolved", rotation=90, ha="right", va="bottom", fontsize="small", color="0.35")
-    ax.text(low, scatter.border, " unsolved", ha="left", va="bottom", fontsize="small", color="0.35")
-    x, y = scatter.placed("x"), scatter.placed("y")
-    categories = scatter.points["category"].to_numpy()
-    found = styles(scatter.points)
-    colours = _colours(len({domain for domain, _ in found.values()}))
-    for category, (domain, number) in found.items():
-        mine = categories == category
-        ax.scatter(x[mine], y[mine], s=16, marker=MARKERS[number % len(MARKERS)], edgecolors=colours[domain],
-                   facecolors=colours[domain] if domain % 2 == 0 else "none", linewidths=0.8, label=category, zorder=3)
-    if scatter.metric == "elapsed_s":
-        _durations(ax.xaxis)
-        _durations(ax.yaxis)
-    _paper_legend(figure, ax, width, scatter.left_out())
-    return title, figure
-
-
-def _coverage_figure(coverage: Coverage, noun: str, names: list[str], width: float) -> tuple[str, Figure]:
-    """Per configuration a step line: how many units it solved within each value of the metric (log x axis); a dotted
-    line at the units in all."""
-    from matplotlib.figure import Figure
-    from matplotlib.ticker import MaxNLocator
-
-    title = f"coverage by {noun}"
-    figure = Figure(figsize=(width, width * 0.9), dpi=PAPER_DPI, layout="constrained")
-    ax = figure.add_subplot()
-    low, high = coverage.floor / MARGIN, coverage.border
-    drawn = [name for name in names if name in coverage.curves]
-    colours = _colours(len(drawn))
-    for number, name in enumerate(drawn):
-        values = np.maximum(coverage.curves[name], coverage.floor)
-        solved = np.arange(len(values) + 2).clip(max=len(values))
-        ax.step(np.concatenate([[low], values, [high]]), solved, where="post", color=colours[number],
-                linestyle=LINESTYLES[number % len(LINESTYLES)], marker=MARKERS[number % len(MARKERS)], markersize=3,
-                markevery=slice(1, len(values) + 1, max(1, len(values) // 8)), linewidth=1, label=name)
-    ax.axhline(coverage.units, color="0.5", linestyle=":", linewidth=0.8)
-    ax.set(xscale="log", xlim=(low, high), ylim=(0, max(coverage.units, 1) * 1.08), title=title, xlabel=noun,
-           ylabel=f"{coverage.noun} solved (of {coverage.units:,})")
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    if coverage.metric == "elapsed_s":
-        _durations(ax.xaxis)
-    _paper_legend(figure, ax, width, coverage.left_out())
-    return title, figure
-
-
-def _paper_legend(figure: Figure, ax: Axes, width: float, note: str) -> None:
-    """The legend above the plot, in two columns, and what was left out beneath it, wrapped to the figure's width;
-    labels on the powers of ten of a log axis alone (never `2×10²` crowding them)."""
-    from matplotlib.ticker import NullFormatter
-
-    for axis in (ax.xaxis, ax.yaxis):
-        if axis.get_scale() == "log":
-            axis.set_minor_formatter(NullFormatter())
-    if ax.get_legend_handles_labels()[0]:
-        figure.legend(*ax.get_legend_handles_labels(), loc="outside upper center", ncols=2, frameon=False)
-    if note:
-        figure.supxlabel(textwrap.fill(f"left out: {note}", int(width * 17)), fontsize="x-small", ha="left", x=0.02)
 
 
 # Helpers ----------------------------------------------------------------------------------------
@@ -543,7 +331,8 @@ def _axes(width: float = FIGSIZE[0]) -> tuple[Figure, Axes]:
     return figure, figure.add_subplot()
 
 
-def _colours(n: int) -> list:
+def palette(n: int) -> list:
+    """`n` colours (at least one) from matplotlib's tab10, or tab20 beyond ten."""
     from matplotlib import colormaps
 
     cmap = colormaps["tab10" if n <= 10 else "tab20"]
@@ -562,12 +351,3 @@ def _legend(ax: Axes) -> None:
 
 def _no_data(ax: Axes, text: str) -> None:
     ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", color="grey")
-
-
-def _close(figure: Figure) -> None:
-    """Release a figure: close it if pyplot manages it (ours are not), then drop its artists."""
-    import sys
-
-    if "matplotlib.pyplot" in sys.modules:
-        sys.modules["matplotlib.pyplot"].close(figure)
-    figure.clear()

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from orchestrator.publish import interactive
-from orchestrator.reports import figures, plots
+from orchestrator.reports import figures, paper_plots
 from orchestrator.reports.figures import EXPANSION_BOUNDS, TIME_BOUNDS, coverage_curves, log_score, scatter_points, scores
 from orchestrator.reports.rows import with_parameter_columns
 from orchestrator.sweeps.grid import SweepGrid
@@ -166,7 +166,7 @@ def test_sides_name_the_reference_first_and_compare_pairs_on_the_columns_lined_u
 
 
 def written(tmp_path, fmt: str, **options) -> dict[str, bytes]:
-    paths = plots.write_plots(two_configurations(), tmp_path / fmt, "two", fmt=fmt, **options)
+    paths = paper_plots.write_plots(two_configurations(), tmp_path / fmt, "two", fmt=fmt, **options)
     return {path.name: path.read_bytes() for path in paths}
 
 
@@ -227,7 +227,7 @@ def test_the_width_is_one_column_or_two(tmp_path):
     for width in ("one", "two"):
         written(tmp_path / width, "png", width=width)
         pixels[width] = imread(tmp_path / width / "png" / "two-coverage-by-time.png").shape[1]
-    assert 0.85 < pixels["one"] / (3.5 * plots.PAPER_DPI) <= 1 and 0.9 < pixels["two"] / (7 * plots.PAPER_DPI) <= 1
+    assert 0.85 < pixels["one"] / (3.5 * paper_plots.PAPER_DPI) <= 1 and 0.9 < pixels["two"] / (7 * paper_plots.PAPER_DPI) <= 1
 
 
 # The command line and the HTML -------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Plots of a sweep's rows (`orchestrator.reports.plots`), on synthetic rows shaped like `orchestrator.reports.rows`'s."""
+"""Plots of a sweep's rows (`orchestrator.reports.plots`, written as files by `orchestrator.reports.paper_plots`), on
+synthetic rows shaped like `orchestrator.reports.rows`'s."""
 
 import json
 
@@ -7,7 +8,7 @@ import pandas as pd
 import pytest
 from matplotlib.image import imread
 
-from orchestrator.reports import plots
+from orchestrator.reports import paper_plots, plots
 from orchestrator.reports.rows import with_parameter_columns
 
 BOARDS = ("Rushhour6x6_1", "Rushhour6x6_2")
@@ -152,19 +153,19 @@ def test_several_algorithms_with_a_numeric_parameter_also_get_bar_charts():
 @pytest.mark.parametrize("make", [beam_rows, comparison_rows])
 def test_nothing_solved_or_nothing_finished_does_not_crash(make, tmp_path):
     rows = make().assign(status="failed", moves=np.nan, gap=np.nan)
-    assert len(plots.write_plots(rows, tmp_path / "failed", "s")) == len(plots.figures(rows)) + len(plots.paper_figures(rows))
+    assert len(paper_plots.write_plots(rows, tmp_path / "failed", "s")) == len(plots.figures(rows)) + len(paper_plots.paper_figures(rows))
     unfinished = rows.assign(status=None, job_status="queued", elapsed_s=np.nan, expanded=np.nan)
-    assert len(plots.write_plots(unfinished, tmp_path / "unfinished", "s")) > 3
+    assert len(paper_plots.write_plots(unfinished, tmp_path / "unfinished", "s")) > 3
 
 
 def test_no_rows_no_figures(tmp_path):
     rows = beam_rows().iloc[0:0]
     assert plots.figures(rows) == []
-    assert plots.write_plots(rows, tmp_path, "empty") == []
+    assert paper_plots.write_plots(rows, tmp_path, "empty") == []
 
 
 def test_write_plots_writes_one_nonblank_png_per_figure(tmp_path):
-    paths = plots.write_plots(beam_rows(), tmp_path / "out", "beam-sweep")
+    paths = paper_plots.write_plots(beam_rows(), tmp_path / "out", "beam-sweep")
 
     assert [path.name for path in paths][:4] == [
         "beam-sweep-beam-solution-length-vs-k.png", "beam-sweep-beam-time-vs-k.png",
