@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from orchestrator.reports.figures import METRICS as PAPER_METRICS
-from orchestrator.reports.figures import Coverage, Scatter, coverage_curves, scatter_points, sides, styles
+from orchestrator.reports.figures import Coverage, Scatter, paper_data, sides, styles
 from orchestrator.reports.paper_plots import MARGIN
 from orchestrator.text import count_text, duration_text, number_text, share_text
 
@@ -51,15 +51,9 @@ def paper_charts(rows: pd.DataFrame) -> list[Chart]:
     """Per metric a scatter plot of the reference configuration against the others (`figures.Sides.pairs`), then per
     metric a coverage plot (`figures.Sides.curves`)."""
     found = sides(rows)
-    out = []
-    for metric, noun in PAPER_METRICS:
-        scatters = [scatter_points(rows, found.config, a, b, metric, found.pair) for a, b in found.pairs()]
-        if scatters:
-            out.append(_scatter_chart(scatters, noun))
-    if found.curves():
-        out += [_coverage_chart(coverage_curves(rows, found.config, metric, found.pair), noun, found.names)
-                for metric, noun in PAPER_METRICS]
-    return out
+    scatters, curves = paper_data(rows, found, [metric for metric, _ in PAPER_METRICS])
+    out = [_scatter_chart(scatters[metric], noun) for metric, noun in PAPER_METRICS if scatters[metric]]
+    return out + [_coverage_chart(curves[metric], noun, found.names) for metric, noun in PAPER_METRICS if metric in curves]
 
 
 def _scatter_chart(scatters: list[Scatter], noun: str) -> Chart:

@@ -204,7 +204,21 @@ def scatter_points(rows: pd.DataFrame, config: pd.Series, a: str, b: str, metric
     """
     _check_named(config, (a, b))
     chosen = config.isin([a, b])
-    units = unit_values(rows[chosen], config[chosen], [metric], pair)
+    return _scatter(unit_values(rows[chosen], config[chosen], [metric], pair), a, b, metric, pair)
+
+
+def paper_data(rows: pd.DataFrame, found: Sides, metrics: Sequence[str]) -> tuple[dict[str, list[Scatter]],
+                                                                                   dict[str, Coverage]]:
+    """Every scatter plot (`Sides.pairs`) and coverage plot (`Sides.curves`) of `metrics`, from the units of every
+    configuration worked out once (seeds paired across all of them, as the report's tables pair them)."""
+    units = unit_values(rows, found.config, metrics, found.pair)
+    scatters = {metric: [_scatter(units, a, b, metric, found.pair) for a, b in found.pairs()] for metric in metrics}
+    curves = {metric: _coverage(units, metric, found.pair) for metric in metrics} if found.curves() else {}
+    return scatters, curves
+
+
+def _scatter(units: pd.DataFrame, a: str, b: str, metric: str, pair: Sequence[str]) -> Scatter:
+    """`scatter_points` from the units of `unit_values`."""
     ran = {name: units[units["configuration"] == name].set_index("unit") for name in (a, b)}
     common = sorted(ran[a].index.intersection(ran[b].index), key=natural_key)
     base = ran[a].loc[common, ["board", "seed", *pair, "domain", "board_size"]]
@@ -218,7 +232,11 @@ def scatter_points(rows: pd.DataFrame, config: pd.Series, a: str, b: str, metric
 def coverage_curves(rows: pd.DataFrame, config: pd.Series, metric: str, pair: Sequence[str] = ()) -> Coverage:
     """Per configuration (of `config`, each row's) the units it solved, by their values of `metric` (`Coverage`), over
     the units every configuration that ran any ran."""
-    units = unit_values(rows, config, [metric], pair)
+    return _coverage(unit_values(rows, config, [metric], pair), metric, pair)
+
+
+def _coverage(units: pd.DataFrame, metric: str, pair: Sequence[str]) -> Coverage:
+    """`coverage_curves` from the units of `unit_values`."""
     ran = units.groupby("configuration", sort=False)["unit"].agg(set)
     common = set.intersection(*ran) if len(ran) else set()
     kept = units[units["unit"].isin(common)]

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from orchestrator.reports.figures import METRICS, Coverage, Scatter, coverage_curves, is_comparison, scatter_points, sides, styles
+from orchestrator.reports.figures import METRICS, Coverage, Scatter, is_comparison, paper_data, sides, styles
 from orchestrator.reports.plots import LINESTYLES, MARKERS, duration_ticks, figures, palette
 from puzzles.errors import PuzzleError
 
@@ -159,12 +159,10 @@ def paper_figures(rows: pd.DataFrame, width: float = WIDTHS["one"], baseline: st
     if rows.empty:
         return []
     found = sides(rows, baseline)
+    scatters, curves = paper_data(rows, found, [metric for metric, _ in METRICS])
     with rc_context(PAPER_FONTS):
-        out = [_scatter_figure(scatter_points(rows, found.config, a, b, metric, found.pair), noun, width)
-               for metric, noun in METRICS for a, b in found.pairs()]
-        if found.curves():
-            out += [_coverage_figure(coverage_curves(rows, found.config, metric, found.pair), noun, found.names, width)
-                    for metric, noun in METRICS]
+        out = [_scatter_figure(scatter, noun, width) for metric, noun in METRICS for scatter in scatters[metric]]
+        out += [_coverage_figure(curves[metric], noun, found.names, width) for metric, noun in METRICS if metric in curves]
     return out
 
 

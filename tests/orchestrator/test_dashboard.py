@@ -271,7 +271,7 @@ def test_chromium_shows_a_result_stored_while_the_pages_are_open(sqlite_results,
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", workers_shown["w3@gone"][2])  # not today: dated
     assert re.fullmatch(r"\d\d:\d\d:\d\d", workers_shown["hand@test"][-1])  # today: the time alone
     assert charts == 3  # a throughput chart per worker
-    assert len(before) == 7 and all(figure["traces"] and figure["points"] and figure["drawn"] for figure in before)
+    assert len(before) == 11 and all(figure["traces"] and figure["points"] and figure["drawn"] for figure in before)
     earlier, now = (next(figure for figure in figures if figure["title"].startswith("beam: solution length vs k"))
                     for figures in (before, after))
     assert "left out, no data: Rushhour6x6_2" in earlier["title"] and "Rushhour6x6_2" not in earlier["lines"]
