@@ -38,7 +38,7 @@ def units(outcomes: dict, k: int, solved: bool = False) -> set[str]:
             if row == k and outcome is not None and (outcome == "solved" or not solved)}
 
 
-@settings(max_examples=60)
+@settings(max_examples=30)
 @given(grids)
 def test_a_reports_notes_say_what_its_common_figures_are_over(outcomes):
     rows = rows_of(outcomes)
@@ -74,7 +74,7 @@ def test_a_reports_notes_say_what_its_common_figures_are_over(outcomes):
         assert math.isclose(by_k.loc[k, "moves_mean"], np.mean(own))
 
 
-@settings(max_examples=40)
+@settings(max_examples=25)
 @given(grids, grids)
 def test_a_comparisons_notes_name_the_boards_left_out_and_the_units_compared(first, second):
     frames = {"one": rows_of(first), "two": rows_of(second, sweep_seed=1)}
