@@ -220,6 +220,7 @@ def _registry() -> dict[str, Column]:
         Column("unfinished", "unfinished", COUNT, 30, key=_beyond("unfinished", 0)),
         Column("solved_share", "solved", SHARE, 10, higher, key=_always),
         Column("coverage", "coverage", COUNT, 12, higher, "sum", key=_beyond("boards", 1)),
+        Column("coverage_units", "coverage of", COUNT, 99, table=False),
         Column("score_expanded", "score expanded", SCORE, 45, higher, "sum"),
         Column("score_time", "score time", SCORE, 45, higher, "sum"),
         Column("shared_solved_share", "solved shared", SHARE, 50, higher),

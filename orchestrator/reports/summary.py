@@ -32,8 +32,9 @@
   baseline algorithm `<metric>_ratio`, the geometric mean over the common
   boards of the group's common mean on the board divided by the baseline's.
 - **Coverage and scores** (`orchestrator.reports.figures.scores`) over the
-  shared units: `coverage`, the units solved, and `score_expanded` and
-  `score_time`, the sums of Downward Lab's log scores.
+  shared units: `coverage`, the units solved of `coverage_units` (a group
+  over several parameter values counts each one's runs), and
+  `score_expanded` and `score_time`, the sums of Downward Lab's log scores.
 """
 
 import math
@@ -101,7 +102,7 @@ def summarized(rows: pd.DataFrame, by: list[str] | None = None, *, baseline: str
     if baseline is not None:
         cells = cells.assign(**_ratios(cells, compared.rows, baseline))
     summary = cells if "board" in groups else _across_boards(cells, groups, baseline is not None)
-    scored = scores(compared.rows[compared.rows["shared_run"]], groups).drop(columns="coverage_units")
+    scored = scores(compared.rows[compared.rows["shared_run"]], groups)
     summary = summary.merge(scored, on=groups, how="left")
     empty_counts = [column for column in summary.columns if column.startswith("n_") and not summary[column].any()]
     return summary.drop(columns=empty_counts), compared

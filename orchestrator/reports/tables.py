@@ -267,6 +267,10 @@ def _best(frame: pd.DataFrame, name: str, family: list[str]) -> np.ndarray:
     """Per row, whether its value of `name` is the best among the rows of its family."""
     found = column(name)
     ranked = found.rank if found.rank in frame.columns else name
+    if found.summary == "sum" and "coverage_units" in frame.columns:  # sums compare only over as many runs
+        alike = frame.groupby(family, dropna=False, sort=False)["coverage_units"].transform("nunique").eq(1) \
+            if family else pd.Series(frame["coverage_units"].nunique() == 1, index=frame.index)
+        frame = frame.assign(**{ranked: frame[ranked].where(alike)})
     if not family:
         return found.best(frame[ranked]).to_numpy()
     marks = frame.groupby(family, dropna=False, sort=False)[ranked].transform(lambda values: found.best(values))
