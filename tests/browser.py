@@ -9,6 +9,7 @@ import os
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import NoReturn
 
 import pytest
 
@@ -19,11 +20,15 @@ def chromium() -> str:
     """The path of the system's chromium; skips (or fails in CI) without one."""
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     if found is None:
-        message = "no chromium or chromium-browser on PATH (.ci/run installs Debian's chromium)"
-        if REQUIRE_BROWSER:
-            pytest.fail(message)
-        pytest.skip(message)
+        missing_program("no chromium or chromium-browser on PATH (.ci/run installs Debian's chromium)", REQUIRE_BROWSER)
     return found
+
+
+def missing_program(message: str, required: bool) -> NoReturn:
+    """Skip a test whose program is not installed here; fail it where it is `required` (CI, which installs it)."""
+    if required:
+        pytest.fail(message)
+    pytest.skip(message)
 
 
 @contextmanager

@@ -24,6 +24,7 @@ from orchestrator.reports.columns import COLUMNS, UNITS, column, value_text
 from orchestrator.reports.comparison import COMPARED
 from orchestrator.reports.tables import MARKER, Grid, compare_grid, fitted, markdown_text, report_grid, terminal_table
 from orchestrator.sweeps.grid import SweepGrid
+from tests.browser import missing_program
 from tests.orchestrator.test_report_common import FAILED, solved, stored
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -209,10 +210,8 @@ def latex() -> tuple[str, str]:
     """pdflatex and pdftotext; skips without them (fails in CI: SLIDELAB_REQUIRE_LATEX=1)."""
     found = shutil.which("pdflatex"), shutil.which("pdftotext")
     if None in found:
-        message = "no pdflatex or pdftotext on PATH (.ci/run installs texlive-latex-base, -recommended, poppler-utils)"
-        if REQUIRE_LATEX:
-            pytest.fail(message)
-        pytest.skip(message)
+        missing_program("no pdflatex or pdftotext on PATH (.ci/run installs texlive-latex-base, -recommended, "
+                        "poppler-utils)", REQUIRE_LATEX)
     return found
 
 
