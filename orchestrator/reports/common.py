@@ -37,8 +37,6 @@ from puzzles.result import Outcome
 
 UNIT = ("board", "seed")
 SWEEP = "sweep"  # the column naming each row's sweep where sweeps' rows are joined to be compared
-MEASURES = ("moves", "steps", "gap", "gap_moves")
-FLAGS = ("shared_run", "common_run")  # per row: its unit is run by every side / solved by every compared side
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from orchestrator.reports.common import SWEEP, Compared, Family, names_text
 from orchestrator.reports.comparison import compared_table, test_note
 from orchestrator.reports.rows import group_columns, params_key_text
 from orchestrator.reports.summary import families, summarized
+from puzzles.algorithms import param_text
 from puzzles.textio import plural
 
 OWN = ("own figures: each row's moves, steps and gap over its own solved runs; its states, time and memory over its "
@@ -66,7 +67,7 @@ def side_text(columns: list[str], key: tuple) -> str:
         elif column == "params":
             parts.append(params_key_text(value))
         else:
-            parts.append(f"{column}={_value_text(value)}")
+            parts.append(param_text(column, value))
     return " ".join(parts) or "all"
 
 
@@ -184,9 +185,3 @@ def _singular(noun: str) -> str:
 def _span(values: list[int]) -> str:
     low, high = min(values), max(values)
     return f"{low:,}" if low == high else f"{low:,}–{high:,}"
-
-
-def _value_text(value) -> str:
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)

@@ -126,11 +126,6 @@ def narrowed(summary: pd.DataFrame) -> bool:
     return bool((fewer & summary["units"].gt(1)).any())
 
 
-def spans_boards(by: list[str] | None, rows: pd.DataFrame) -> bool:
-    """True if the groups leave boards out, so a group's figures are means over boards."""
-    return "board" not in group_columns(rows, by)
-
-
 def _order(rows: pd.DataFrame) -> list[str]:
     """The columns rows are sorted by before grouping: parameters in their own (numeric) order, not as JSON text."""
     return [column for column in ("algorithm", *parameter_columns(rows), "board") if column in rows.columns]
