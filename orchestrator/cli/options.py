@@ -159,12 +159,22 @@ def print_table(table: "Table") -> None:
     """A table at its natural width: wrapped to a terminal's width, never to 80 columns in a pipe."""
     from rich.console import Console
 
-    for column in table.columns:  # names come from files and users: never let one drive the terminal
-        column._cells = [printable(cell) if isinstance(cell, str) else cell for cell in column._cells]
+    _escape_control_characters(table)
     console = Console()
     if not console.is_terminal:
         console = Console(width=max(80, Console(width=10_000).measure(table).maximum))
     console.print(table)
+
+
+def _escape_control_characters(table: "Table") -> None:
+    """Every text cell of `table` made printable: names come from files and users, never let one drive the terminal."""
+    rows = list(zip(*(column.cells for column in table.columns)))
+    styles = list(table.rows)
+    table.columns = [column.copy() for column in table.columns]
+    table.rows = []
+    for cells, row in zip(rows, styles):
+        table.add_row(*(printable(cell) if isinstance(cell, str) else cell for cell in cells),
+                      style=row.style, end_section=row.end_section)
 
 
 def print_json(value: Any) -> None:

@@ -9,7 +9,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import create_engine, event, inspect
+from sqlalchemy import create_engine, event, inspect, table
 from sqlalchemy.engine import Connection, Engine, make_url
 
 from puzzles.errors import PuzzleError
@@ -75,7 +75,7 @@ def _move_revision(url: str, known: set[str]) -> None:
         found = shared.get_current_revision()
         if found in known and own.get_current_revision() is None:
             own.stamp(ScriptDirectory.from_config(alembic_config(url)), found)
-            connection.execute(shared._version.delete())
+            connection.execute(table(SHARED_VERSION_TABLE).delete())
 
 
 def _check_ours(url: str) -> None:
