@@ -4,8 +4,7 @@ What every job process needs before its first job is loaded here, once: the
 job function, numba and its compiler's set-up (its registries of NumPy
 support, its look-up of BLAS), and the identity of the code. A job process
 then starts in about 0.1 CPU-s (mostly its own speed calibration and its
-kernels) rather than 1.2 as a new interpreter, which every process a local
-pool or a worker thread starts used to pay.
+kernels) rather than the 1.2 CPU-s of a new interpreter.
 """
 
 import os

@@ -1,9 +1,9 @@
 """A sweep's progress line in a narrow terminal (issue 46 §4): at 80 columns nothing is cut.
 
-During `make demo`'s first 78 s (the kernels compile) its one line never
-changed and its timer was cut off below about 200 columns. The bar, the jobs
-done and a moving timer now share a line; under it, wrapped rather than cut,
-what goes on: which kinds of job are compiling, n of m, then the pace and ETA.
+The bar, the jobs done and a moving timer share a line; under it, wrapped
+rather than cut, what goes on: which kinds of job are compiling, n of m, then
+the pace and ETA. So the line moves during `make demo`'s first 78 s (the
+kernels compile), and no part of it is cut in a narrow terminal.
 """
 
 import time

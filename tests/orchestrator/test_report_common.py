@@ -84,7 +84,7 @@ def test_no_common_subset_gives_no_common_figure_but_each_rows_own_and_says_so(u
     rows = stored(url, "apart", boards_dir, SweepGrid(["beam"], {"k": [1, 2]}), apart)
     summary = summarize(rows, ["algorithm", "k"])
     assert summary["moves_common"].isna().all() and summary["common"].tolist() == [0, 0]
-    assert summary["moves_mean"].tolist() == [30, 20]  # today every moves cell of the tour's first report is empty
+    assert summary["moves_mean"].tolist() == [30, 20]  # each row's own mean, where no common one exists
     assert summary["solved_share"].tolist() == [0.5, 0.5]
     table = CliRunner().invoke(app, ["report", "apart", "--by", "algo,k", "--db", url])
     assert table.exit_code == 0 and "none in common" in table.stdout and "30.0" in table.stdout
@@ -102,7 +102,7 @@ def test_a_search_that_failed_early_is_not_made_cheaper_than_one_that_solved(url
     rows = stored(url, "mixed", boards_dir, grid, outcome)
     summary = summarize(rows, ["algorithm"], baseline="astar").set_index("algorithm")
     assert summary.loc["beam", "expanded_common"] == 500 and summary.loc["astar", "expanded_common"] == 1000
-    assert summary.loc["beam", "expanded_ratio"] == pytest.approx(0.5)  # over the first board; today 0.25
+    assert summary.loc["beam", "expanded_ratio"] == pytest.approx(0.5)  # over the first board, not 0.25 over both
     assert summary.loc["beam", "elapsed_ratio"] == pytest.approx(0.25)
     result = CliRunner().invoke(app, ["report", "mixed", "--by", "algo", "--baseline", "astar", "--format", "csv",
                                       "--db", url])
@@ -117,7 +117,7 @@ def test_compare_is_over_the_boards_every_sweep_ran_and_names_the_others(url, bo
                 else FAILED, boards=THREE)
     b3 = stored(url, "b3", boards_dir, grid, lambda board, params, seed: solved(33, expanded=200), boards=BOARDS)
     table = compare({"b4": b4, "b3": b3}, ["k"]).iloc[0]
-    assert table["solved_share b4"] == 0.5 and table["solved_share b3"] == 1.0  # of the two boards both ran; today 2/3
+    assert table["solved_share b4"] == 0.5 and table["solved_share b3"] == 1.0  # of the two boards both ran, not 2/3
     assert table["expanded_common × b3"] == pytest.approx(2.0) and table["moves_common b4"] == 30
     assert table["moves_mean own b4"] == 30 and table["shared"] == 2 and table["units"] == 3
     result = CliRunner().invoke(app, ["compare", "b4", "b3", "--by", "k", "--db", url])
@@ -166,7 +166,7 @@ def test_unsolvable_is_a_proof_apart_from_the_share_solved(url, boards_dir):
 
     rows = stored(url, "proof", boards_dir, SweepGrid(["bfs"]), proof)
     summary = summarize(rows, ["algorithm"]).iloc[0]
-    assert summary["solved_share"] == 1.0 and summary["n_unsolvable"] == 1 and summary["jobs"] == 2  # today: 50%
+    assert summary["solved_share"] == 1.0 and summary["n_unsolvable"] == 1 and summary["jobs"] == 2  # not 50%
     assert summary["units"] == 1  # a board proved unsolvable is no unit to solve
 
 
@@ -193,5 +193,5 @@ def test_compare_stars_only_what_survives_the_false_discovery_rate(url, boards_d
     assert p.iloc[0] < 0.05 < q.iloc[0] and q.iloc[0] == pytest.approx(p.iloc[0] * len(table))  # Benjamini–Hochberg
     result = CliRunner().invoke(app, ["compare", "first", "second", "--by", "k,board", "--db", url])
     assert result.exit_code == 0, result.output
-    assert " *" not in result.stdout and "q 0.2" in result.stdout  # today: "p 0.021 *"
+    assert " *" not in result.stdout and "q 0.2" in result.stdout  # not "p 0.021 *"
     assert "Welch's t-test" in result.stderr and "Benjamini–Hochberg" in result.stderr

@@ -119,8 +119,8 @@ def test_a_lock_held_past_the_wait_fails_in_one_line_that_says_what_to_do_and_ch
 
 
 def test_commands_that_open_a_new_file_at_once_make_its_schema_once_and_leave_it_in_wal_mode(tmp_path):
-    """Two sweeps started together used to fail one in three runs: one creating the tables the other had just made,
-    or told "locked" at once as it switched the file to WAL while the other did."""
+    """Two sweeps started together on a new file: neither creates the tables the other has just made, nor is told
+    "locked" at once as it switches the file to WAL while the other does."""
     url = f"sqlite:///{tmp_path / 'new.db'}"
     together = time.time() + 3  # after every process's imports
     opening = ("import sys, time\nfrom workers.store.database import open_database\n"

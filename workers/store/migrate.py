@@ -16,8 +16,8 @@ from puzzles.errors import PuzzleError
 from workers.store.database import VERSION_TABLE, engine_for, masked, sqlite_connect_args
 
 MIGRATIONS = "workers.store:migrations"  # Alembic's scripts, package data found by importlib.resources
-# Where Optuna's RDB storage (`orchestrate tune`'s studies, on the same URL) keeps its schema revision; slidelab kept
-# its own there before it had VERSION_TABLE.
+# Where Optuna's RDB storage (`orchestrate tune`'s studies, on the same URL) keeps its schema revision; a database
+# made by a slidelab without VERSION_TABLE holds slidelab's revision there (`_move_revision` moves it).
 SHARED_VERSION_TABLE = "alembic_version"
 # The tables of Optuna's RDB storage (optuna.storages._rdb.models): another history, which slidelab never migrates.
 OPTUNA_TABLES = frozenset({
