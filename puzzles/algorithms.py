@@ -1,131 +1,78 @@
-"""The table of algorithms and the parameters each takes, checked at the boundary; light enough for a `--help`.
+"""slidelab's algorithms, registered with the parameters each takes, checked at the boundary; light enough for a `--help`.
 
 Each algorithm names the module of `puzzles.search` that runs it; the module,
-and numba with it, is imported only when a search runs. Parameters are bound
-here, against each algorithm's table: the algorithm modules trust what they get.
+and numba with it, is imported only when a search runs. The table is
+`puzzles.registry.ALGORITHMS`, where the domains register their own (Rush
+Hour's moves-freed) and any package may add one. Parameters are bound here,
+against each algorithm's table: the algorithm modules trust what they get.
 """
 
 import difflib
-import importlib
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from puzzles.errors import PuzzleError
+from puzzles.registry import ALGORITHMS, Algorithm, Param, loaded, option_takers, register_algorithm
 from puzzles.textio import brief
 
 if TYPE_CHECKING:
     from puzzles.problem import Problem
-    from puzzles.result import SearchReport
 
-WEIGHTS = ("w_exit", "w_blockers", "w_freed")
-HEURISTIC_OPTIONS = {"pdb": ("pdb", "pdb-max")}  # options passed to the domain's `heuristic`, and who takes them
+__all__ = ["ALGORITHMS", "OFFERED", "Algorithm", "Param"]  # the registry's table and types, re-exported
+
 SEEDS = 2**32  # numba's generator takes 32-bit seeds
-
-
-@dataclass(frozen=True)
-class Param:
-    """A parameter's default, its type, what it means (for the command line's help) and its range for numbers.
-
-    A parameter whose default is None is optional: it is left out of the bound
-    values unless given, so adding one does not change existing jobs' keys.
-    """
-
-    default: Any
-    kind: type
-    help: str
-    minimum: float | None = None
-    choices: tuple[str, ...] | None = None
-    maximum: float | None = None
-
-
-@dataclass(frozen=True)
-class Algorithm:
-    """An algorithm module's `search` with the parameters it takes."""
-
-    module: str  # the module of `puzzles.search` whose `search` runs it
-    summary: str
-    params: dict[str, Param] = field(default_factory=dict)
-    randomized: bool = False
-    optimal: bool = False  # finds a shortest solution (with an admissible heuristic, if it takes one)
-    internal: bool = False  # run by a command for its jobs (split's subtrees), never offered to choose
-    compile_s: int = 40  # about how long its kernels take to compile, the first time on a machine (2 quiet cores)
-
-    @property
-    def search(self) -> Callable[..., "SearchReport"]:
-        """The module's `search` (importing it loads, or compiles, the kernels)."""
-        return importlib.import_module(f"puzzles.search.{self.module}").search
-
 
 _MAX_STEPS = Param(1_000_000, int, "moves per random run", 1)
 # One default heuristic for every algorithm that takes one: blockers-lb, admissible (so A* and IDA* stay optimal),
 # and the better guide for beam too (it solves more boards at more widths than blockers: docs/notes/2026-12-01-blocking-tree.md).
 DEFAULT_HEURISTIC = "blockers-lb"
-_HEURISTIC_HELP = ("the heuristic: Rush Hour blockers, blockers-lb, blocking-tree, moves-freed;"
-                   " N-puzzle misplaced, manhattan, linear-conflict, pdb, pdb-max")
-_PDB = Param(None, str, "the N-puzzle's pattern databases for pdb and pdb-max: group sizes (6-6-3) or tile groups"
-             " (1 2 3/4 5 6 7 8); default: the board size's")
 _MEMO = Param(None, bool, "keep a memo of each state searched and the moves it was searched with, as Fogleman's solver"
               " does: a state already searched as deep is not searched again (a table bounded by --memory-limit);"
               " default: on for Rush Hour, off for the N-puzzle (its IDA* then plays its moves in place, faster)")
 _MAX_PROCESSES = 256  # layered's processes: forked by the job itself, each with a table of its own
-ALGORITHMS: dict[str, Algorithm] = {
-    "random": Algorithm("randomwalk", "uniformly random legal moves until solved", {"max_steps": _MAX_STEPS}, True,
-                        compile_s=20),
-    "spr": Algorithm(
-        "spr",
-        "Shortened-Path Random: batches of random runs compressed by BFS over their union graph",
-        {"batches": Param(10, int, "batches of random runs", 1), "batch_size": Param(10, int, "random runs per batch", 1),
-         "max_steps": _MAX_STEPS},
-        True,
-        compile_s=45,
-    ),
-    "iddfs": Algorithm("iddfs", "iterative deepening depth-first search", {"memo": _MEMO}, optimal=True),
-    "bfs": Algorithm(
-        "bfs", "breadth-first search",
-        {"exhaustive": Param(False, bool, "search every reachable state, not just up to the goal")}, optimal=True,
-        compile_s=20,
-    ),
-    "beam": Algorithm(
-        "beam", "beam search keeping the k best boards per depth",
-        {"k": Param(10, int, "the beam width", 1), "heuristic": Param(DEFAULT_HEURISTIC, str, _HEURISTIC_HELP), "pdb": _PDB},
-    ),
-    "astar": Algorithm(
-        "astar", "A* on g + h", {"heuristic": Param(DEFAULT_HEURISTIC, str, _HEURISTIC_HELP), "pdb": _PDB}, optimal=True
-    ),
-    "idastar": Algorithm(
-        "idastar", "IDA*: iterative deepening on g + h",
-        {"heuristic": Param(DEFAULT_HEURISTIC, str, _HEURISTIC_HELP), "pdb": _PDB, "memo": _MEMO}, optimal=True,
-        compile_s=60,
-    ),
-    "idastar-subtree": Algorithm(
-        "subtree", "one IDA* iteration below a path: a job of a split search (orchestrate split)",
-        {"heuristic": Param("manhattan", str, _HEURISTIC_HELP), "pdb": _PDB,
-         "prefix": Param("", str, "the N-puzzle's blank moves (U, D, L, R) from the start to the subtree's root"),
-         "bound": Param(0, int, "the iteration's bound on f = g + h", 0),
-         "split_depth": Param(None, int, "the depth the search was split at (recorded with the job)", 1)},
-        internal=True,
-    ),
-    "layered": Algorithm(
-        "layered", "layered BFS with checkpoints: the optimum, or a lower bound that rises layer by layer (resumable)",
-        {"heuristic": Param(DEFAULT_HEURISTIC, str, _HEURISTIC_HELP), "pdb": _PDB,
-         "checkpoint": Param(None, str, "the folder of its layers and manifest, to resume from"
-                             " (default: a temporary one)"),
-         "upper_bound": Param(None, int, "the length of a known solution: only shorter ones are looked for", 1),
-         "memory_gib": Param(4.0, float, "the memory budget of one part's table, in GiB", 1e-6),
-         "processes": Param(1, int, "parts of a layer built at once, each in a process of its own (and its own"
-                            " table: memory-gib each)", 1, maximum=_MAX_PROCESSES)},
-        optimal=True,
-    ),
-    "moves-freed": Algorithm(  # the seed's "Moves Freed": the A* loop ordered by the moves-freed heuristic
-        "astar",
-        "the seed's moves-freed heuristic inside the A* loop",
-        {"w_exit": Param(3.0, float, "weight of the red car's distance to the exit"),
-         "w_blockers": Param(3.0, float, "weight of the vehicles blocking the red car"),
-         "w_freed": Param(-14.0, float, "weight of the legal moves gained by a move")},
-    ),
-}
+register_algorithm("random", Algorithm("randomwalk", "uniformly random legal moves until solved", {"max_steps": _MAX_STEPS}, True,
+                    compile_s=20))
+register_algorithm("spr", Algorithm(
+    "spr",
+    "Shortened-Path Random: batches of random runs compressed by BFS over their union graph",
+    {"batches": Param(10, int, "batches of random runs", 1), "batch_size": Param(10, int, "random runs per batch", 1),
+     "max_steps": _MAX_STEPS},
+    True,
+    compile_s=45,
+))
+register_algorithm("iddfs", Algorithm("iddfs", "iterative deepening depth-first search", {"memo": _MEMO}, optimal=True))
+register_algorithm("bfs", Algorithm(
+    "bfs", "breadth-first search",
+    {"exhaustive": Param(False, bool, "search every reachable state, not just up to the goal")}, optimal=True,
+    compile_s=20,
+))
+register_algorithm("beam", Algorithm(
+    "beam", "beam search keeping the k best boards per depth", {"k": Param(10, int, "the beam width", 1)},
+    heuristic=DEFAULT_HEURISTIC,
+))
+register_algorithm("astar", Algorithm("astar", "A* on g + h", optimal=True, heuristic=DEFAULT_HEURISTIC))
+register_algorithm("idastar", Algorithm(
+    "idastar", "IDA*: iterative deepening on g + h", {"memo": _MEMO}, optimal=True, compile_s=60,
+    heuristic=DEFAULT_HEURISTIC,
+))
+register_algorithm("idastar-subtree", Algorithm(
+    "subtree", "one IDA* iteration below a path: a job of a split search (orchestrate split)",
+    {"prefix": Param("", str, "the N-puzzle's blank moves (U, D, L, R) from the start to the subtree's root"),
+     "bound": Param(0, int, "the iteration's bound on f = g + h", 0),
+     "split_depth": Param(None, int, "the depth the search was split at (recorded with the job)", 1)},
+    internal=True, heuristic="manhattan",
+))
+register_algorithm("layered", Algorithm(
+    "layered", "layered BFS with checkpoints: the optimum, or a lower bound that rises layer by layer (resumable)",
+    {"checkpoint": Param(None, str, "the folder of its layers and manifest, to resume from"
+                         " (default: a temporary one)"),
+     "upper_bound": Param(None, int, "the length of a known solution: only shorter ones are looked for", 1),
+     "memory_gib": Param(4.0, float, "the memory budget of one part's table, in GiB", 1e-6),
+     "processes": Param(1, int, "parts of a layer built at once, each in a process of its own (and its own"
+                        " table: memory-gib each)", 1, maximum=_MAX_PROCESSES)},
+    optimal=True, heuristic=DEFAULT_HEURISTIC,
+))
+loaded()  # the domains' own algorithms too, before OFFERED is read
 OFFERED = tuple(name for name, entry in ALGORITHMS.items() if not entry.internal)  # the algorithms a user chooses from
 
 
@@ -171,17 +118,13 @@ PROBLEM_OPTIONS: dict[str, Param] = {
 }
 
 
-def problem_options(values: dict[str, Any]) -> dict[str, Any]:
-    """The bound values that shape the problem itself (Rush Hour's `move_model`)."""
-    return {name: values[name] for name in PROBLEM_OPTIONS if name in values}
-
-
 def find_algorithm(name: str) -> Algorithm:
     """The table's entry of the algorithm called `name`; PuzzleError naming the choices if there is none."""
     if name not in ALGORITHMS:
-        close = difflib.get_close_matches(name, OFFERED, n=1)
+        offered = [algorithm for algorithm, entry in ALGORITHMS.items() if not entry.internal]
+        close = difflib.get_close_matches(name, offered, n=1)
         hint = f"did you mean {close[0]}? " if close else ""
-        raise PuzzleError(f"unknown algorithm {name!r} ({hint}choose from {', '.join(OFFERED)})")
+        raise PuzzleError(f"unknown algorithm {name!r} ({hint}choose from {', '.join(offered)})")
     return ALGORITHMS[name]
 
 
@@ -235,14 +178,16 @@ def _of_kind(kind: type, value: Any) -> Any:
 
 
 def heuristic_options(values: dict[str, Any]) -> dict[str, Any]:
-    """The bound values that parameterize the heuristic itself (the N-puzzle's `pdb` partition)."""
-    return {name: values[name] for name in HEURISTIC_OPTIONS if name in values}
+    """The bound values that parameterize the heuristic itself (the N-puzzle's `pdb` partition, moves-freed's weights)."""
+    takers = option_takers()
+    return {name: value for name, value in values.items() if name in takers}
 
 
 def without_foreign_options(values: dict[str, Any]) -> dict[str, Any]:
-    """`values` less the heuristic options its heuristic does not take (a sweep's `--pdb` beside `manhattan`)."""
+    """`values` less the heuristic options its chosen heuristic does not take (a sweep's `--pdb` beside `manhattan`)."""
+    takers = option_takers()
     return {
         name: value
         for name, value in values.items()
-        if name not in HEURISTIC_OPTIONS or values.get("heuristic") in HEURISTIC_OPTIONS[name]
+        if name not in takers or "heuristic" not in values or values["heuristic"] in takers[name]
     }

@@ -12,11 +12,13 @@ from pathlib import Path
 
 from puzzles.errors import PuzzleError
 from puzzles.npuzzle import formats as npuzzle_formats
+from puzzles.npuzzle import registered as _npuzzle_names  # noqa: F401 - registers the N-puzzle's heuristics
 from puzzles.npuzzle.board import NPuzzleBoard
 from puzzles.npuzzle.boardlist import load_npuzzle, load_npuzzles, split_board_list
 from puzzles.npuzzle.formats import looks_like_npuzzle, parse_npuzzle
 from puzzles.problem import Problem
 from puzzles.rushhour import formats as rushhour_formats
+from puzzles.rushhour import registered as _rushhour_names  # noqa: F401 - registers Rush Hour's heuristics
 from puzzles.rushhour.board import RushHourBoard
 from puzzles.textio import read_text, text_id
 
@@ -40,8 +42,9 @@ class Instance:
 
 @dataclass(frozen=True)
 class Domain:
-    """How to read a domain's boards and rebuild its problems from canonical text."""
+    """How to read a domain's boards and rebuild its problems from canonical text; `title` names it in a sentence."""
 
+    title: str
     load: Callable[[str], Instance]
     problem: Callable[[str, str | None], Problem]  # (canonical text, move model or None)
 
@@ -97,8 +100,8 @@ def _check_npuzzle_move_model(move_model: str | None) -> None:
 
 
 DOMAINS: dict[str, Domain] = {
-    "rushhour": Domain(_load_rushhour, _rushhour_problem),
-    "npuzzle": Domain(_load_npuzzle, _npuzzle_problem),
+    "rushhour": Domain("Rush Hour", _load_rushhour, _rushhour_problem),
+    "npuzzle": Domain("the N-puzzle", _load_npuzzle, _npuzzle_problem),
 }
 
 

@@ -43,10 +43,17 @@ class Problem(Protocol):
     """What a search needs from a domain."""
 
     kernels: Kernels
-    heuristic_names: tuple[str, ...]  # what `heuristic` accepts
-    admissible_heuristics: tuple[str, ...]  # those that never overestimate
+    domain: str  # its key in `puzzles.domains.DOMAINS` and the registry of heuristics
     default_heuristic: str  # used when an algorithm's own default is not one of them
     memo_by_default: bool  # depth-first searches keep a memo of the states searched unless told (its states recur)
+
+    @property
+    def heuristic_names(self) -> tuple[str, ...]:
+        """What `heuristic` accepts: the domain's registered heuristics."""
+
+    @property
+    def admissible_heuristics(self) -> tuple[str, ...]:
+        """Those of `heuristic_names` that never overestimate."""
 
     def start_key(self) -> np.ndarray:
         """The start state as a key of `kernels.key_words` words."""

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any
 
-from puzzles.algorithms import HEURISTIC_OPTIONS, PROBLEM_OPTIONS, SEEDS, WEIGHTS, bind_params, find_algorithm, heuristic_options, with_domain_defaults
+from puzzles.algorithms import PROBLEM_OPTIONS, SEEDS, bind_params, find_algorithm, heuristic_options, with_domain_defaults
 from puzzles.errors import PuzzleError
 from puzzles.problem import Problem
 from puzzles.result import Limits, Outcome, SearchReport, SolveResult, findings_of
@@ -88,7 +88,7 @@ def _warmed_up(problem: Problem, algorithm: str, values: dict[str, Any], seed: i
 
     kind = (type(problem).__name__, algorithm, values.get("heuristic"))
     with nullcontext() if kind in _WARM else compile_lock(repr(kind)), on_compiling(on_compile):
-        arguments = _search_arguments(problem, values, seed)
+        arguments = _search_arguments(problem, algorithm, values, seed)
         find_algorithm(algorithm).search(problem, Limits(max_nodes=0), **arguments)
     _WARM.add(kind)
     return arguments
@@ -103,14 +103,16 @@ def _reset_peak_memory() -> None:
         pass  # elsewhere the peak is the process's since it started
 
 
-def _search_arguments(problem: Problem, values: dict[str, Any], seed: int | None) -> dict[str, Any]:
-    """The keyword arguments of a module's `search`: heuristics compiled, weights folded in."""
-    skipped = (*WEIGHTS, *HEURISTIC_OPTIONS, *PROBLEM_OPTIONS)  # the heuristic's and the problem's, not the search's
-    arguments = {name: value for name, value in values.items() if name not in skipped}
-    if "heuristic" in values:
-        arguments["heuristic"] = problem.heuristic(values["heuristic"], **heuristic_options(values))
-    if any(name in values for name in WEIGHTS):
-        arguments["heuristic"] = problem.heuristic("moves-freed", **{w: values[w] for w in WEIGHTS})
+def _search_arguments(problem: Problem, algorithm: str, values: dict[str, Any], seed: int | None) -> dict[str, Any]:
+    """The keyword arguments of a module's `search`: the heuristic built with its options, the problem's options left out.
+
+    The heuristic is the one chosen (`heuristic`), or the one the algorithm always runs (moves-freed's).
+    """
+    options = heuristic_options(values)
+    arguments = {name: value for name, value in values.items() if name not in options and name not in PROBLEM_OPTIONS}
+    heuristic = values.get("heuristic") or find_algorithm(algorithm).heuristic
+    if heuristic is not None:
+        arguments["heuristic"] = problem.heuristic(heuristic, **options)
     if seed is not None:
         arguments["seed"] = seed
     return arguments

@@ -34,7 +34,7 @@ import numba
 import pytest
 from numba.core.caching import IndexDataCacheFile
 
-from puzzles.algorithms import ALGORITHMS, WEIGHTS
+from puzzles.algorithms import ALGORITHMS
 from puzzles.domains import load_problem
 from puzzles.kernels import estimates, has_in_place
 from puzzles.npuzzle import pdb
@@ -58,8 +58,8 @@ def variants(problem: Problem, algorithm: str) -> list[dict]:
         if not has_in_place(problem.kernels.spec):
             return []
         params = {"prefix": "", "bound": 0}
-    if WEIGHTS[0] in ALGORITHMS[algorithm].params and "moves-freed" not in problem.heuristic_names:
-        return []  # the seed's moves-freed, a Rush Hour heuristic
+    if ALGORITHMS[algorithm].fixed_heuristic not in (None, problem.domain):
+        return []  # an algorithm of another domain's heuristic (the seed's moves-freed, Rush Hour's)
     if "heuristic" not in ALGORITHMS[algorithm].params:
         return [params]
     return [{**params, "heuristic": name, **({"pdb": EIGHT_PUZZLE_PDB} if name.startswith("pdb") else {})}

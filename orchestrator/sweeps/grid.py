@@ -14,8 +14,9 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
-from puzzles.algorithms import ALGORITHMS, HEURISTIC_OPTIONS, PROBLEM_OPTIONS, Param, bind_params, find_algorithm, without_foreign_options
+from puzzles.algorithms import ALGORITHMS, PROBLEM_OPTIONS, Param, bind_params, find_algorithm, without_foreign_options
 from puzzles.errors import PuzzleError
+from puzzles.registry import option_takers
 from puzzles.textio import quote
 
 if TYPE_CHECKING:
@@ -161,9 +162,9 @@ def combinations(algorithms: list[str], params: dict[str, list[Any]]) -> list[tu
             if (name, *sorted(bound.items())) not in seen:
                 seen.add((name, *sorted(bound.items())))
                 grid.append((name, bound))
-    for option in sorted(set(params) & set(HEURISTIC_OPTIONS)):
+    for option in sorted(set(params) & set(option_takers())):
         if not any(option in values for _, values in grid):
-            raise PuzzleError(f"--{option} is for the heuristics {', '.join(HEURISTIC_OPTIONS[option])}: give one with --heuristic")
+            raise PuzzleError(f"--{option} is for the heuristics {', '.join(option_takers()[option])}: give one with --heuristic")
     return grid
 
 

@@ -22,6 +22,7 @@ from puzzles.npuzzle.kernels import (
     BOARD_ROWS,
     GROUP_OF,
     GROUPS,
+    HEURISTICS,
     LINEAR_CONFLICT,
     MANHATTAN,
     MAX_GROUPS,
@@ -407,7 +408,7 @@ def _undo_pdb_max(board, move):
     _undo_pattern(board, move, PDB_MAX)
 
 
-# Per heuristic code, the move that also updates that heuristic (the `make` of
+# Per heuristic, the move that also updates that heuristic (the `make` of
 # `puzzles.kernels`, ILLEGAL off the board), its undo and the goal test from
 # what that heuristic keeps: each compiled on its own, so the search for
 # one heuristic carries no code of the others. Misplaced, Manhattan and the
@@ -417,9 +418,14 @@ def _undo_pdb_max(board, move):
 # They are compiled without numba's reference counting (`_nrt=False`: they
 # allocate nothing), which would otherwise count every array of the board in
 # and out of each call, ten atomic operations a move.
-MAKES = (_make_misplaced, _make_manhattan, _make_linear_conflict, _make_pdb, _make_pdb_max)
-UNDOS = (_undo_misplaced, _undo_manhattan, _undo_linear_conflict, _undo_pdb, _undo_pdb_max)
-SOLVEDS = (_solved_misplaced, _solved_manhattan, _solved_manhattan, _solved_pattern, _solved_pattern)
+IN_PLACE = {  # by heuristic: (make, undo, solved)
+    "misplaced": (_make_misplaced, _undo_misplaced, _solved_misplaced),
+    "manhattan": (_make_manhattan, _undo_manhattan, _solved_manhattan),
+    "linear-conflict": (_make_linear_conflict, _undo_linear_conflict, _solved_manhattan),
+    "pdb": (_make_pdb, _undo_pdb, _solved_pattern),
+    "pdb-max": (_make_pdb_max, _undo_pdb_max, _solved_pattern),
+}
+MAKES, UNDOS, SOLVEDS = zip(*(IN_PLACE[name] for name in HEURISTICS), strict=True)  # by code
 
 
 kernels.register_in_place(

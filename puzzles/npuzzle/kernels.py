@@ -24,9 +24,12 @@ import numpy as np
 from puzzles import kernels
 from puzzles.jit import nb
 from puzzles.npuzzle.pdb import MAX_GROUPS, rank
+from puzzles.registry import code_of, heuristic_names
 
-HEURISTICS = ("misplaced", "manhattan", "linear-conflict", "pdb", "pdb-max")  # codes 0..4
-MISPLACED, MANHATTAN, LINEAR_CONFLICT, PDB, PDB_MAX = range(5)
+HEURISTICS = heuristic_names("npuzzle")  # by code, as `puzzles.npuzzle.registered` registers them (the databases last)
+MISPLACED, MANHATTAN, LINEAR_CONFLICT, PDB, PDB_MAX = (
+    code_of("npuzzle", name) for name in ("misplaced", "manhattan", "linear-conflict", "pdb", "pdb-max")
+)
 
 # The table, for a board of n cells: n x n Manhattan distances [tile * n + cell];
 # n x 4 blank moves [cell * 4 + move] (-1 off the board); then n entries each of

@@ -11,13 +11,13 @@ from puzzles.npuzzle import kernels as nk
 from puzzles.npuzzle.board import MOVES, NPuzzleBoard, goal_tiles, is_solvable
 from puzzles.npuzzle.pdb import default_partition, multipliers, parse_partition, tables
 from puzzles.problem import RESERVED_BITS, Heuristic, Kernels
+from puzzles.registry import RegisteredHeuristics, check_options
 
 
-class NPuzzleProblem:
+class NPuzzleProblem(RegisteredHeuristics):
     """A W x H sliding-tile board to bring to its goal (`blank-last` or Korf's `blank-first`)."""
 
-    heuristic_names: tuple[str, ...] = nk.HEURISTICS
-    admissible_heuristics: tuple[str, ...] = nk.HEURISTICS
+    domain = "npuzzle"
     default_heuristic = "linear-conflict"
     memo_by_default = False  # few states recur within a bound: the in-place IDA* is faster without one
 
@@ -87,28 +87,26 @@ class NPuzzleProblem:
 
     def check_heuristic(self, name: str, **params: str) -> None:
         """PuzzleError unless `name` (with its `pdb` partition, for `pdb` and `pdb-max`) fits this board; builds nothing."""
-        self._groups(name, **params)
+        check_options(self.domain, name, params)
+        self._groups(name, params.get("pdb"))
 
     def heuristic(self, name: str, **params: str) -> Heuristic:
-        """One of HEURISTICS, all admissible; `pdb` and `pdb-max` take a partition (`pdb="6-6-3"`).
+        """A registered N-puzzle heuristic (`puzzles.npuzzle.registered`); `pdb` and `pdb-max` take a partition (`pdb="6-6-3"`).
 
         The pattern databases are read from the cache directory, or built and
         saved there first, into the heuristic's own spec; the problem's is left as it is.
         """
-        groups = self._groups(name, **params)
+        entry = check_options(self.domain, name, params)
+        groups = self._groups(name, params.get("pdb"))
         spec = self.kernels.spec
         if groups:
             spec = _with_databases(spec, groups, tables(self.board.width, self.board.height, self.goal, groups))
-        return Heuristic(name, nk.HEURISTICS.index(name), np.zeros(1, dtype=np.float64), True, spec)
+        return Heuristic(name, entry.code, np.zeros(1, dtype=np.float64), entry.admissible, spec)
 
     def _groups(self, name: str, pdb: str | None = None) -> tuple[tuple[int, ...], ...]:
         """The checked tile groups of a database heuristic (none for the others)."""
-        if name not in nk.HEURISTICS:
-            raise PuzzleError(f"unknown heuristic {name!r} for the N-puzzle (choose from {', '.join(nk.HEURISTICS)})")
         width, height = self.board.width, self.board.height
         if not name.startswith("pdb"):
-            if pdb is not None:
-                raise PuzzleError(f"--pdb {pdb!r} is for the pdb and pdb-max heuristics, not {name}")
             return ()
         if name == "pdb-max" and width != height:
             raise PuzzleError(f"pdb-max mirrors the board about its diagonal: it needs a square board, not {width}x{height}")

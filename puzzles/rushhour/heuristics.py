@@ -11,10 +11,13 @@ import numpy as np
 
 from puzzles import kernels
 from puzzles.jit import nb
+from puzzles.registry import code_of, heuristic_names
 from puzzles.rushhour.kernels import WALL, Spec, cell_index, count_moves, decode_positions, expand, fill_grid, is_goal, paint_grid, unpack_move, workspace
 
-HEURISTICS = ("blockers", "blockers-lb", "moves-freed", "blocking-tree")  # codes 0, 1, 2, 3
-BLOCKERS, BLOCKERS_LB, MOVES_FREED, BLOCKING_TREE = range(4)
+HEURISTICS = heuristic_names("rushhour")  # by code, as `puzzles.rushhour.registered` registers them
+BLOCKERS, BLOCKERS_LB, MOVES_FREED, BLOCKING_TREE = (
+    code_of("rushhour", name) for name in ("blockers", "blockers-lb", "moves-freed", "blocking-tree")
+)
 
 
 @nb.njit(inline="always", cache=True)

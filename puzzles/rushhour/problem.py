@@ -12,19 +12,21 @@ import numpy as np
 from puzzles.errors import PuzzleError
 from puzzles.kernels import successors
 from puzzles.problem import Heuristic, Kernels
-from puzzles.rushhour import heuristics, keys
+from puzzles.registry import RegisteredHeuristics, check_options
+from puzzles.rushhour import (
+    heuristics,  # noqa: F401 - registers the domain's kernels
+    keys,
+)
 from puzzles.rushhour import kernels as rk
 from puzzles.rushhour.board import RushHourBoard
 
 MOVE_MODELS = ("slide", "step")
-MOVES_FREED_WEIGHTS = {"w_exit": 3.0, "w_blockers": 3.0, "w_freed": -14.0}  # the seed's weights
 
 
-class RushHourProblem:
+class RushHourProblem(RegisteredHeuristics):
     """A Rush Hour board as a search problem under a move model (`slide` or `step`)."""
 
-    heuristic_names: tuple[str, ...] = heuristics.HEURISTICS
-    admissible_heuristics: tuple[str, ...] = ("blockers", "blockers-lb", "blocking-tree")
+    domain = "rushhour"
     default_heuristic = "blockers-lb"
     memo_by_default = True  # a board is reached by many orders of the same moves
 
@@ -113,25 +115,18 @@ class RushHourProblem:
             return False
 
     def heuristic_defaults(self, name: str) -> dict[str, Any]:
-        """None: moves-freed's weights are the algorithm's parameters."""
+        """None: moves-freed's weights have their defaults in the heuristic's options."""
         return {}
 
     def check_heuristic(self, name: str, **params: float) -> None:
-        """PuzzleError unless `name` is a Rush Hour heuristic and `params` are moves-freed's weights."""
-        if name not in heuristics.HEURISTICS:
-            choices = ", ".join(heuristics.HEURISTICS)
-            raise PuzzleError(f"unknown heuristic {name!r} for Rush Hour (choose from {choices})")
-        foreign = sorted(set(params) - set(MOVES_FREED_WEIGHTS))
-        if foreign:
-            raise PuzzleError(f"Rush Hour's heuristics take no {', '.join(foreign)} (an N-puzzle option)")
+        """PuzzleError unless `name` is a Rush Hour heuristic that takes `params` (moves-freed's weights)."""
+        check_options(self.domain, name, params)
 
     def heuristic(self, name: str, **params: float) -> Heuristic:
-        """One of HEURISTICS: blockers, blockers-lb, blocking-tree, moves-freed (weights w_exit, w_blockers, w_freed)."""
-        self.check_heuristic(name, **params)
-        weights = [params.get(weight, default) for weight, default in MOVES_FREED_WEIGHTS.items()]
-        admissible = name in self.admissible_heuristics
-        code = heuristics.HEURISTICS.index(name)
-        return Heuristic(name, code, np.array(weights, dtype=np.float64), admissible, self.kernels.spec)
+        """A registered Rush Hour heuristic (`puzzles.rushhour.registered`), its options (moves-freed's weights) as its args."""
+        entry = check_options(self.domain, name, params)
+        values = [params.get(option, param.default) for option, param in entry.options.items()]
+        return Heuristic(name, entry.code, np.array(values or [0.0], dtype=np.float64), entry.admissible, self.kernels.spec)
 
 
 def _compile_spec(board: RushHourBoard, move_model: str, key_layout: keys.KeyLayout) -> Kernels:
