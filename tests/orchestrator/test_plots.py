@@ -162,12 +162,13 @@ def test_several_algorithms_with_a_numeric_parameter_also_get_bar_charts():
                           "share solved per algorithm"]
 
 
-@pytest.mark.parametrize("make", [two_widths, comparison_rows])
-def test_nothing_solved_or_nothing_finished_does_not_crash(make, tmp_path):
-    rows = make().assign(status="failed", moves=np.nan, gap=np.nan)
-    assert len(paper_plots.write_plots(rows, tmp_path / "failed", "s")) == len(plots.figures(rows)) + len(paper_plots.paper_figures(rows))
-    unfinished = rows.assign(status=None, job_status="queued", elapsed_s=np.nan, expanded=np.nan)
-    assert len(paper_plots.write_plots(unfinished, tmp_path / "unfinished", "s")) > 3
+@pytest.mark.parametrize(("make", "files"), [(two_widths, 4 + 2 + 2), (comparison_rows, 3 + 4 + 2)])
+def test_nothing_solved_or_nothing_finished_does_not_crash(make, files, tmp_path):
+    """Every figure drawn, empty where there is nothing to show: per parameter or algorithm, scatter, coverage."""
+    failed = make().assign(outcome="failed", moves=np.nan, gap=np.nan)
+    assert len(paper_plots.write_plots(failed, tmp_path / "failed", "s")) == files
+    unfinished = failed.assign(state="queued", outcome=None, elapsed_s=np.nan, expanded=np.nan)
+    assert len(paper_plots.write_plots(unfinished, tmp_path / "unfinished", "s")) == files
 
 
 def test_no_rows_no_figures(tmp_path):
