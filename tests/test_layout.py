@@ -81,3 +81,20 @@ def test_only_the_command_line_imports_typer():
 def test_the_orchestrator_is_a_package_per_stage():
     top = {path.stem for path in (ROOT / "orchestrator").iterdir() if path.suffix == ".py" or (path / "__init__.py").exists()}
     assert top == {"__init__", *STAGES}
+
+
+# The packages in the order they build on each other: each may import the ones before it, never after (the
+# solver core, the runner and its store, the orchestrator's stages, the Python API over them); the command line,
+# a thin layer over the Python API, may import it too.
+LAYERS = ("puzzles", "workers", "orchestrator", "slidelab")
+COMMAND_LINE = ROOT / "orchestrator" / "cli"
+
+
+def test_each_package_imports_only_the_packages_below_it():
+    upward = {}
+    for level, package in enumerate(LAYERS):
+        for path in modules(package):
+            above = set(LAYERS[level + 1:]) - ({"slidelab"} if COMMAND_LINE in path.parents else set())
+            if later := imported(path) & above:
+                upward[str(path.relative_to(ROOT))] = sorted(later)
+    assert upward == {}
