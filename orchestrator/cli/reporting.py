@@ -196,13 +196,18 @@ def analyze_command(
 
     Example: orchestrate analyze 3x3 --out eight.parquet --format parquet
     """
+    from orchestrator.publish import files
+    from orchestrator.publish.outputs import check_format
     from orchestrator.reports import analyze
     from orchestrator.text import frame_table
     from puzzles.npuzzle.board import parse_shape
 
     with user_errors():
+        check_format(fmt, files.EXPORT_FORMATS)
         width, height = parse_shape(size)
-        found = analyze.analysis(width, height, goal, pdb, fmt=fmt, out=out)
+        found = analyze.analysis(width, height, goal, pdb)
+        if out is not None:
+            files.write(found.rows, fmt, out)
     if out is not None:
         typer.echo(f"wrote {out} ({len(found.rows):,} boards)", err=True)
     typer.echo(f"{len(found.rows):,} solvable {size} boards, goal {goal}")

@@ -15,6 +15,7 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
+from orchestrator.publish import files
 from orchestrator.publish.latex import latex_table
 from orchestrator.reports import rows as report_rows
 from orchestrator.reports import tables
@@ -30,6 +31,7 @@ from workers.store.rows import board_solutions
 from workers.store.sweeps import SweepRow
 
 COMPARE_FORMATS = ("table", "csv", "markdown", "latex", "json", "html")
+REPORT_FORMATS = (*COMPARE_FORMATS, "parquet")
 MARKS = {"table": tables.MARKER, "markdown": "bold", "latex": "bold"}  # the formats of the table the terminal shows
 
 
@@ -69,7 +71,7 @@ class PlotFiles:
 def report_sweep(db: Database, sweep_name: str, *, by: str | None, baseline: str | None, layout: Layout,
                  plot: PlotFiles | None = None) -> Published:
     """A sweep's summary per group (default: algorithm, params, board) as `layout` says, with its notes and plots."""
-    _check_format(layout.fmt, report_rows.FORMATS)
+    check_format(layout.fmt, REPORT_FORMATS)
     check_not_database(layout.out, db)
     sweep = find_sweep(db, sweep_name)
     rows = sweep_rows(db, sweep_name)
@@ -88,7 +90,7 @@ def compare_sweeps(db: Database, names: list[str], *, by: str | None, layout: La
                    plot: PlotFiles | None = None) -> Published:
     """The sweeps lined up group by group (`orchestrator.reports.comparison`), the first the reference; with `plot`, its
     scatter and coverage plots as files."""
-    _check_format(layout.fmt, COMPARE_FORMATS)
+    check_format(layout.fmt, COMPARE_FORMATS)
     check_not_database(layout.out, db)
     unique = list(dict.fromkeys(names))
     with ThreadPoolExecutor(max_workers=len(unique) if db.reads_side_by_side else 1) as pool:
@@ -157,7 +159,7 @@ def _published(published: Published, frame: pd.DataFrame, layout: Layout, docume
         return published
     published.messages += document.notes
     if layout.fmt not in MARKS:
-        published.text = report_rows.write(frame, layout.fmt, layout.out)
+        published.text = files.write(frame, layout.fmt, layout.out)
         return published
     shown = tables.fitted(grid(), terminal_width()) if layout.fmt == "table" else grid()
     notes = shown.notes(MARKS[layout.fmt])
@@ -169,7 +171,7 @@ def _published(published: Published, frame: pd.DataFrame, layout: Layout, docume
     if layout.out is None:
         published.text = text
     else:
-        report_rows.write_texts([text], layout.out)
+        files.write_texts([text], layout.out)
     return published
 
 
@@ -182,15 +184,15 @@ def terminal_width() -> int | None:
 def export_sweep(db: Database, sweep_name: str, fmt: str, out: Path | None) -> Published:
     """The raw rows of a sweep, one per job (`rows.load_rows`), as CSV (written a slice of rows at a time, never held
     whole) or Parquet."""
-    _check_format(fmt, report_rows.EXPORT_FORMATS)
+    check_format(fmt, files.EXPORT_FORMATS)
     check_not_database(out, db)
     sweep = find_sweep(db, sweep_name)
     if fmt != "csv":
-        return Published(text=report_rows.write(report_rows.load_rows(db, sweep), fmt, out))
-    texts = report_rows.csv_texts(report_rows.row_slices(db, sweep))
+        return Published(text=files.write(report_rows.load_rows(db, sweep), fmt, out))
+    texts = files.csv_texts(report_rows.row_slices(db, sweep))
     if out is None:
         return Published(pieces=texts)
-    report_rows.write_texts(texts, out)
+    files.write_texts(texts, out)
     return Published()
 
 
@@ -266,6 +268,6 @@ def sweep_header(db: Database, sweep: SweepRow, boards: int) -> list[tuple[str, 
     return header(sweep, sweep_status(db, sweep), boards, sweep_provenance(db, sweep))
 
 
-def _check_format(fmt: str, formats: tuple[str, ...]) -> None:
+def check_format(fmt: str, formats: tuple[str, ...]) -> None:
     if fmt not in formats:
         raise PuzzleError(f"--format: {fmt!r} is not one of {', '.join(formats)}")

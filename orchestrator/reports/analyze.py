@@ -1,12 +1,9 @@
 """`orchestrate analyze`: how close each N-puzzle heuristic comes to the true distance, over a whole space."""
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 
-from orchestrator.reports.rows import EXPORT_FORMATS, write
-from puzzles.errors import PuzzleError
 from puzzles.npuzzle.analysis import distances, heuristic_values
 from puzzles.npuzzle.board import goal_tiles
 
@@ -20,17 +17,13 @@ class Analysis:
     depths: pd.DataFrame
 
 
-def analysis(width: int, height: int, goal: str, pdb: str | None, *, fmt: str, out: Path | None) -> Analysis:
-    """The analysis of every solvable board, its rows written to `out` (csv or parquet) if given.
+def analysis(width: int, height: int, goal: str, pdb: str | None) -> Analysis:
+    """The analysis of every solvable board.
 
     `pdb` is a comma-separated list of pattern-database partitions to score (default: the size's own).
     """
-    if fmt not in EXPORT_FORMATS:
-        raise PuzzleError(f"--format: {fmt!r} is not one of {', '.join(EXPORT_FORMATS)}")
     goal_tiles(width, height, goal)  # an unknown goal is refused before the search
     rows = analyze(width, height, goal, [part.strip() for part in pdb.split(",")] if pdb else None)
-    if out is not None:
-        write(rows, fmt, out)
     return Analysis(rows, summary(rows), depth_histogram(rows))
 
 

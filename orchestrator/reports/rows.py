@@ -1,4 +1,4 @@
-"""Reports: a sweep's jobs as one DataFrame, the notes a reader must know, and writing tables out.
+"""Reports: a sweep's jobs as one DataFrame, and the notes a reader must know.
 
 `load_rows` turns a sweep's jobs and results, read as Arrow columns
 (`workers.store.rows.job_table`), and its boards into a frame, one row per
@@ -10,14 +10,13 @@ moves an optimal search found on the board anywhere in the database) and the
 optimality gap against it, as a ratio (`gap`) and in moves (`gap_moves`),
 and where each result came from (`host`, `code_version`, the host's `speed`);
 `orchestrator.reports.summary` aggregates them; `notes` says what a reader must know to
-trust the numbers; `write` is the last step, formatting only. `row_slices`
+trust the numbers; `orchestrator.publish.files` writes them out. `row_slices`
 makes the same rows a slice at a time, for a CSV export whose memory does not
 grow with the sweep.
 """
 
 import json
-from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -39,8 +38,6 @@ if TYPE_CHECKING:
 
 GROUPS = ("algorithm", "params", "board")
 ALIASES = {"algo": "algorithm"}
-FORMATS = ("table", "csv", "markdown", "latex", "json", "html", "parquet")
-EXPORT_FORMATS = ("csv", "parquet")
 TIMING_NOTE = f"time: {TIMING}"
 RESULT_COLUMNS = measures()
 LEADING_COLUMNS = ("job_id", "board", "board_id", "board_size", "domain", "algorithm", "params")
@@ -72,21 +69,6 @@ def row_slices(db: Database, sweep: SweepRow, rows: int = CSV_ROWS) -> Iterator[
         frame = rows_frame(table, boards, optima, params)
         integers = [field.name for field in table.schema if pa.types.is_integer(field.type) and field.name in frame]
         yield frame.astype(dict.fromkeys(integers, "Int64"))
-
-
-def csv_texts(slices: Iterable[pd.DataFrame]) -> Iterator[str]:
-    """Each frame of `slices` as CSV text, the header before the first."""
-    for number, frame in enumerate(slices):
-        yield frame.to_csv(index=False, header=number == 0)
-
-
-def write_texts(texts: Iterable[str], out: Path) -> None:
-    """Write the texts one after the other into the file `out`; an OSError names the file."""
-    def writing() -> None:
-        with open(out, "w", newline="", encoding="utf-8") as handle:  # open's own error names the file and the cause
-            handle.writelines(texts)
-
-    _to_file(out, writing)
 
 
 def rows_frame(table: "pa.Table", boards: dict[str, dict[str, Any]], optima: dict[str, int],
@@ -213,38 +195,6 @@ def params_key_text(key: str) -> str:
     by, written as it is to csv and json, and read back only here, for show.
     """
     return params_text(json.loads(key))
-
-
-def write(frame: pd.DataFrame, fmt: str, out: Path | None) -> str | None:
-    """`frame` as csv or json (returned when `out` is None) or parquet (needs `out`): its columns' names, raw values."""
-    if fmt == "parquet":
-        if out is None:
-            raise PuzzleError("--format parquet needs --out FILE")
-        frame.to_parquet(out, index=False)
-        return None
-    writers: dict[str, Callable[[], str]] = {
-        "csv": lambda: frame.to_csv(index=False),
-        "json": lambda: frame.to_json(orient="records", indent=1),
-    }
-    text = writers[fmt]()
-    if out is None:
-        return text
-    write_texts([text], out)
-    return None
-
-
-def _to_file(out: Path, writing: Callable[[], Any]) -> None:
-    """Run `writing`, which writes `out`; an OSError names the file."""
-    try:
-        writing()
-    except OSError as err:  # a full disk says so only when the file is closed, without its name
-        raise OSError(err.errno, err.strerror, str(out)) from None
-
-
-def read(path: Path, fmt: str) -> pd.DataFrame:
-    """A table written by `write` (csv, json or parquet), read back."""
-    readers = {"csv": pd.read_csv, "json": lambda p: pd.read_json(p, orient="records"), "parquet": pd.read_parquet}
-    return readers[fmt](path)
 
 
 def _unfinished_note(rows: pd.DataFrame, name: str) -> list[str]:

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from typer.testing import CliRunner
 
 from orchestrator.cli import app
+from orchestrator.publish import files
 from orchestrator.reports import rows as report_rows
 from orchestrator.reports.plots import algorithm_labels
 from orchestrator.reports.summary import summarize
@@ -96,8 +97,8 @@ def test_by_chooses_the_grouping(db):
 def test_every_format_reads_back(db, tmp_path, fmt):
     summary = summarize(rows_of(db))
     path = tmp_path / f"summary.{fmt}"
-    report_rows.write(summary, fmt, path)
-    back = report_rows.read(path, fmt)
+    files.write(summary, fmt, path)
+    back = files.read(path, fmt)
     assert list(back.columns) == list(summary.columns)
     for column in summary.columns:
         if pd.api.types.is_numeric_dtype(summary[column]):
@@ -144,7 +145,7 @@ def test_cli_export_compare_and_errors(db, tmp_path):
     assert run("report", "hand", "--format", "xml", "--db", db).exit_code == 2
     assert run("report", "hand", "--format", "parquet", "--db", db).exit_code == 2
     with Session(engine_for(db)) as session, session.begin():
-        session.add(Sweep(name="empty", spec={}, limits={}))
+        session.add(Sweep(name="empty", kind="grid", definition={}, limits={}))
     empty = run("report", "empty", "--db", db)
     assert empty.exit_code == 2 and "has no jobs" in empty.output
 

@@ -17,9 +17,9 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from orchestrator.cli import app
+from orchestrator.publish import files
 from orchestrator.publish.html_report import summary_table
 from orchestrator.publish.latex import latex_escape, latex_table
-from orchestrator.reports import rows as report_rows
 from orchestrator.reports.columns import COLUMNS, UNITS, column, value_text
 from orchestrator.reports.comparison import COMPARED
 from orchestrator.reports.tables import MARKER, Grid, compare_grid, fitted, markdown_text, report_grid, terminal_table
@@ -92,7 +92,7 @@ def test_every_column_has_a_heading_that_says_of_what_a_unit_and_a_priority():
 
 
 def test_a_ratio_is_written_as_a_ratio_never_as_a_time():
-    assert value_text("elapsed_ratio", 0.368) == "0.37×"  # today: 368 ms
+    assert value_text("elapsed_ratio", 0.368) == "0.37×"  # a ratio, not 368 ms
     assert value_text("elapsed_mean", 0.368) == "368 ms" and value_text("elapsed_mean × B", 0.368) == "0.37×"
     summary = pd.DataFrame({"algorithm": ["astar", "beam"], "elapsed_mean": [1.0, 0.368], "elapsed_ratio": [1.0, 0.368]})
     text = shown(report_grid(summary, ["algorithm"]))
@@ -133,8 +133,8 @@ def test_every_column_of_the_registry_in_every_format(fmt, tmp_path):
         for row in summary.to_dict("records"):
             assert all(value_text(name, row[name]) in page for name in ("elapsed_mean", "peak_mem_mib", "gap_mean"))
     else:
-        report_rows.write(summary, fmt, tmp_path / f"summary.{fmt}")
-        back = report_rows.read(tmp_path / f"summary.{fmt}", fmt)
+        files.write(summary, fmt, tmp_path / f"summary.{fmt}")
+        back = files.read(tmp_path / f"summary.{fmt}", fmt)
         assert list(back.columns) == list(summary.columns)  # names kept; raw values in base units
         assert back["elapsed_mean"].tolist() == pytest.approx(VALUES["time"]) and back["solved_share"].tolist() == VALUES["share"]
 
@@ -273,7 +273,7 @@ def test_the_cli_at_80_columns_leaves_columns_out_and_names_them(tmp_path, board
                                 env={"COLUMNS": "80", "TTY_COMPATIBLE": "1"})
     assert result.exit_code == 0, result.output
     table = re.sub("\x1b\\[[0-9;]*m", "", result.stdout).splitlines()  # its terminal's bold headings
-    assert max(map(len, table)) <= 80 and "…" not in result.stdout and "1,081" in result.stdout  # today: 1,081…
+    assert max(map(len, table)) <= 80 and "…" not in result.stdout and "1,081" in result.stdout  # not cut to 1,081…
     left_out = re.search(r"not shown at 80 columns: (.*) \(--columns chooses; a wider terminal", result.stderr)
     header = " ".join(table[:4])
     assert left_out and all(name not in header for name in left_out[1].split(", "))

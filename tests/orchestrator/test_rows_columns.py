@@ -1,10 +1,11 @@
-"""A sweep's rows read as Arrow columns (issue 33) are the rows read one dict per job before: same columns, values, types."""
+"""A sweep's rows read as Arrow columns are the rows read one dict per job (`job_rows`): same columns, values, types."""
 
 from typing import Any
 
 import pandas as pd
 import pytest
 
+from orchestrator.publish import files
 from orchestrator.reports import rows as report_rows
 from orchestrator.reports.rows import parameter_column, with_parameter_columns
 from orchestrator.sweeps.grid import SweepGrid
@@ -23,7 +24,7 @@ from workers.store.schema import canonical_params
 
 
 def dict_rows(db, sweep) -> pd.DataFrame:
-    """The rows as reports read them before issue 33: a dict per job (`job_rows`), a record per dict."""
+    """The rows read a dict per job (`job_rows`), a record per dict: what `load_rows` must equal."""
     stored = job_rows(db, sweep)
     optima = best_optima(db, {row["board_id"] for row in stored})
     parameters = [parameter_column(name) for name in sorted({name for row in stored for name in row["params"]})]
@@ -82,12 +83,14 @@ def test_the_columns_are_the_rows_read_a_dict_at_a_time(db_url, boards_dir):
     assert new.attrs == old.attrs
 
 
-def test_a_csv_file_is_written_a_slice_at_a_time_as_the_whole_text(tmp_path, boards_dir, monkeypatch):
+def test_a_csv_file_is_written_a_slice_at_a_time_as_the_whole_text(tmp_path, boards_dir):
     url = f"sqlite:///{tmp_path / 'results.db'}"
     upgrade(url)
     mixed_sweep(url, boards_dir)
     db = connect(url)
-    rows = report_rows.load_rows(db, find_sweep(db, "mixed"))
-    monkeypatch.setattr(report_rows, "CSV_ROWS", 3)
-    assert report_rows.write(rows, "csv", tmp_path / "rows.csv") is None
-    assert (tmp_path / "rows.csv").read_text() == report_rows.write(rows, "csv", None)
+    sweep = find_sweep(db, "mixed")
+    slices = list(report_rows.row_slices(db, sweep, rows=3))
+    (whole,) = report_rows.row_slices(db, sweep, rows=len(report_rows.load_rows(db, sweep)))
+    assert len(slices) > 1
+    files.write_texts(files.csv_texts(slices), tmp_path / "rows.csv")
+    assert (tmp_path / "rows.csv").read_text() == files.write(whole, "csv", None)
