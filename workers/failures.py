@@ -28,5 +28,5 @@ def service_failure(err: Exception) -> tuple[str, int] | None:
         advice = f": {SQLITE_LOCKED}" if cause == "database is locked" else f": {SQLITE_FULL}" if disk_full(err) else ""
         return f"{masked(settings().database_url)}: {cause}{advice}", 1
     if isinstance(err, BrokerError):
-        return f"broker {masked(settings().broker_url)}: {err}", 1
+        return f"broker {masked(settings().broker_url or '')}: {err}", 1
     return None

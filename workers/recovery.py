@@ -88,12 +88,12 @@ class Reconciler:
 
     def __call__(self) -> None:
         """Look once, if it is time; a service that does not answer only postpones the look."""
-        now = time.monotonic()
-        if now < self._next:
+        now, url = time.monotonic(), settings().broker_url
+        if now < self._next or url is None:  # without a broker (a local pool), nothing to reconcile with
             return
         self._next = now + settings().reconcile_seconds
         try:
-            missing = queued_ids(self.db) - broker_job_ids(settings().broker_url)
+            missing = queued_ids(self.db) - broker_job_ids(url)
         except Exception as err:  # noqa: BLE001 - the database's or the broker's failure: look again later
             log.warning("broker not reconciled: %s", str(err).splitlines()[0] if str(err) else type(err).__name__)
             return
@@ -141,7 +141,7 @@ def broker_job_ids(url: str) -> set[int]:
         queues = [QUEUE, *(f"{QUEUE}{PRIORITY_SEP}{p}" for p in (3, 6, 9))]
         waiting = [payload for name in queues for payload in client.lrange(name, 0, -1)]
         since = time.time() - settings().reconcile_seconds
-        recent = {tag for tag, at in client.zrange(UNACKED_INDEX, 0, -1, withscores=True) if at >= since}
+        recent = set(client.zrangebyscore(UNACKED_INDEX, since, "+inf"))
         delivered = [json.loads(entry)[0] for tag, entry in client.hgetall(UNACKED).items() if tag in recent]
     finally:
         client.close()

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 
 from workers import provenance
 from workers.jobs import run_job, stamped
@@ -53,7 +54,7 @@ class JobRunner:
     """Runs batches of jobs in one child process, replacing it when it dies or overruns."""
 
     def __init__(self) -> None:
-        self._process: multiprocessing.Process | None = None
+        self._process: BaseProcess | None = None
         self._conn: Connection | None = None
         self._warm: set[tuple[str, str]] = set()
         self._stopping = False
@@ -121,6 +122,7 @@ class JobRunner:
         if self._process is not None:
             self._process.kill()
             self._process.join()
+        if self._conn is not None:
             self._conn.close()
         self._process = self._conn = None
         self._warm.clear()
@@ -128,7 +130,7 @@ class JobRunner:
     def _started(self) -> Connection:
         if self._process is not None and not self._process.is_alive():
             self.close()  # died between batches (killed from outside)
-        if self._process is None:
+        if self._process is None or self._conn is None:
             parent_conn, child_conn = multiprocessing.Pipe()
             process = _FORK_SERVER.Process(
                 target=_serve, args=(child_conn, os.getpid(), settings()), name="slidelab-job", daemon=True
@@ -154,6 +156,7 @@ class JobRunner:
                 return conn.recv()
         except (EOFError, OSError):
             return self._lost(job)
+        assert deadline is not None  # without one, poll waits for the answer however long it takes
         self.close()
         return stamped(JobResult.limit(f"time limit (killed after {deadline:.0f} s)", elapsed_s=deadline), job)
 
