@@ -8,7 +8,7 @@ shares and gaps as percentages, ratios as `1.43×`.
 
 import math
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from numbers import Integral, Real
 
@@ -77,7 +77,7 @@ def ratio_text(value: float) -> str:
 
 
 @contextmanager
-def build_bar(console: Console, name: str) -> Iterator[callable]:
+def build_bar(console: Console, name: str) -> Iterator[Callable[[int, int], None]]:
     """A progress bar for a pattern database; yields `update(reached, total)` (placements)."""
     with progress_bar(console) as progress:
         task = progress.add_task(name, total=None)

@@ -10,36 +10,38 @@ failed; a search that ends unsolved is data and exits 0.
 
 import faulthandler
 import signal
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from importlib import metadata
 from typing import Annotated, Any
 
 import typer
-from typer import Context, echo
+from typer import echo
 from typer.core import TyperGroup
 
 from orchestrator.cli import catalogue, options, reporting, solving, sweeping, tuning
 
 # `sweep` takes boards as arguments, `sweeps` lists: `sweep show` and `sweeps delete` are commands apart
-SUBCOMMANDS = {("sweep", "show"): "sweep-show", ("sweeps", "delete"): "sweeps-delete"}
+SUBCOMMANDS: dict[tuple[str, ...], str] = {("sweep", "show"): "sweep-show", ("sweeps", "delete"): "sweeps-delete"}
 
 
 class Orchestrate(TyperGroup):
-    """The root group: commands by name, `sweep show` as the command `sweep-show`, usage errors in one line."""
+    """The root group: commands by name, `sweep show` as the command `sweep-show`, usage errors in one line.
 
-    def make_context(self, info_name, args, parent=None, **extra) -> Context:
+    Its contexts are typed Any: they are the click contexts of the click typer carries, which it names only privately.
+    """
+
+    def make_context(self, info_name, args, parent=None, **extra) -> Any:
         """The root's context; a usage error in the root's own options is one line."""
         with _one_line():
             return super().make_context(info_name, args, parent=parent, **extra)
 
-    def invoke(self, ctx: Context):
+    def invoke(self, ctx: Any) -> Any:
         """Run the command the arguments name; a usage error in its arguments is one line."""
         with _one_line():
             return super().invoke(ctx)
 
-    def resolve_command(self, ctx: Context, args: list[str]) -> tuple[str | None, Any, list[str]]:
+    def resolve_command(self, ctx: Any, args: list[str]) -> tuple[str | None, Any, list[str]]:
         """The command the arguments name, `sweep show SWEEP` included."""
         name = SUBCOMMANDS.get(tuple(args[:2]))
         if name is not None:
@@ -85,7 +87,7 @@ def main(
     Example: orchestrate solve data/boards/rushhour/Rushhour6x6_1.csv --algo bfs
     """
     with suppress(AttributeError, OSError):  # kill -USR1 PID prints where each thread of a stuck command is
-        faulthandler.register(signal.SIGUSR1, file=sys.__stderr__, all_threads=True)  # not stderr replaced by a test
+        faulthandler.register(signal.SIGUSR1, file=2, all_threads=True)  # the process's stderr, not one a test replaced
 
 
 def run() -> None:

@@ -183,7 +183,7 @@ def print_json(value: Any) -> None:
 
 
 def _plain(value: Any) -> Any:
-    if dataclasses.is_dataclass(value):
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dataclasses.asdict(value)
     if isinstance(value, datetime):
         return value.isoformat()
@@ -219,7 +219,8 @@ def with_parameters(*, grid: bool) -> Callable[[Callable], Callable]:
             return command(**values, params=params)
 
         own = [param for param in inspect.signature(command).parameters.values() if param.name != "params"]
-        wrapper.__signature__ = inspect.Signature([*own, *(_option(name, grid) for name in _PARAMETERS)])
+        signature = inspect.Signature([*own, *(_option(name, grid) for name in _PARAMETERS)])
+        wrapper.__signature__ = signature  # type: ignore[attr-defined]  # what inspect.signature, and so Typer, reads
         return wrapper
 
     return decorate
@@ -260,11 +261,9 @@ def _option(name: str, grid: bool) -> inspect.Parameter:
     flag = flag_name(name)
     takers = "every algorithm" if name in PROBLEM_OPTIONS else ", ".join(algorithms)
     help_text = f"{takers}: {param.help}{_defaults(name, algorithms)}"
+    kind: Any = str if grid else param.kind  # a grid's values as text, else one value of the parameter's type
     if grid:
-        kind, default = str | None, None
         help_text += "; values such as 1..50, 1..50:5 or a comma list"
-    else:
-        kind, default = param.kind | None, None
     flags = f"{flag}/--no-{flag[2:]}" if param.kind is bool and not grid else flag  # --memo/--no-memo
     option = typer.Option(flags, help=help_text, rich_help_panel=PARAMETER_PANEL, show_default=False)
-    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[kind, option])
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[kind | None, option])
