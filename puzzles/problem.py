@@ -88,5 +88,5 @@ class Problem(Protocol):
     def check_solution(self, moves: list[int]) -> bool:
         """True if the moves, played from the start, are legal and reach the goal."""
 
-    def proven_unsolvable(self) -> bool:
-        """True if the domain proves, without searching, that the goal cannot be reached."""
+    def unsolvable_reason(self) -> str | None:
+        """Why the goal cannot be reached, where the domain proves it without a search; None where it does not."""

@@ -45,10 +45,10 @@ def solve(
         seed = secrets.randbelow(SEEDS) if seed is None else seed
         if not 0 <= seed < SEEDS:
             raise PuzzleError(f"a seed must be between 0 and {SEEDS - 1}, not {seed}")
-    if problem.proven_unsolvable():
+    unsolvable = problem.unsolvable_reason()
+    if unsolvable is not None:
         return SolveResult(outcome=Outcome.UNSOLVABLE, algorithm=algorithm, params=values,
-                           seed=seed if entry.randomized else None,
-                           reason="unsolvable by the parity of the board: nothing searched")
+                           seed=seed if entry.randomized else None, reason=f"{unsolvable}: nothing searched")
     warming = time.perf_counter()
     arguments = _warmed_up(problem, algorithm, values, seed if entry.randomized else None, on_compile)
     warmup = time.perf_counter() - warming

@@ -51,9 +51,9 @@ class NPuzzleProblem(RegisteredHeuristics):
         """True if the key is the goal board."""
         return bool(nk.is_goal(self.kernels.spec, key))
 
-    def proven_unsolvable(self) -> bool:
-        """True if the inversion parity rules the goal out: no search is needed."""
-        return not is_solvable(self.board, self.goal)
+    def unsolvable_reason(self) -> str | None:
+        """The inversion parity, where it rules the goal out: no search is needed."""
+        return None if is_solvable(self.board, self.goal) else "unsolvable by the parity of the board"
 
     def format_move(self, move: int) -> str:
         """Where the blank goes: U, D, L or R."""

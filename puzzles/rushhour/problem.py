@@ -19,6 +19,7 @@ from puzzles.rushhour import (
 )
 from puzzles.rushhour import kernels as rk
 from puzzles.rushhour.board import RushHourBoard
+from puzzles.rushhour.static import exit_blocked
 
 MOVE_MODELS = ("slide", "step")
 
@@ -62,9 +63,9 @@ class RushHourProblem(RegisteredHeuristics):
         """True if the key is a solved board."""
         return bool(rk.is_goal(self.kernels.spec, key))
 
-    def proven_unsolvable(self) -> bool:
-        """Rush Hour has no shortcut: only a search proves a board unsolvable."""
-        return False
+    def unsolvable_reason(self) -> str | None:
+        """An exit blocked for good (`puzzles.rushhour.static`); a search proves the other unsolvable boards."""
+        return exit_blocked(self.board)
 
     def format_move(self, move: int) -> str:
         """A move as `<vehicle><+|-><cells>`: `+` is right or down."""

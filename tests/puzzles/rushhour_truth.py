@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+from hypothesis import strategies as st
 
 from puzzles.kernels import estimates
 from puzzles.result import Limits, SolveResult
@@ -207,3 +208,26 @@ def replayed(problem: RushHourProblem, notations: list[str]) -> RushHourBoard:
         name, delta = parse_move(notation)
         board = board.with_positions([v.position + (delta if v.name == name else 0) for v in board.vehicles])
     return board
+
+
+@st.composite
+def small_boards(draw) -> str:
+    """A 4x4 or 5x5 Fogleman string: the red car, up to 7 vehicles and up to 3 walls, placed at random."""
+    size = draw(st.integers(4, 5))
+    cells = [["o"] * size for _ in range(size)]
+    red_row, red_col = draw(st.integers(0, size - 1)), draw(st.integers(0, size - 2))
+    cells[red_row][red_col] = cells[red_row][red_col + 1] = "A"
+    names = iter("BCDEFGH")
+    spots = st.tuples(st.booleans(), st.integers(0, size - 1), st.integers(0, size - 1), st.sampled_from([2, 2, 3]))
+    for horizontal, r, c, length in draw(st.lists(spots, max_size=10)):
+        span = [(r, c + i) for i in range(length)] if horizontal else [(r + i, c) for i in range(length)]
+        if all(a < size and b < size and cells[a][b] == "o" for a, b in span):
+            name = next(names, None)
+            if name is None:
+                break
+            for a, b in span:
+                cells[a][b] = name
+    for r, c in draw(st.lists(st.tuples(st.integers(0, size - 1), st.integers(0, size - 1)), max_size=3)):
+        if cells[r][c] == "o":
+            cells[r][c] = "x"
+    return "".join("".join(row) for row in cells)

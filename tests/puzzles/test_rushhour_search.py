@@ -181,8 +181,11 @@ def test_moves_freed_weights_reach_the_heuristic(name):
 
 def test_beam_solves_6x6_1_with_either_width():
     problem = course("6x6_1")
-    for k in (5, 20):
-        assert run(problem, "beam", (("k", k),)).outcome == "solved"
+    results = {k: run(problem, "beam", (("k", k),)) for k in (5, 20)}
+    for k, result in results.items():
+        assert_solution(problem, result)  # legal moves that end on a solved board
+        assert result.params["k"] == k and result.moves >= SLIDE_OPTIMA["6x6_1"]
+    assert results[5].expanded < results[20].expanded  # each width was the one searched with
 
 
 def test_iddfs_returns_a_legal_solution_on_a_walled_board():
