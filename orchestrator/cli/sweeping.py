@@ -4,9 +4,9 @@ import contextlib
 import dataclasses
 import json
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 
@@ -24,7 +24,6 @@ from orchestrator.cli.options import (
     WaitOption,
     WorkersOption,
     configured,
-    database,
     existing_database,
     fail,
     print_json,
@@ -33,7 +32,7 @@ from orchestrator.cli.options import (
     with_parameters,
     write_file,
 )
-from orchestrator.sweeps.grid import SweepGrid, flag_name
+from orchestrator.sweeps.grid import flag_name
 from puzzles.algorithms import OFFERED
 from puzzles.errors import PuzzleError
 from puzzles.textio import plural
@@ -41,6 +40,7 @@ from workers.store.states import JobState, Outcome, parse_status
 
 app = typer.Typer()
 STATUS_WORDS = (*JobState, *Outcome)
+T = TypeVar("T")
 
 
 @app.command("sweep")
@@ -95,37 +95,73 @@ def sweep_command(
 
     Example: orchestrate sweep --algo beam --k 1..50 --heuristic blockers --boards data/boards/rushhour/
     """
-    from orchestrator.sweeps import plan, spec_file, status_view
-    from orchestrator.sweeps.limits import job_limits
-    from orchestrator.sweeps.running import store_and_run
-    from orchestrator.sweeps.sources import needs_database
+    from orchestrator.sweeps import status_view
+    from slidelab import experiments
 
     with user_errors():
         configured(db, broker)
-        sources = (boards or []) + (more_boards or [])
         if from_spec is not None:
-            grid_options = {"--algo": algo, "--boards": sources or None, "--goal": goal, "--repeat": repeat != 1 or None,
-                            "--seeds": seeds, "--time-limit": time_limit, "--memory-limit": memory_limit,
-                            "--max-nodes": max_nodes, **{flag_name(p): v for p, v in params.items()}}
-            given = [option for option, value in grid_options.items() if value is not None]
-            if given:
-                raise PuzzleError(f"--from-spec gives the grid, boards and limits: drop {', '.join(given)}")
-            sweep_plan = spec_file.plan_from_spec(spec_file.read_spec(from_spec), name, str(from_spec))
-        else:
-            if algo is None:
-                raise PuzzleError("give --algo (or --from-spec FILE)")
-            grid = SweepGrid.from_options(algo, params, seeds, repeat)
-            catalogue = None
-            if needs_database(sources):
-                catalogue = existing_database(db) if dry_run else database(db, broker)
-            limits = job_limits(time_limit, max_nodes, memory_limit)
-            sweep_plan = plan.grid_plan(grid, sources, name, limits, catalogue, goal=goal, write=not dry_run)
+            _check_no_grid_options({"--algo": algo, "--boards": boards or more_boards, "--goal": goal,
+                                    "--repeat": repeat != 1 or None, "--seeds": seeds, "--time-limit": time_limit,
+                                    "--memory-limit": memory_limit, "--max-nodes": max_nodes,
+                                    **{flag_name(p): v for p, v in (params or {}).items()}})
+        plan = experiments.sweep_plan(algo, params, (boards or []) + (more_boards or []), name=name, goal=goal,
+                                      repeat=repeat, seeds=seeds, time_limit=time_limit, max_nodes=max_nodes,
+                                      memory_limit=memory_limit, from_spec=from_spec, db=db, write=not dry_run)
         if dry_run:
-            typer.echo(status_view.plan_text(sweep_plan))
+            typer.echo(status_view.plan_text(plan))
             return
-        results = database(db, broker)
-    interruptible(lambda: store_and_run(results, sweep_plan, rerun=rerun, workers=workers, chunk=chunk, wait=wait,
-                                         extend=extend), sweep_plan.name)
+    with LiveProgress(plan.name, wait) as progress:
+        ended = interruptible(lambda: experiments.sweep(
+            plan, workers=workers, chunk=chunk, wait=wait, rerun=rerun, extend=extend, db=db, broker=broker,
+            on_stored=lambda s: typer.echo(f"sweep {s.name}: {plural(s.jobs, 'job')}, {s.added:,} new"),
+            on_progress=progress, on_note=progress.note), plan.name)
+    typer.echo(status_view.run_text(ended))
+
+
+def _check_no_grid_options(given: dict[str, Any]) -> None:
+    """PuzzleError naming the grid, board and limit options given beside --from-spec (the spec gives them all)."""
+    named = [option for option, value in given.items() if value is not None]
+    if named:
+        raise PuzzleError(f"--from-spec gives the grid, boards and limits: drop {', '.join(named)}")
+
+
+class LiveProgress:
+    """The live progress bar of an experiment on stderr, started at its first update (the lines printed before it stay
+    on stdout) and closed on exit; none when its jobs are only queued (`wait` false with a broker)."""
+
+    def __init__(self, name: str, wait: bool = True) -> None:
+        from workers.settings import settings
+
+        self.name, self.broker = name, bool(settings().broker_url)
+        self.shown = wait or not self.broker
+        self._stack = contextlib.ExitStack()
+        self._update: Any = None
+        self._console: Any = None
+
+    def __call__(self, status: Any, warm_up: Any = None) -> None:
+        """Move the bar to the experiment's `status` (and a local pool's warm-up)."""
+        from rich.console import Console
+
+        from orchestrator.sweeps import status_view
+
+        if not self.shown:
+            return
+        if self._update is None:
+            self._console = Console(stderr=True)
+            self._update = self._stack.enter_context(
+                status_view.live_bar(self._console, self.name, status.total, here=not self.broker))
+        self._update(status, warm_up)
+
+    def note(self, line: str) -> None:
+        """A line about the run (the database stopped answering), on stderr."""
+        typer.echo(line, err=True)
+
+    def __enter__(self) -> "LiveProgress":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.close()
 
 
 @app.command("sweep-show", hidden=True)
@@ -153,9 +189,7 @@ def sweep_show_command(
             return
         status, origins = sweep_status(results, sweep), sweep_provenance(results, sweep)
     if as_json:
-        # scripts read the grid under "spec", the name of its column
-        row = {"spec" if key == "grid" else key: value for key, value in dataclasses.asdict(sweep).items()}
-        print_json({**row, "status": status.to_dict(), "origins": origins})
+        print_json({**dataclasses.asdict(sweep), "status": status.to_dict(), "origins": origins})
         return
     typer.echo(provenance_view.sweep_text(sweep, status, origins))
 
@@ -173,35 +207,42 @@ def resume_command(
     db: DbOption = None,
     broker: BrokerOption = None,
 ) -> None:
-    """Run (or queue again) every job of the sweep that has no result and that no live worker holds.
+    """Go on with an experiment of any kind: a sweep runs (or queues again) its jobs that have no result and that no
+    live worker holds, a study goes on to its trial count, a split search from its bounds (jobs done are kept).
 
-    For a sweep stopped by Ctrl-C or a crash, cancelled, or whose queue Redis lost. A job a worker is running keeps
-    running there (its lease is renewed while the worker lives); --force runs it again anyway. A study continues
-    with `orchestrate tune` under the same name, not with resume.
+    For an experiment stopped by Ctrl-C or a crash, cancelled, or whose queue Redis lost. A job a worker is running
+    keeps running there (its lease is renewed while the worker lives); --force runs it again anyway.
 
     Example: orchestrate resume beam-k
     """
-    from orchestrator.reports.study import is_study
-    from orchestrator.sweeps.lookups import find_sweep
-    from orchestrator.sweeps.running import run_jobs
-    from workers.store.jobs import held_leases
-    from workers.store.sweeps import uncancel, unfinished_jobs
+    from orchestrator.sweeps import status_view
+    from slidelab import experiments
 
     with user_errors():
-        results = database(db, broker)
-        sweep = find_sweep(results, sweep_name)
-        if is_study(sweep):
-            raise PuzzleError(f"{sweep.name} is a study: continue it with orchestrate tune --name {sweep.name} and its"
-                              " other options (resume would run the jobs its pruner cancelled, and tell Optuna nothing)")
-        if uncancelled := uncancel(results, sweep.id):
-            typer.echo(f"{plural(uncancelled, 'cancelled job')} run again")
-        job_ids = unfinished_jobs(results, sweep.id, held_too=force)
-        held = len(unfinished_jobs(results, sweep.id)) - len(job_ids)
-        if held:
-            typer.echo(f"{plural(held, 'job')} held by live workers: left to them (--force runs them again)")
-        take_over = held_leases(results, job_ids) if force else None
-    interruptible(lambda: run_jobs(results, sweep, job_ids, workers=workers, chunk=chunk, wait=wait,
-                                   take_over=take_over), sweep.name)
+        configured(db, broker)
+    with LiveProgress(sweep_name, wait) as progress:
+        resumed = interruptible(lambda: experiments.resume(
+            sweep_name, workers=workers, chunk=chunk, force=force, wait=wait, db=db, broker=broker,
+            on_round=lambda r: typer.echo(status_view.bound_text(r)), on_told=_told, on_progress=progress), sweep_name)
+    typer.echo(resumed_text(resumed))
+
+
+def resumed_text(resumed: Any) -> str:
+    """What a resume did (`slidelab.experiments.Resumed`): the jobs it ran again or left held, then how it ended."""
+    from orchestrator.sweeps import status_view
+
+    lines = [f"{plural(resumed.uncancelled, 'cancelled job')} run again"] if resumed.uncancelled else []
+    if resumed.held:
+        lines.append(f"{plural(resumed.held, 'job')} held by live workers: left to them (--force runs them again)")
+    if resumed.split is not None and resumed.split.moves is not None:
+        lines.append(status_view.split_text(resumed.split))
+    return "\n".join([*lines, status_view.run_text(resumed.ended)])
+
+
+def _told(trial: Any, outcome: str) -> None:
+    from orchestrator.sweeps import status_view
+
+    typer.echo(status_view.trial_text(trial, outcome))
 
 
 @app.command("cancel")
@@ -220,22 +261,15 @@ def cancel_command(
 
     Example: orchestrate cancel beam-k --wait
     """
-    from orchestrator.sweeps.lookups import find_sweep
-    from orchestrator.sweeps.running import watch
     from orchestrator.sweeps.status_view import cancel_text, ended_text
+    from slidelab import experiments
     from workers.settings import settings
-    from workers.store.jobs import cancelled_among
-    from workers.store.sweeps import cancel, stopping
 
     with user_errors():
-        results = existing_database(db)
-        sweep = find_sweep(results, sweep_name)
-        cancelled = cancel(results, sweep.id)
-        typer.echo(cancel_text(sweep.name, cancelled, settings().heartbeat_seconds))
-        if wait:
-            watch(lambda: not stopping(results, sweep.id))
-            if cancelled.running:
-                typer.echo(ended_text(sweep.name, cancelled, len(cancelled_among(results, cancelled.running))))
+        done = experiments.cancel(sweep_name, db=db, wait=wait, on_cancelled=lambda c: typer.echo(
+            cancel_text(c.experiment.name, c.cancelled, settings().heartbeat_seconds)))
+    if done.ended_cancelled is not None and done.cancelled.running:
+        typer.echo(ended_text(done.experiment.name, done.cancelled, done.ended_cancelled))
 
 
 @app.command("sweeps-delete", hidden=True)
@@ -282,17 +316,13 @@ def status_command(
     Example: orchestrate status beam-k --watch
     """
     from orchestrator.sweeps import status_view
-    from orchestrator.sweeps.lookups import find_sweep, newest_sweep
-    from workers.store.progress import sweep_status
+    from slidelab import experiments
 
     with user_errors():
         results = existing_database(db, broker)
-        sweep = find_sweep(results, sweep_name) if sweep_name else newest_sweep(results)
-        if watch and not as_json:
-            from orchestrator.sweeps.running import follow  # the runner loads the solver, which a plain status needs not
-
-            follow(results, sweep)
-        current = sweep_status(results, sweep)
+        with LiveProgress(sweep_name or "", True) if watch and not as_json else contextlib.nullcontext() as progress:
+            current = experiments.status(sweep_name, watch=watch and not as_json, db=results, on_progress=progress,
+                                         on_note=progress.note if progress else None)
     if as_json:
         print_json({**current.to_dict(), "database": results.shown_url})
     else:
@@ -404,12 +434,12 @@ def worker_command(
     start_worker(concurrency, hostname)
 
 
-def interruptible(run, sweep_name: str, again: str | None = None) -> None:
-    """`run()` with the command line's errors; Ctrl-C, or the terminal closing (SIGHUP), says how to go on (`again`,
-    by default `orchestrate resume SWEEP`) and exits 130."""
+def interruptible(run: Callable[[], T], sweep_name: str, again: str | None = None) -> T:
+    """`run()`'s value, with the command line's errors; Ctrl-C, or the terminal closing (SIGHUP), says how to go on
+    (`again`, by default `orchestrate resume SWEEP`) and exits 130."""
     try:
         with _hangup_interrupts(), user_errors():
-            run()
+            return run()
     except KeyboardInterrupt:
         with contextlib.suppress(OSError):  # after a hang-up, no terminal may be left to tell
             typer.echo(f"stopped; continue with: {again or f'orchestrate resume {sweep_name}'}", err=True)
@@ -447,43 +477,32 @@ def split_command(
     depth: Annotated[int, typer.Option("--depth", min=1, max=30, help="Split the tree this many moves below the start.")] = 8,
     heuristic: Annotated[str, typer.Option("--heuristic", help="IDA*'s heuristic (an N-puzzle one).")] = "pdb-max",
     pdb: Annotated[str | None, typer.Option("--pdb", help="Pattern databases for pdb and pdb-max; default: the size's.")] = None,
-    name: Annotated[str | None, typer.Option(help="Sweep names' stem (NAME-b<bound>); default: split-<board>-d<depth>.")] = None,
+    name: Annotated[str | None, typer.Option(help="The split search's name; default: split-<board>-d<depth>.")] = None,
     split_above: Annotated[int | None, typer.Option(
         "--split-above", min=0, max=2**62,
         help="Search a bound here, whole, when it should expand fewer nodes than this (foreseen from the bounds"
              " before); default 50,000,000, seconds of one core; 0 splits every bound.")] = None,
     goal: GoalOption = None,
     workers: WorkersOption = CORES,
-    chunk: ChunkOption = None,
     db: DbOption = None,
     broker: BrokerOption = None,
 ) -> None:
     """Solve one hard N-puzzle board with IDA* spread over the workers: per bound, a job per subtree at --depth.
 
-    Each bound's subtrees run as the jobs of a sweep NAME-b<bound> (algorithm idastar-subtree, with the prefix,
-    bound and split depth as parameters): by the workers when there is a broker, else here. The answer and
-    the node counts are those of IDA* on one core; work adds the subtrees searched after the solution's.
+    Every bound's subtrees run as the jobs of one experiment NAME of kind split (algorithm idastar-subtree, with
+    the prefix, bound and split depth as parameters): by the workers when there is a broker, else here. The answer
+    and the node counts are those of IDA* on one core; work adds the subtrees searched after the solution's.
+    `orchestrate resume NAME` goes on with a split search stopped.
 
     Example: orchestrate split data/boards/npuzzle/korf24.csv#1 --depth 10 --heuristic pdb-max --pdb 6-6-6-6
     """
-    from orchestrator.sweeps.sources import load_boards
-    from orchestrator.sweeps.split import split_search
+    from orchestrator.sweeps import status_view
+    from slidelab import experiments
 
     with user_errors():
         configured(db, broker)
-        results = database(db, broker)
-        instance = load_boards([board], goal=goal, db=results)[0]
-        params = {"heuristic": heuristic, **({"pdb": pdb} if pdb else {})}
-        stem = name or f"split-{instance.name}-d{depth}"
-
-        def on_round(r) -> None:
-            finer = f" ({r.deeper:,} of depth {depth} split further)" if r.deeper else ""
-            where = f"{r.subtrees:,} subtrees{finer} in sweep {r.sweep}" if r.sweep else "searched here"
-            typer.echo(f"bound {r.bound}: {where}; expanded {r.expanded:,} (work {r.work:,}) in {r.seconds:.1f} s")
-
-        found = split_search(results, instance, stem, depth, params, workers=workers, chunk=chunk, on_round=on_round,
-                             split_above=split_above)
-    typer.echo(f"{found.board}: solved in {found.moves} moves with {heuristic}, split at depth {depth} over"
-               f" {sum(r.subtrees for r in found.rounds):,} subtree jobs in {len(found.rounds)} bounds;"
-               f" expanded {found.expanded:,}, generated {found.generated:,} (as one core); work {found.work:,};"
-               f" {found.seconds:.1f} s")
+    found = interruptible(lambda: experiments.split(
+        board, depth=depth, heuristic=heuristic, pdb=pdb, name=name, split_above=split_above, goal=goal,
+        workers=workers, db=db, broker=broker, on_round=lambda r: typer.echo(status_view.bound_text(r))),
+        name or "", None if name else "orchestrate resume split-<board>-d<depth> (orchestrate sweeps lists it)")
+    typer.echo(status_view.split_text(found))

@@ -21,7 +21,6 @@ from orchestrator.cli.options import (
 )
 from orchestrator.cli.sweeping import interruptible
 from puzzles.algorithms import OFFERED, param_text
-from puzzles.textio import plural
 
 app = typer.Typer()
 
@@ -87,67 +86,31 @@ def tune_command(
     Example: orchestrate tune --name mf-weights --algo moves-freed --w-exit 0..10 --w-blockers 0..10
     --w-freed -20..0 --boards set:rushhour-course --objective moves --trials 200 --sampler tpe --seed 1
     """
-    from orchestrator.sweeps import tune
-    from orchestrator.sweeps.grid import SweepGrid
-    from orchestrator.sweeps.limits import job_limits
-    from orchestrator.sweeps.sources import load_boards
-    from orchestrator.sweeps.tune_objective import parse_scoring
-    from orchestrator.sweeps.tune_space import parse_space
-    from puzzles.errors import PuzzleError
-    from workers.store import studies
+    from orchestrator.sweeps.status_view import trial_text
+    from slidelab import experiments
 
     with user_errors():
         configured(db, broker)
         require("optuna")
-        if not boards and not more_boards:
-            raise PuzzleError("give the study's boards: --boards FILES, DIRECTORIES or set:NAME")
-        dimensions = parse_space(algo, params or {})
-        scoring = parse_scoring(objective, aggregate, unsolved)
-        grid = SweepGrid.from_options(algo, {}, seeds, repeat)
-        limits = job_limits(time_limit, max_nodes, memory_limit)
-        chosen_sampler = tune.make_sampler(sampler, seed, dimensions)
-        chosen_pruner = tune.make_pruner(pruner)
         results = database(db, broker)
-        instances = load_boards((boards or []) + (more_boards or []), goal=goal, db=results)
-        spec = tune.StudySpec(name, algo, dimensions, scoring, instances, limits, grid.seeds, grid.repeat)
-        tune.check_study(results, spec)
-        spec.jobs({d.name: d.low if d.low is not None else d.choices[0] for d in dimensions})  # the planner's checks
-        if scoring.aggregate == "gmean-ratio":
-            missing = [board.name for board in instances if studies.optima(results, [board.id]).get(board.id) is None]
-            if missing:
-                raise PuzzleError(f"--aggregate gmean-ratio needs each board's known optimum: {', '.join(missing[:3])}"
-                                  " have none (orchestrate sweep --algo bfs finds them)")
-        study, sweep_id = tune.open_study(results, spec, chosen_sampler, chosen_pruner)
-        points = tune.grid_points(sampler, dimensions)
-        if points is not None and points < trials:
-            typer.echo(f"--trials {trials}: the grid has {points:,} points, each tried once: {points:,} trials")
-            trials = points
-        typer.echo(f"study {name}: {len(study.trials)} of {trials} trials; {len(instances)} boards; database {results.shown_url}")
 
-    def told(trial, outcome: str) -> None:
-        typer.echo(trial_line(study, trial, outcome))
+    def opened(study: Any, count: int) -> None:
+        if count < trials:
+            typer.echo(f"--trials {trials}: the grid has {count:,} points, each tried once: {count:,} trials")
+        typer.echo(f"study {name}: {len(study.trials)} of {count} trials; {len(study.user_attrs['slidelab']['boards'])}"
+                   f" boards; database {results.shown_url}")
 
-    interruptible(lambda: tune.run_study(results, study, spec, sweep_id, trials=trials, workers=workers, on_told=told,
-                                         parallel=parallel),
-                  name, "the same orchestrate tune command (the same --name continues the study)")
-    typer.echo(best_line(study))
+    ran = interruptible(lambda: experiments.tune(
+        name, algo, params or {}, (boards or []) + (more_boards or []), objective=objective, aggregate=aggregate,
+        unsolved=unsolved, trials=trials, sampler=sampler, pruner=pruner, seed=seed, seeds=seeds, repeat=repeat,
+        parallel=parallel, goal=goal, time_limit=time_limit, max_nodes=max_nodes, memory_limit=memory_limit,
+        workers=workers, db=results, on_opened=opened,
+        on_told=lambda trial, outcome: typer.echo(trial_text(trial, outcome))),
+        name, "the same orchestrate tune command (the same --name continues the study)")
+    typer.echo(best_line(ran.study))
 
 
-def trial_line(study, trial, outcome: str) -> str:
-    """One trial, as told: `trial 3 complete: moves 12.3 (w_exit=3, ...)`."""
-    frozen = study._storage.get_trial(trial._trial_id)
-    params = ", ".join(param_text(name, value) for name, value in frozen.params.items())
-    values = ", ".join(f"{value:.4g}" for value in frozen.values or [])
-    shown = f": {values}" if values else ""
-    if outcome == "pruned":
-        shown = (f" after {plural(len(frozen.intermediate_values), 'board')}"
-                 f" ({plural(frozen.user_attrs.get('cancelled_jobs', 0), 'job')} cancelled)")
-    elif outcome == "fail":
-        shown = f": {frozen.user_attrs.get('failure', '')}"
-    return f"trial {frozen.number} {outcome}{shown} ({params})"
-
-
-def best_line(study) -> str:
+def best_line(study: Any) -> str:
     """The best trial (or, for several objectives, the Pareto front's size)."""
     complete = [trial for trial in study.trials if trial.state.name == "COMPLETE"]
     if not complete:

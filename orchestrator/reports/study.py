@@ -1,6 +1,6 @@
 """A study's report: its trials by state, the best of them with their values on each board, and Optuna's figures.
 
-The study's spec (the sweep row of its name) says its boards, objectives and
+The study's definition (its experiment row) says its boards, objectives and
 how unsolved jobs count; Optuna's storage in the same database has its trials,
 each with the ids of its jobs. A board's value is worked out from the stored
 jobs as `tune` worked it out (`tune_objective`), so the table shows what the
@@ -11,12 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from orchestrator.sweeps.status_view import params_text
-from orchestrator.sweeps.tune import STUDY
 from orchestrator.sweeps.tune_objective import Scoring, TrialFailed, job_value, parse_scoring
 from puzzles.errors import PuzzleError
 from workers.store import Database
 from workers.store import studies as study_store
-from workers.store.sweeps import SweepRow
+from workers.store.sweeps import ExperimentKind, SweepRow
 
 TOP = 10  # best trials shown
 
@@ -55,7 +54,7 @@ class StudyReport:
 
 def is_study(sweep: SweepRow) -> bool:
     """Whether the sweep row is a study's (made by `orchestrate tune`)."""
-    return STUDY in sweep.grid
+    return sweep.kind == ExperimentKind.STUDY
 
 
 def study_report(db: Database, sweep: SweepRow, top: int = TOP) -> StudyReport:
@@ -63,7 +62,7 @@ def study_report(db: Database, sweep: SweepRow, top: int = TOP) -> StudyReport:
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    spec = sweep.grid[STUDY]
+    spec = sweep.definition
     scoring = parse_scoring(",".join(spec["objectives"]), spec["aggregate"], spec["unsolved"])
     study = optuna.load_study(study_name=sweep.name, storage=optuna.storages.RDBStorage(db.url))
     trials = study.get_trials(deepcopy=False)

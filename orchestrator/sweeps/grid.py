@@ -1,7 +1,7 @@
 """Sweep grids: the `SweepGrid` value, value lists such as `1..50:5,64`, and their product per algorithm.
 
 A sweep's grid is one `SweepGrid` from the command line (`from_options`) to
-the plan, the sweep row (`to_json`, `stored_grid`) and the spec file.
+the plan, the experiment's row (`to_json`, `stored_grid`) and the spec file.
 `parse_values` reads what a user writes after a sweep option; `combinations`
 gives each algorithm every combination of the values of the parameters it
 takes, checked by the solver's own parameter tables.
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 MAX_VALUES = 100_000  # per option: a typo such as 1..10000000 is refused, not expanded
 MAX_MAGNITUDE = Decimal(10) ** 15  # numbers beyond it are typos, and would overflow the kernels' integers
 _DASHED_RANGE = re.compile(r"([+-]?\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)")  # 1-50: a range written as a word
-PARTS = "optimum"  # the key of a sweep row planned in parts, one grid each (the optima sweep, hence the name)
 
 
 @dataclass(frozen=True)
@@ -101,17 +100,12 @@ def flag_name(name: str) -> str:
 def stored_grid(sweep: "SweepRow") -> SweepGrid | None:
     """The grid a stored sweep was planned from, its seed namespace filled in.
 
-    None for a sweep planned in parts (the optima sweep) or before grids were kept.
+    None for an experiment of another kind than a grid sweep, or one planned before grids were kept.
     """
-    if "algorithms" not in sweep.grid:
+    if sweep.kind != "grid" or "algorithms" not in sweep.definition:
         return None
-    grid = SweepGrid.from_json(sweep.grid)
+    grid = SweepGrid.from_json(sweep.definition)
     return grid if grid.seed_namespace is not None else replace(grid, seed_namespace=sweep.name)
-
-
-def grids_json(grids: list[SweepGrid]) -> dict[str, Any]:
-    """What a sweep row keeps of the grids it was planned from: the grid, or each part's under PARTS."""
-    return grids[0].to_json() if len(grids) == 1 else {PARTS: [grid.to_json() for grid in grids]}
 
 
 def parse_values(text: str, option: str) -> list[Any]:

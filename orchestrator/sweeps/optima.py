@@ -1,10 +1,11 @@
-"""Known optima: which results prove one, the best proven per board, and the sweep that finds the missing ones.
+"""Known optima: which results prove one, the best proven per board, and the optimum proof that finds the missing ones.
 
 A result proves a board's optimum when it is `solved` by an algorithm flagged
 `optimal` in `puzzles.algorithms.ALGORITHMS`, with an admissible heuristic if it
-takes one. `orchestrate boards optimum` plans a job per board that lacks a known
-optimum, with an optimal search that fits the board, runs it like any sweep, and
-stores what the results prove in `boards.known_optimum`.
+takes one. `orchestrate boards optimum` runs an optimum proof, an experiment
+whose proposer (`OptimumProposer`) proposes a job per board that lacks a known
+optimum, with an optimal search that fits the board, and once they are done
+stores what their results prove in `boards.known_optimum`.
 """
 
 import hashlib
@@ -14,14 +15,18 @@ from functools import lru_cache
 from typing import Any
 
 from orchestrator.boards.catalogue import instance
+from orchestrator.sweeps.definitions import OptimumDefinition
+from orchestrator.sweeps.driver import Batch, OnProgress, backend_for, run_experiment
 from orchestrator.sweeps.grid import SweepGrid
+from orchestrator.sweeps.grid_sweep import GridProposer, start
 from orchestrator.sweeps.plan import SweepPlan, plan_sweep
-from orchestrator.sweeps.running import store_and_run
 from puzzles.algorithms import ALGORITHMS
 from puzzles.domains import Instance, problem_for
 from workers.store import Database
 from workers.store import boards as board_store
+from workers.store import sweeps as sweep_store
 from workers.store.boards import StoredBoard
+from workers.store.sweeps import SweepRow
 
 SWEEP_NAME = "optimum"
 BFS_CELLS = 9  # N-puzzles of up to 9 cells (3x3) by BFS: at most 181,440 states
@@ -50,12 +55,38 @@ def record_optima(db: Database, board_ids: list[str]) -> dict[str, int]:
     return board_store.store_optima(db, best_optima(db, set(board_ids)))
 
 
-def find_optima(db: Database, boards: list[StoredBoard], limits: dict[str, Any], *, workers: int, chunk: int | None) -> Iterator[str]:
-    """Store the known optimum of every board that lacks one: from the results that prove one, else by a sweep.
+class OptimumProposer:
+    """An optimum proof: its jobs proposed once; once they are done, the optima their results prove stored (`found`)."""
 
-    The sweep's jobs run here, or on the workers of the settings' broker, and
-    are followed to the end. Yields the lines to print: what was known, what
-    the sweep found, and the outcomes of the boards still lacking an optimum.
+    def __init__(self, db: Database, experiment: SweepRow, jobs: GridProposer, board_ids: list[str]) -> None:
+        self.db, self.experiment, self.board_ids, self._jobs = db, experiment, board_ids, jobs
+        self.found: dict[str, int] = {}
+
+    def suggest(self) -> Batch | None:
+        """The proof's jobs, the first time; then None, with the optima found stored."""
+        batch = self._jobs.suggest()
+        if batch is None:
+            self.found = record_optima(self.db, self.board_ids)
+        return batch
+
+    def observe(self) -> None:
+        """Nothing to learn before the end."""
+
+
+def resumed_proof(db: Database, experiment: SweepRow) -> OptimumProposer:
+    """The proposer that goes on with a stored optimum proof: its jobs without a result, then the optima stored."""
+    jobs = GridProposer(experiment, sweep_store.unfinished_jobs(db, experiment.id))
+    return OptimumProposer(db, experiment, jobs, sweep_store.board_ids(db, experiment.id))
+
+
+def find_optima(db: Database, boards: list[StoredBoard], limits: dict[str, Any], *, workers: int, chunk: int | None,
+                on_progress: OnProgress | None = None) -> Iterator[str]:
+    """Store the known optimum of every board that lacks one: from the results that prove one, else by an optimum proof.
+
+    Its jobs run here, or on the workers of the settings' broker, and are
+    followed to the end (`on_progress` gets its status meanwhile). Yields the
+    lines to print: what was known, what the proof found, and the outcomes of
+    the boards still lacking an optimum.
     """
     known = record_optima(db, [board.id for board in boards])  # proven by earlier results
     lacking = [instance(board) for board in boards if board.known_optimum is None and board.id not in known]
@@ -64,13 +95,13 @@ def find_optima(db: Database, boards: list[StoredBoard], limits: dict[str, Any],
     if not lacking:
         yield f"every one of the {len(boards):,} boards has a known optimum"
         return
-    sweep = store_and_run(db, plan_optima(lacking, limits), rerun=False, workers=workers, chunk=chunk, wait=True,
-                          extend=True)  # the boards lacking an optimum join the sweep
-    found = record_optima(db, [board.id for board in lacking])
-    others = board_store.outcomes_lacking_optimum(db, sweep.id, [board.id for board in lacking])
+    started = start(db, plan_optima(lacking, limits), extend=True, chunk=chunk)  # the boards lacking one join the proof
+    proposer = OptimumProposer(db, started.proposer.experiment, started.proposer, [board.id for board in lacking])
+    ended = run_experiment(db, proposer, backend_for(workers), on_progress=on_progress)
+    others = board_store.outcomes_lacking_optimum(db, ended.experiment.id, [board.id for board in lacking])
     counts = ", ".join(f"{outcome} {count:,}" for outcome, count in sorted(others.items()))
-    hint = f"; the others: {counts} (orchestrate jobs {sweep.name})" if others else ""
-    yield f"{len(found):,} of {len(lacking):,} boards now have a known optimum{hint}"
+    hint = f"; the others: {counts} (orchestrate jobs {ended.experiment.name})" if others else ""
+    yield f"{len(proposer.found):,} of {len(lacking):,} boards now have a known optimum{hint}"
 
 
 def optimal_search(board: Instance) -> tuple[str, str | None]:
@@ -89,7 +120,7 @@ def optimal_search(board: Instance) -> tuple[str, str | None]:
 
 
 def plan_optima(boards: list[Instance], limits: dict[str, Any]) -> SweepPlan:
-    """One sweep with a job per board: its optimal search, under `limits`."""
+    """One optimum proof with a job per board: its optimal search, under `limits`."""
     groups: dict[tuple[str, str | None], list[Instance]] = {}
     for board in boards:
         groups.setdefault(optimal_search(board), []).append(board)
@@ -99,7 +130,8 @@ def plan_optima(boards: list[Instance], limits: dict[str, Any]) -> SweepPlan:
         for (algorithm, heuristic), members in groups.items()
     ]
     jobs = [job for part in plans for job in part.jobs]
-    return SweepPlan(name, [grid for part in plans for grid in part.grids], limits, boards, jobs)
+    grids = [grid for part in plans for grid in part.grids]
+    return SweepPlan(name, grids, limits, boards, jobs, OptimumDefinition(tuple(grids)))
 
 
 def sweep_name(limits: dict[str, Any]) -> str:

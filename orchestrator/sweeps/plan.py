@@ -14,7 +14,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from orchestrator.boards import catalogue
-from orchestrator.sweeps.grid import SweepGrid, combinations, flag_name, grid_size, grids_json, stored_grid, values_text
+from orchestrator.sweeps.definitions import Definition, GridDefinition
+from orchestrator.sweeps.grid import SweepGrid, combinations, flag_name, grid_size, stored_grid, values_text
 from orchestrator.sweeps.limits import checked_limits, limits_text
 from orchestrator.sweeps.sources import load_boards
 from puzzles.algorithms import PROBLEM_OPTIONS, SEEDS, find_algorithm, heuristic_options, with_domain_defaults
@@ -34,8 +35,10 @@ _SWEEP_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,199}")
 class SweepPlan:
     """A sweep's name, the grids it was planned from, its limits, its boards and its job rows.
 
-    A sweep has one grid, its boards' names and seed namespace filled in; the
-    optima sweep has several, one per optimal search on its own boards.
+    A sweep has one grid, its boards' names and seed namespace filled in; an
+    optimum proof has several, one per optimal search on its own boards. The
+    experiment's `definition` is its grid's unless given (an optimum proof's,
+    a split search's).
     """
 
     name: str
@@ -43,6 +46,7 @@ class SweepPlan:
     limits: dict[str, Any]
     boards: list[Instance]
     jobs: list[dict[str, Any]] = field(default_factory=list)
+    definition: Definition | None = None
 
     @property
     def seed_namespace(self) -> str:
@@ -130,6 +134,9 @@ def store_plan(db: Database, plan: SweepPlan, *, rerun: bool = False, extend: bo
     `extend`, and the stored grid becomes the union of both.
     """
     existing = sweep_store.find(db, plan.name)
+    kind = plan.definition.kind if plan.definition is not None else GridDefinition.kind
+    if existing is not None and existing.kind != kind:
+        raise PuzzleError(f"{plan.name!r} names {existing.kind.noun}, not {kind.noun}: give another --name")
     if existing is not None:
         stored = stored_grid(existing)
         _check_compatible(existing, stored, plan, rerun)
@@ -137,7 +144,9 @@ def store_plan(db: Database, plan: SweepPlan, *, rerun: bool = False, extend: bo
             _check_same_grid(stored, plan)
         if stored is not None and len(plan.grids) == 1:  # a sweep planned in parts, or long ago, takes the plan's
             plan.grids = [stored.union(plan.grids[0], plan.name)]
-    saved = sweep_store.save(db, plan.name, grids_json(plan.grids), plan.limits, plan.boards, plan.jobs, rerun=rerun)
+    definition = plan.definition or GridDefinition(plan.grids[0])
+    saved = sweep_store.save(db, plan.name, definition.kind, definition.to_json(), plan.limits, plan.boards, plan.jobs,
+                             rerun=rerun)
     catalogue.remember_optima(db, plan.boards)
     return saved
 

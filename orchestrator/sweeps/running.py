@@ -1,9 +1,8 @@
-"""Running a sweep's jobs: in a local pool, or by enqueueing them for Celery workers; and following them.
+"""The local pool: jobs run in this process's threads, each with its own job process (the driver's `LocalPool`).
 
-Both modes hand batches of job ids to `workers.execute.execute`; the local
-pool calls it from its own threads (each with a job process), Celery workers
-from theirs. Progress is always read from the database, the one source of
-truth, and shown on stderr; stdout gets the final status.
+The threads hand batches of job ids to `workers.execute.execute`, as Celery
+workers do from theirs. Ctrl-C is deferred while the pool runs, so that the
+job processes hand their jobs back before KeyboardInterrupt is raised.
 """
 
 import math
@@ -14,26 +13,14 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext
-from functools import partial
 from typing import TypeVar
 
-from rich.console import Console
-
-from orchestrator.sweeps import status_view
-from orchestrator.sweeps.lookups import find_sweep
-from orchestrator.sweeps.plan import SweepPlan, store_plan
-from puzzles.textio import plural
-from workers.dispatch import chunk_size, chunks, send
+from workers.dispatch import chunks
 from workers.execute import execute
-from workers.recovery import Recovery
 from workers.runner import JobRunner, warm_up_jobs
-from workers.settings import settings
-from workers.store import Database, masked
-from workers.store.database import DatabaseError
+from workers.store import Database
 from workers.store.jobs import job_inputs
-from workers.store.progress import CANCELLED, COMPLETE, STOPPED, sweep_status
 from workers.store.records import JobInput
-from workers.store.sweeps import SweepRow, unfinished_jobs
 
 LOCAL_HOST = f"{socket.gethostname()}/local"  # the worker host of jobs run by the local pool
 POLL_S = 0.25  # seconds between looks at the database while following a sweep
@@ -177,76 +164,6 @@ def watch(poll: Callable[[], bool], interval: float = POLL_S) -> None:
     """Call `poll` every `interval` seconds until it returns True."""
     while not poll():
         time.sleep(interval)
-
-
-def store_and_run(db: Database, plan: SweepPlan, *, rerun: bool, workers: int, chunk: int | None, wait: bool,
-                  runners: list[JobRunner] | None = None, extend: bool = False) -> SweepRow:
-    """Store the plan (`extend`: into a sweep of another grid), then run (or queue) its jobs that have no result; the
-    sweep. `runners`: as `run_jobs` takes them."""
-    sweep_id, added = store_plan(db, plan, rerun=rerun, extend=extend)
-    print(f"sweep {plan.name}: {plural(len(plan.jobs), 'job')}, {added:,} new", flush=True)
-    # A broker may still hold the queued jobs of an earlier run: queue only the new ones (resume queues all).
-    job_ids = unfinished_jobs(db, sweep_id, pending_only=bool(settings().broker_url))
-    sweep = find_sweep(db, plan.name)
-    run_jobs(db, sweep, job_ids, workers=workers, chunk=chunk, wait=wait, runners=runners)
-    return sweep
-
-
-def run_jobs(db: Database, sweep: SweepRow, job_ids: list[int], *, workers: int, chunk: int | None, wait: bool,
-             take_over: Mapping[int, int] | None = None, runners: list[JobRunner] | None = None) -> None:
-    """Run the jobs here with a live progress bar, or queue them when there is a broker (and follow them with `wait`).
-
-    Ctrl-C of a local run stores what is done, gives the rest back and raises
-    KeyboardInterrupt. `take_over` (job id -> lease, `held_leases`): those jobs
-    are run even where others still hold them under those leases.
-    `runners`: the local job processes to run them in, kept running (`job_processes`).
-    """
-    size = chunk or chunk_size(len(job_ids))
-    broker = settings().broker_url
-    if broker:
-        messages = send(db, job_ids, size, take_over=take_over, sweep=sweep.name)
-        print(f"queued {plural(len(job_ids), 'job')} in {plural(messages, 'message')} on {masked(broker)}", flush=True)
-        if wait:
-            follow(db, sweep)
-        else:
-            print(f"follow with: orchestrate status {sweep.name} --watch", flush=True)
-        return
-    with status_view.live_bar(Console(stderr=True), sweep.name, len(job_ids), here=True) as update:
-        run_local(db, job_ids, workers, size, Paced(lambda warm_up: update(sweep_status(db, sweep), warm_up)), take_over,
-                  runners)
-        update(sweep_status(db, sweep))
-    print(status_view.status_text(sweep_status(db, sweep)), flush=True)
-
-
-def follow(db: Database, sweep: SweepRow) -> None:
-    """A live progress bar on stderr until every job of the sweep is done, or it has stopped (nothing runs or waits)
-    or was cancelled.
-
-    Meanwhile the jobs of lost workers (their leases lapsed) are re-queued, if
-    no worker did it first: sent to the broker if there is one, else made pending.
-    While the database does not answer, a line says so, and another when it answers again.
-    """
-    recover = Recovery(db, partial(send, db) if settings().broker_url else None)
-    console, down = Console(stderr=True), False
-    with status_view.live_bar(console, sweep.name, 0) as update:
-
-        def poll() -> bool:
-            nonlocal down
-            recover()
-            try:
-                current = sweep_status(db, sweep)
-            except DatabaseError as err:
-                if not down:
-                    console.print(f"the database does not answer ({str(err).splitlines()[0]}): waiting for it")
-                down = True
-                return False
-            if down:
-                console.print("the database answers again")
-            down = False
-            update(current)
-            return current.phase in (COMPLETE, STOPPED, CANCELLED) and not current.lapsed
-
-        watch(poll)
 
 
 def _drain(work: queue.SimpleQueue, runner: JobRunner, handle: Callable, errors: list[BaseException],

@@ -1,12 +1,12 @@
-"""`orchestrate split`: one IDA* search spread over the workers, bound by bound, as subtree jobs.
+"""A split search's proposer: one IDA* search spread over the workers, bound by bound, as subtree jobs.
 
 For each bound of IDA*, this process lists the nodes `depth` moves below the
 start whose f stays within the bound (`puzzles.search.subtree.frontier`); each
-becomes a job, `idastar-subtree` below that node with that bound, in a sweep of
-its own (`NAME-b<bound>`) run like any other: by the Celery workers when there
-is a broker, else by the local pool. The next bound is the least f any job, or
-the frontier, saw beyond this one. A job's parameters (the prefix, the bound,
-the split's depth) say where it lies in the split search. A bound whose
+becomes a job, `idastar-subtree` below that node with that bound, of the split
+search's experiment (one row of kind split holding every bound's jobs), run by
+the driver on its backend like any batch. The next bound is the least f any
+job, or the frontier, saw beyond this one. A job's parameters (the prefix, the
+bound, the split's depth) say where it lies in the split search. A bound whose
 iteration should expand fewer than `split_above` nodes (foreseen from the
 growth of the bounds before it) is searched here, whole, as one core would:
 its jobs would cost more to start than they save. From the second split bound
@@ -20,58 +20,56 @@ depth-first order, every subtree before the first that holds a solution and
 that subtree's own count up to it. Once a subtree holds a solution, the
 subtrees after it not yet begun are skipped (stored with the outcome limit):
 every solution of the bound is optimal, so none of them can change the answer
-nor one core's counts. Once every subtree before it is done too, the local job
-processes are stopped and the jobs they held stored as limit as well (Celery
-workers finish theirs); the nodes of the later subtrees that finished are
-reported apart, as work. Without a broker the job processes are started before
-the first bound and kept across bounds, so that they start while the small
-bounds are searched here.
+nor one core's counts. Once every subtree before it is done too, the bound is
+settled (`BoundWatch`): the driver stops its local job processes, the jobs
+they held stored as limit as well (Celery workers finish theirs); the nodes
+of the later subtrees that finished are reported apart, as work. Resuming a
+split search lists its bounds again: the subtree jobs already done are not
+run again.
 """
 
 import math
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 
+from orchestrator.boards.catalogue import instance
+from orchestrator.sweeps.definitions import SplitDefinition
+from orchestrator.sweeps.driver import Batch
 from orchestrator.sweeps.grid import SweepGrid
-from orchestrator.sweeps.lookups import find_sweep
-from orchestrator.sweeps.plan import plan_sweep
-from orchestrator.sweeps.running import job_processes, store_and_run
-from puzzles.domains import problem_for
+from orchestrator.sweeps.plan import plan_sweep, store_plan
+from puzzles.domains import Instance, problem_for
 from puzzles.errors import PuzzleError
 from puzzles.kernels import has_in_place
 from puzzles.problem import Problem
 from puzzles.result import Limits, Outcome
 from puzzles.search import idastar, subtree
-from workers.runner import JobRunner
-from workers.settings import settings
 from workers.store import Database
 from workers.store.jobs import skip
 from workers.store.records import JobResult
-from workers.store.rows import job_rows
+from workers.store.studies import job_ids, stored_boards
+from workers.store.sweeps import SweepRow, results_of
 
 SPLIT_ALGORITHM = "idastar-subtree"
-WATCH_S = 0.25  # seconds between looks at a bound's results for a solution
 SPLIT_ABOVE = 50_000_000  # nodes: an iteration foreseen to expand fewer runs here (seconds of one core)
 FIRST_GROWTH = 10  # the growth foreseen from the first bound to the second, before any is measured
 MAX_SHARE = 1 / 64  # a subtree that expanded more of its bound's nodes than this is split further at the next bound
 
 
 @dataclass(frozen=True)
-class Round:
-    """One bound of a split search: its sweep, subtrees and counts."""
+class BoundRound:
+    """One bound of a split search: where it was searched, its subtrees and counts."""
 
     bound: int
-    sweep: str | None  # None when this process settled the bound: a small iteration, or the frontier alone
+    experiment: str | None  # the split search's experiment when subtree jobs ran; None when this process settled it
     subtrees: int
     deeper: int  # subtrees of the split's depth split further
     expanded: int  # as one core counts them
     generated: int
     work: int  # nodes expanded by every job of the bound, and the frontier
     seconds: float
+    depth: int  # the split's
 
 
 @dataclass
@@ -81,7 +79,7 @@ class SplitResult:
     board: str
     depth: int
     params: dict[str, str]
-    rounds: list[Round] = field(default_factory=list)
+    rounds: list[BoundRound] = field(default_factory=list)
     moves: int | None = None
     solution: list[int] = field(default_factory=list)
 
@@ -106,48 +104,134 @@ class SplitResult:
         return sum(r.seconds for r in self.rounds)
 
 
-def split_search(db: Database, instance, name: str, depth: int, params: dict[str, str], *, workers: int,
-                 chunk: int | None, on_round: Callable[[Round], None], split_above: int | None = None) -> SplitResult:
-    """IDA* on `instance` split at `depth` into subtree jobs stored under sweeps `name-b<bound>`; calls `on_round` per bound.
+class BoundWatch:
+    """A split bound's subtree jobs (`ids`, in the depth-first order of their `prefixes`) as they finish: the later
+    subtrees skipped once one holds a solution, and the bound settled once every subtree before it is done too."""
 
-    `params` are the heuristic and its options (as `idastar` takes them); a
-    bound foreseen to expand fewer than `split_above` nodes (default SPLIT_ABOVE) is searched here.
-    PuzzleError unless the board is an N-puzzle and the depth positive.
-    """
-    problem = problem_for(instance.domain, instance.text)
-    heuristic = _heuristic(problem, params, depth)
-    result = SplitResult(instance.name, depth, params)
-    bound = idastar.search(problem, Limits(max_nodes=0), heuristic).extra["bound"]
-    split_above = SPLIT_ABOVE if split_above is None else split_above
-    sizes: dict[str, int] = {}  # nodes each job of the last split bound expanded, by prefix
-    with nullcontext() if settings().broker_url else job_processes(workers) as runners:
-        while result.moves is None:
+    def __init__(self, db: Database, prefixes: list[str], ids: list[int]) -> None:
+        self.db, self.prefixes, self.ids = db, prefixes, ids
+        self.skipped_from = len(prefixes)
+        self.settled = False
+
+    def rows(self) -> dict[str, dict]:
+        """The bound's job rows with their results, by prefix."""
+        return {row["params"]["prefix"]: row for row in results_of(self.db, self.ids)}
+
+    def look(self) -> str | None:
+        """Skip the subtrees not yet begun after the first holding a solution; the reason the jobs still running are
+        no longer needed, the first time every subtree before the solution's is done, else None.
+
+        Every solution within the bound is optimal, so the later subtrees
+        cannot change the answer nor one core's counts; the skipped jobs are
+        stored with the outcome limit and the reason.
+        """
+        rows = self.rows()
+        first = next((i for i, p in enumerate(self.prefixes) if rows[p]["outcome"] == Outcome.SOLVED), self.skipped_from)
+        if first < self.skipped_from:
+            later = [rows[p]["job_id"] for p in self.prefixes[first + 1 : self.skipped_from]]
+            skip(self.db, later, JobResult.limit(f"not searched: subtree {self.prefixes[first]} before it holds a solution"))
+            self.skipped_from = first
+        if self.settled or self.skipped_from == len(self.prefixes) or not all(
+                rows[p]["outcome"] in (Outcome.SOLVED, Outcome.FAILED) for p in self.prefixes[: self.skipped_from]):
+            return None
+        self.settled = True
+        return f"stopped: subtree {self.prefixes[self.skipped_from]} before it holds a solution"
+
+
+@dataclass
+class _Bound:
+    """The bound whose subtree jobs run: its listing, its jobs and when it began."""
+
+    level: subtree.Frontier
+    deeper: int
+    watch: BoundWatch
+    started: float
+
+
+OnRound = Callable[[BoundRound], None]
+
+
+class SplitProposer:
+    """Proposes a bound's subtree jobs, learns the bound's answer from them, then proposes the next bound's; bounds
+    foreseen small are searched here, whole. `result` is the search's answer once it proposes nothing more."""
+
+    def __init__(self, db: Database, experiment: SweepRow, instance: Instance, definition: SplitDefinition,
+                 on_round: OnRound) -> None:
+        self.db, self.experiment, self.instance, self.definition = db, experiment, instance, definition
+        self.on_round = on_round
+        self.problem = problem_for(instance.domain, instance.text)
+        self.heuristic = _heuristic(self.problem, definition.params, definition.depth)
+        self.result = SplitResult(instance.name, definition.depth, definition.params)
+        self.bound: int | None = idastar.search(self.problem, Limits(max_nodes=0), self.heuristic).extra["bound"]
+        self.sizes: dict[str, int] = {}  # nodes each job of the last split bound expanded, by prefix
+        self.running: _Bound | None = None
+
+    def suggest(self) -> Batch | None:
+        """The next split bound's subtree jobs (the bounds before it searched here, if small); None once solved."""
+        if self.running is not None:
+            self._tally(self.running)
+            self.running = None
+        while self.result.moves is None and self.bound is not None:
             started = time.perf_counter()
-            foreseen = foreseen_nodes(result.rounds)
-            level, deeper = _listing(problem, heuristic, bound, depth, sizes, foreseen, split_above)
-            if level.solution is not None or not level.leaves:
-                found, next_bound, sweep = level.solution, level.next_bound, None
-                counted = (level.expanded, level.generated, 0)
-            else:
-                sweep = f"{name}-b{bound}"
-                prefixes = _prefixes(problem, level)
-                rows = _run_bound(db, instance, sweep, prefixes, level, params, workers, chunk, runners)
-                found, counted, next_bound = _tally(problem, sweep, level, prefixes, rows)
-                sizes = {prefix: row["expanded"] or 0 for prefix, row in rows.items()}
-            round_ = Round(bound, sweep, len(level.leaves), deeper, counted[0], counted[1],
-                           level.expanded + counted[2], time.perf_counter() - started)
-            result.rounds.append(round_)
-            on_round(round_)
-            if found is not None:
-                result.moves, result.solution = len(found), found
-            elif next_bound is None:
-                raise PuzzleError(f"{instance.name}: no solution at any bound (the search space is exhausted)")
-            else:
-                bound = next_bound
-    return result
+            level, deeper = _listing(self.problem, self.heuristic, self.bound, self.definition.depth, self.sizes,
+                                     foreseen_nodes(self.result.rounds), self.definition.split_above)
+            if level.solution is None and level.leaves:
+                prefixes = _prefixes(self.problem, level)
+                self.running = _Bound(level, deeper, BoundWatch(self.db, prefixes, self._store(level, prefixes)), started)
+                return Batch(self.running.watch.ids, chunk=1)
+            self._settled(BoundRound(level.bound, None, len(level.leaves), deeper, level.expanded, level.generated,
+                                     level.expanded, time.perf_counter() - started, self.definition.depth),
+                          level.solution, level.next_bound)
+        return None
+
+    def observe(self) -> str | None:
+        """Skip the subtrees after a solution; the reason the bound's jobs still running are not needed once settled."""
+        return self.running.watch.look() if self.running is not None else None
+
+    def _store(self, level: subtree.Frontier, prefixes: list[str]) -> list[int]:
+        """Store the bound's subtree jobs in the split search's experiment; their ids, in the prefixes' order."""
+        values = {**{k: [v] for k, v in self.definition.params.items()}, "prefix": prefixes, "bound": [level.bound],
+                  "split_depth": [level.depth]}
+        plan = plan_sweep(self.experiment.name, [self.instance], SweepGrid([SPLIT_ALGORITHM], values))
+        plan.definition = self.definition
+        store_plan(self.db, plan, extend=True)
+        ids = job_ids(self.db, [job["job_key"] for job in plan.jobs])
+        return [ids[job["job_key"]] for job in plan.jobs]
+
+    def _tally(self, running: _Bound) -> None:
+        rows = running.watch.rows()
+        found, counted, next_bound = _tally(self.problem, self.experiment.name, running.level, running.watch.prefixes, rows)
+        self.sizes = {prefix: row["expanded"] or 0 for prefix, row in rows.items()}
+        level = running.level
+        self._settled(BoundRound(level.bound, self.experiment.name, len(level.leaves), running.deeper, counted[0],
+                                 counted[1], level.expanded + counted[2], time.perf_counter() - running.started,
+                                 self.definition.depth), found, next_bound)
+
+    def _settled(self, bound: BoundRound, found: list[int] | None, next_bound: int | None) -> None:
+        self.result.rounds.append(bound)
+        self.on_round(bound)
+        if found is not None:
+            self.result.moves, self.result.solution = len(found), found
+        elif next_bound is None:
+            raise PuzzleError(f"{self.instance.name}: no solution at any bound (the search space is exhausted)")
+        self.bound = next_bound
 
 
-def foreseen_nodes(rounds: list[Round]) -> int:
+def split_definition(instance: Instance, depth: int, params: dict[str, str], split_above: int | None) -> SplitDefinition:
+    """The definition of a split search of `instance`; PuzzleError unless the board is an N-puzzle, the heuristic
+    one of its own, and the depth positive."""
+    _heuristic(problem_for(instance.domain, instance.text), params, depth)
+    return SplitDefinition(instance.name, instance.id, depth, params, SPLIT_ABOVE if split_above is None else split_above)
+
+
+def resumed_split(db: Database, experiment: SweepRow, on_round: OnRound) -> SplitProposer:
+    """The proposer that goes on with a stored split search: its bounds listed again, the jobs done not run again."""
+    definition = SplitDefinition.from_json(experiment.definition)
+    board = stored_boards(db, [definition.board_id])[0]
+    return SplitProposer(db, experiment, instance(board), definition, on_round)
+
+
+def foreseen_nodes(rounds: list[BoundRound]) -> int:
     """The nodes the next bound's iteration should expand: the last one's times the last growth (0 before any)."""
     if not rounds:
         return 0
@@ -200,29 +284,7 @@ def _heuristic(problem: Problem, params: dict[str, str], depth: int):
     return problem.heuristic(params["heuristic"], **{k: v for k, v in params.items() if k != "heuristic"})
 
 
-def _run_bound(db: Database, instance, sweep: str, prefixes: list[str], level: subtree.Frontier,
-               params: dict[str, str], workers: int, chunk: int | None, runners: list[JobRunner] | None) -> dict[str, dict]:
-    """Run one job per leaf, in `runners` if given (stopped once the bound's answer is known); the job rows by prefix."""
-    values = {**{k: [v] for k, v in params.items()}, "prefix": prefixes, "bound": [level.bound], "split_depth": [level.depth]}
-    plan = plan_sweep(sweep, [instance], SweepGrid([SPLIT_ALGORITHM], values))
-    stop = threading.Event()
-
-    def settled(reason: str) -> None:
-        for runner in runners:
-            runner.stop(JobResult.limit(reason))
-
-    watcher = threading.Thread(target=_skip_after_solution, args=(db, sweep, prefixes, stop, settled if runners else None),
-                               daemon=True)
-    watcher.start()
-    try:
-        store_and_run(db, plan, rerun=False, workers=workers, chunk=chunk or 1, wait=True, runners=runners, extend=True)
-    finally:
-        stop.set()
-        watcher.join()
-    return _rows_by_prefix(db, sweep)
-
-
-def _tally(problem: Problem, sweep: str, level: subtree.Frontier, prefixes: list[str],
+def _tally(problem: Problem, experiment: str, level: subtree.Frontier, prefixes: list[str],
            rows: dict[str, dict]) -> tuple[list[int] | None, tuple[int, int, int], int | None]:
     """A bound's answer from its jobs (`prefixes`: the leaves' moves): (the solution, (expanded, generated) as one
     core counts them and all work, the next bound)."""
@@ -232,8 +294,8 @@ def _tally(problem: Problem, sweep: str, level: subtree.Frontier, prefixes: list
     for prefix, before in zip(prefixes, level.before):
         row = rows[prefix]
         if row["outcome"] not in (Outcome.SOLVED, Outcome.FAILED):
-            raise PuzzleError(f"sweep {sweep}: subtree {prefix} did not finish ({row['outcome'] or row['state']}:"
-                              f" {row['reason']}); run the split again to resume")
+            raise PuzzleError(f"{experiment}: subtree {prefix} did not finish ({row['outcome'] or row['state']}:"
+                              f" {row['reason']}); continue with: orchestrate resume {experiment}")
         below = [below[0] + row["expanded"], below[1] + row["generated"]]
         if row["outcome"] == Outcome.SOLVED:  # one core stops here: the frontier's nodes after it are not its
             codes = {problem.format_move(move): move for move in range(problem.kernels.max_branching)}
@@ -245,39 +307,3 @@ def _tally(problem: Problem, sweep: str, level: subtree.Frontier, prefixes: list
     if level.next_bound is not None:
         beyond.append(level.next_bound)
     return found, (expanded + below[0], generated + below[1], work), min(beyond, default=None)
-
-
-def _rows_by_prefix(db: Database, sweep: str) -> dict[str, dict]:
-    return {row["params"]["prefix"]: row for row in job_rows(db, find_sweep(db, sweep))}
-
-
-def _skip_after_solution(db: Database, sweep: str, prefixes: list[str], stop: threading.Event,
-                         settled: Callable[[str], object] | None = None) -> None:
-    """Until `stop`: once a subtree holds a solution, skip the subtrees after it not yet begun; once every subtree
-    before it is done too, call `settled` with the reason the jobs still running are no longer needed.
-
-    Every solution within the bound is optimal, so the later subtrees cannot
-    change the answer nor one core's counts; the skipped jobs are stored with
-    the outcome limit and the reason. Once the subtrees before the solution's
-    are done, the bound's answer and counts are known: `settled` stops the
-    local job processes, whose jobs (all after the solution's) are stored with
-    the outcome limit too.
-    """
-    skipped_from = len(prefixes)
-    while not stop.wait(WATCH_S):
-        rows = _rows_by_prefix(db, sweep)
-        skipped_from = _skip_after(db, prefixes, rows, skipped_from)
-        if settled and skipped_from < len(prefixes) and all(
-                rows[p]["outcome"] in (Outcome.SOLVED, Outcome.FAILED) for p in prefixes[:skipped_from]):
-            settled(f"stopped: subtree {prefixes[skipped_from]} before it holds a solution")
-            settled = None
-
-
-def _skip_after(db: Database, prefixes: list[str], rows: dict[str, dict], skipped_from: int) -> int:
-    """Skip the jobs not yet begun after the first subtree holding a solution, up to `skipped_from` (those after it
-    are skipped already); where the skipped ones start now."""
-    first = next((i for i, p in enumerate(prefixes) if rows[p]["outcome"] == Outcome.SOLVED), skipped_from)
-    if first < skipped_from:
-        later = [rows[p]["job_id"] for p in prefixes[first + 1 : skipped_from]]
-        skip(db, later, JobResult.limit(f"not searched: subtree {prefixes[first]} before it holds a solution"))
-    return min(first, skipped_from)

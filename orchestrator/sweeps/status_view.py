@@ -1,4 +1,4 @@
-"""Printing sweeps: the live progress bar, status lines, and the tables of sweeps and jobs."""
+"""Printing experiments: the live progress bar, status lines, how a run ended, and the tables of sweeps and jobs."""
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,8 +19,10 @@ from workers.store.states import JobState
 from workers.store.sweeps import Cancelled
 
 if TYPE_CHECKING:  # the planner loads the puzzles and NumPy, which printing a status needs not
+    from orchestrator.sweeps.driver import ExperimentStatus
     from orchestrator.sweeps.plan import SweepPlan
     from orchestrator.sweeps.running import WarmUp
+    from orchestrator.sweeps.split import BoundRound, SplitResult
 
 SAMPLE_JOBS = 5
 STARTING = "starting the job processes"
@@ -120,6 +122,44 @@ def ended_text(name: str, cancelled: Cancelled, stopped: int) -> str:
     finished = len(cancelled.running) - stopped
     first = f" ({finished:,} of the {len(cancelled.running):,} running finished first, with their result)" if finished else ""
     return f"sweep {name}: {plural(cancelled.waiting + stopped, 'job')} ended cancelled{first}"
+
+
+def run_text(ended: "ExperimentStatus") -> str:
+    """How a run ended: the jobs queued on a broker (and how to follow them when not waited for), else its status."""
+    if ended.broker is None:
+        return status_text(ended.status)
+    queued = f"queued {plural(ended.queued, 'job')} in {plural(ended.messages, 'message')} on {ended.broker}"
+    if not ended.waited:
+        return f"{queued}\nfollow with: orchestrate status {ended.experiment.name} --watch"
+    return f"{queued}\n{status_text(ended.status)}"
+
+
+def bound_text(bound: "BoundRound") -> str:
+    """One bound of a split search: `bound 45: 27 subtrees in sweep s12; expanded 1,234 (work 2,345) in 0.4 s`."""
+    finer = f" ({bound.deeper:,} of depth {bound.depth} split further)" if bound.deeper else ""
+    where = f"{bound.subtrees:,} subtrees{finer} in sweep {bound.experiment}" if bound.experiment else "searched here"
+    return f"bound {bound.bound}: {where}; expanded {bound.expanded:,} (work {bound.work:,}) in {bound.seconds:.1f} s"
+
+
+def split_text(found: "SplitResult") -> str:
+    """A split search's answer, with one core's node counts and all the work."""
+    return (f"{found.board}: solved in {found.moves} moves with {found.params['heuristic']}, split at depth {found.depth}"
+            f" over {sum(r.subtrees for r in found.rounds):,} subtree jobs in {len(found.rounds)} bounds;"
+            f" expanded {found.expanded:,}, generated {found.generated:,} (as one core); work {found.work:,};"
+            f" {found.seconds:.1f} s")
+
+
+def trial_text(trial: Any, outcome: str) -> str:
+    """One trial (an `optuna.trial.FrozenTrial`), as told: `trial 3 complete: 12.3 (w_exit=3, ...)`."""
+    params = ", ".join(param_text(name, value) for name, value in trial.params.items())
+    values = ", ".join(f"{value:.4g}" for value in trial.values or [])
+    shown = f": {values}" if values else ""
+    if outcome == "pruned":
+        shown = (f" after {plural(len(trial.intermediate_values), 'board')}"
+                 f" ({plural(trial.user_attrs.get('cancelled_jobs', 0), 'job')} cancelled)")
+    elif outcome == "fail":
+        shown = f": {trial.user_attrs.get('failure', '')}"
+    return f"trial {trial.number} {outcome}{shown} ({params})"
 
 
 def status_text(status: SweepStatus, database: str | None = None) -> str:

@@ -1,38 +1,45 @@
-"""A study: Optuna's samplers propose parameter points, each point runs as ordinary slidelab jobs, its value goes back.
+"""A study's proposer: Optuna's samplers propose parameter points, each point runs as ordinary slidelab jobs, its value
+goes back.
 
-The study's jobs are those of the sweep row named after it, planned by the
+The study's jobs are those of its experiment row (kind study), planned by the
 sweep's own planner (`plan_sweep`), so a trial's jobs have the keys a sweep's
 would have: a point proposed twice is one set of jobs, and a point a sweep
 already ran under the same limits is copied from its results rather than run.
 Optuna keeps the study in the same database (its RDB storage, its own
-tables), so `optuna-dashboard URL` opens it, and a re-run of the same name
-continues it: trials left running (Ctrl-C, a lost machine) are evaluated again
-from their stored jobs, then new ones asked for up to the trial count.
+tables), so `optuna-dashboard URL` opens it. Resuming the study (or running
+`tune` again under its name) continues it: trials left running (Ctrl-C, a
+cancel, a lost machine) are asked again at the same point (`enqueue_trial`)
+and the old ones failed, so their stored jobs count; then new ones are asked
+for up to the trial count.
 
-Trials run in rounds of `parallel` (ask-and-tell): all their jobs are run at
-once, ordered by board, so the first boards of every trial come first. Boards
-are the pruner's steps: when a trial's first boards are done its value over
-them is reported, and a pruned trial's remaining jobs are cancelled (waiting
-ones never run, running ones stop within a heartbeat).
+Trials run in rounds of `parallel` (ask-and-tell): each round proposes its
+jobs board by board when the study prunes (a batch per board, the first board
+of every trial first), else all at once. Boards are the pruner's steps: when a
+trial's first boards are done its value over them is reported, and a pruned
+trial's remaining jobs are cancelled (waiting ones never run, running ones
+stop within a heartbeat).
 """
 
 import importlib.util
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from orchestrator.boards.catalogue import instance
+from orchestrator.sweeps.definitions import StudyDefinition
+from orchestrator.sweeps.driver import Batch
 from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.plan import check_sweep_name, plan_sweep
-from orchestrator.sweeps.tune_objective import Scoring, TrialFailed, step_value, trial_values
-from orchestrator.sweeps.tune_space import Dimension, grid_space, suggest
+from orchestrator.sweeps.tune_objective import Scoring, TrialFailed, parse_scoring, step_value, trial_values
+from orchestrator.sweeps.tune_space import Dimension, grid_space, parse_space, suggest
 from puzzles.domains import Instance
 from puzzles.errors import PuzzleError
+from workers.settings import settings
 from workers.store import Database
 from workers.store import studies as study_store
 from workers.store import sweeps as sweep_store
-from workers.store.progress import STUDY
+from workers.store.sweeps import ExperimentKind, SweepRow
 
 SAMPLERS = ("tpe", "random", "grid", "cmaes", "nsga2")
 PRUNERS = ("none", "median", "halving")
@@ -40,7 +47,8 @@ PRUNERS = ("none", "median", "halving")
 
 @dataclass(frozen=True)
 class StudySpec:
-    """What defines a study: its algorithm, space, scoring, boards (in pruning order), limits and seeds or repeats."""
+    """A study as it runs: its name, algorithm, space, scoring, boards (in pruning order), limits, seeds or repeats,
+    and its sampling (sampler, seed, pruner) and trial count."""
 
     name: str
     algorithm: str
@@ -50,18 +58,41 @@ class StudySpec:
     limits: dict[str, Any] = field(default_factory=dict)
     seeds: list[int] | None = None
     repeat: int = 1
+    sampler: str = "tpe"
+    seed: int | None = None
+    pruner: str = "none"
+    trials: int = 20
 
-    def to_json(self) -> dict[str, Any]:
-        """The spec as the study's sweep row keeps it (its `spec` column), under STUDY."""
-        return {STUDY: {"algorithm": self.algorithm, "space": {d.name: d.text() for d in self.dimensions},
-                        **self.scoring.to_json(), "boards": [board.name for board in self.boards],
-                        "board_ids": [board.id for board in self.boards], "seeds": self.seeds, "repeat": self.repeat}}
+    @property
+    def definition(self) -> StudyDefinition:
+        """The definition its experiment row keeps."""
+        scoring = self.scoring.to_json()
+        return StudyDefinition(self.algorithm, {d.name: d.text() for d in self.dimensions}, tuple(scoring["objectives"]),
+                               scoring["aggregate"], scoring["unsolved"], tuple(board.name for board in self.boards),
+                               tuple(board.id for board in self.boards), None if self.seeds is None else tuple(self.seeds),
+                               self.repeat, self.sampler, self.seed, self.pruner, self.trials)
+
+    @classmethod
+    def stored(cls, db: Database, experiment: SweepRow) -> "StudySpec":
+        """The spec of a stored study, its boards read from the database."""
+        kept = StudyDefinition.from_json(experiment.definition)
+        boards = [instance(board) for board in study_store.stored_boards(db, list(kept.board_ids))]
+        return cls(experiment.name, kept.algorithm, parse_space(kept.algorithm, kept.space),
+                   parse_scoring(",".join(kept.objectives), kept.aggregate, kept.unsolved), boards, experiment.limits,
+                   None if kept.seeds is None else list(kept.seeds), kept.repeat, kept.sampler, kept.seed, kept.pruner,
+                   kept.trials)
 
     def jobs(self, point: dict[str, Any]) -> list[dict[str, Any]]:
         """The job rows of one point on every board, as a sweep of that one point under the study's name plans them."""
         grid = SweepGrid([self.algorithm], {name: [value] for name, value in point.items()}, self.seeds, self.repeat,
                          seed_namespace=self.name)
         return plan_sweep(self.name, self.boards, grid, self.limits).jobs
+
+    def save(self, db: Database, job_rows: list[dict[str, Any]]) -> int:
+        """Store the study's row (made, or its definition replaced) and the jobs it lacks; its id."""
+        definition = self.definition
+        sweep_id, _ = sweep_store.save(db, self.name, definition.kind, definition.to_json(), self.limits, self.boards, job_rows)
+        return sweep_id
 
 
 @dataclass
@@ -79,15 +110,15 @@ class Running:
 
 
 def check_study(db: Database, spec: StudySpec) -> None:
-    """PuzzleError if the name is taken by a sweep, or by a study with another spec (nothing is stored either way)."""
+    """PuzzleError if the name is taken by another kind of experiment, or by a study with another definition (nothing
+    is stored either way); the trial count may change."""
     check_sweep_name(spec.name)
     stored = sweep_store.find(db, spec.name)
     if stored is None:
         return
-    if STUDY not in stored.grid:
-        raise PuzzleError(f"{spec.name!r} names a sweep, not a study: give the study another --name")
-    had, given = stored.grid[STUDY], spec.to_json()[STUDY]
-    changed = [key for key in given if had.get(key) != given[key]]
+    if stored.kind != ExperimentKind.STUDY:
+        raise PuzzleError(f"{spec.name!r} names {stored.kind.noun}, not a study: give the study another --name")
+    changed = spec.definition.differences(StudyDefinition.from_json(stored.definition), set(stored.definition))
     if changed or stored.limits != spec.limits:
         what = ", ".join(changed + (["limits"] if stored.limits != spec.limits else []))
         raise PuzzleError(f"study {spec.name!r} was made with another {what}: give the same options to continue it,"
@@ -121,8 +152,8 @@ def make_sampler(name: str, seed: int | None, dimensions: list[Dimension]):
 
 
 def _grid_walk() -> type:
-    """Optuna's grid sampler, less its stop once the grid is walked: `Study.stop` raises outside `optimize`, and tune
-    asks and tells on its own; it asks for no more trials than the grid has points (`grid_points`)."""
+    """Optuna's grid sampler, less its stop once the grid is walked: `Study.stop` raises outside `optimize`, and the
+    study asks and tells on its own; it asks for no more trials than the grid has points (`grid_points`)."""
     import optuna
 
     class GridWalk(optuna.samplers.GridSampler):
@@ -143,32 +174,37 @@ def make_pruner(name: str):
     return pruners[name]()
 
 
-def open_study(db: Database, spec: StudySpec, sampler, pruner):
-    """The Optuna study of the spec in the results database (made, or loaded to continue), and its sweep row's id."""
+def open_study(db: Database, spec: StudySpec):
+    """The Optuna study of the spec in the results database (made, or loaded to continue) and its storage, its
+    experiment row stored; PuzzleError for a bad sampler or pruner."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    if pruner is not None and len(spec.scoring.objectives) > 1 and not isinstance(pruner, optuna.pruners.NopPruner):
+    sampler = make_sampler(spec.sampler, spec.seed, spec.dimensions)
+    pruner = make_pruner(spec.pruner)
+    if len(spec.scoring.objectives) > 1 and not isinstance(pruner, optuna.pruners.NopPruner):
         raise PuzzleError("--pruner: Optuna prunes studies of one objective only; give --pruner none")
-    sweep_id, _ = sweep_store.save(db, spec.name, spec.to_json(), spec.limits, spec.boards, [])
-    study = optuna.create_study(
-        study_name=spec.name, storage=optuna.storages.RDBStorage(db.url), sampler=sampler, pruner=pruner,
-        directions=[o.direction for o in spec.scoring.objectives], load_if_exists=True)
-    study.set_user_attr("slidelab", spec.to_json()[STUDY])
-    return study, sweep_id
+    spec.save(db, [])
+    storage = optuna.storages.RDBStorage(db.url)
+    study = optuna.create_study(study_name=spec.name, storage=storage, sampler=sampler, pruner=pruner,
+                                directions=[o.direction for o in spec.scoring.objectives], load_if_exists=True)
+    study.set_user_attr("slidelab", spec.definition.to_json())
+    return study, storage
 
 
-class Round:
+OnTold = Callable[[Any, str], None]  # a trial once told (an optuna.trial.FrozenTrial) and how: complete, pruned, fail
+
+
+class TrialRound:
     """One round of trials: their jobs stored, then followed as they finish (`poll`) until each trial is told."""
 
-    def __init__(self, db: Database, study, spec: StudySpec, sweep_id: int, trials: list[Any],
-                 on_told: Callable[[Any, str], None]) -> None:
+    def __init__(self, db: Database, study, spec: StudySpec, sweep_id: int, trials: list[Any], on_told: OnTold) -> None:
         self.db, self.study, self.spec, self.on_told = db, study, spec, on_told
         self.board_ids = [board.id for board in spec.boards]
         optima = study_store.optima(db, self.board_ids)
         self.optima = [optima.get(board) for board in self.board_ids]
         rows = {trial.number: spec.jobs(suggest(trial, spec.dimensions)) for trial in trials}
-        sweep_store.save(db, spec.name, spec.to_json(), spec.limits, spec.boards, [job for jobs in rows.values() for job in jobs])
+        spec.save(db, [job for jobs in rows.values() for job in jobs])
         ids = study_store.job_ids(db, [job["job_key"] for jobs in rows.values() for job in jobs])
         self.running = {trial.number: Running(trial, [[ids[job["job_key"]] for job in rows[trial.number] if job["board_id"] == board]
                                                       for board in self.board_ids]) for trial in trials}
@@ -177,12 +213,10 @@ class Round:
         self.reused = study_store.reuse_results(db, sweep_id, list(ids.values()))
 
     def job_order(self, boards: range) -> list[int]:
-        """The job ids of these boards (indices) still to run (pending, or queued by an earlier run) for the trials
-        under way, each once: the first board of every trial first."""
-        ordered = list(dict.fromkeys(job_id for board in boards for state in self.running.values()
-                                     for job_id in state.by_board[board]))
-        waiting = {job["job_id"] for job in study_store.job_values(self.db, ordered) if job["status"] in ("pending", "queued")}
-        return [job_id for job_id in ordered if job_id in waiting]
+        """The job ids of these boards (indices) of the trials under way, each once: the first board of every
+        trial first."""
+        return list(dict.fromkeys(job_id for board in boards for state in self.running.values()
+                                  for job_id in state.by_board[board]))
 
     def poll(self, boards: int) -> bool:
         """Report what finished, prune and tell the trials that can be; True once every trial of the round has its
@@ -213,8 +247,8 @@ class Round:
         if all(job["status"] == "done" for job in jobs):
             values = trial_values(self.spec.scoring, jobs, self.board_ids, self.optima)
             return self._tell(state, "complete", values)
-        if all(job["status"] in ("done", "cancelled") for job in jobs):
-            state.trial.set_user_attr("failure", "its jobs were cancelled (orchestrate cancel)")
+        if all(job["status"] in ("done", "cancelled") for job in jobs):  # shared with a trial pruned before
+            state.trial.set_user_attr("failure", "its jobs were cancelled")
             return self._tell(state, "fail")
         return None
 
@@ -233,79 +267,27 @@ class Round:
 
         states = {"complete": optuna.trial.TrialState.COMPLETE, "pruned": optuna.trial.TrialState.PRUNED,
                   "fail": optuna.trial.TrialState.FAIL}
-        self.study.tell(state.trial, values, state=states[outcome])
-        self.on_told(state.trial, outcome)
+        told = self.study.tell(state.trial, values, state=states[outcome])
+        self.on_told(told, outcome)
         return outcome
 
 
-def round_trials(study, total: int, parallel: int) -> list[Any]:
-    """The trials of the next round: those left running by an earlier run first, then new ones up to `total` in all."""
+def round_trials(study, storage, total: int, parallel: int) -> list[Any]:
+    """The trials of the next round: those left running by an earlier run first, then new ones up to `total` in all.
+
+    A trial left running is taken up again as an `optuna.trial.Trial`, through
+    the public methods of the study's `storage` (an RDBStorage): Optuna has no
+    public way yet to restore a trial under way for reporting and pruning
+    (optuna/optuna#2213, in the ask-and-tell plan optuna/optuna#2177).
+    """
     import optuna
 
-    left = [optuna.Trial(study, frozen._trial_id) for frozen in study.get_trials(deepcopy=False)
-            if frozen.state == optuna.trial.TrialState.RUNNING][:parallel]
+    running = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,))[:parallel]
+    study_id = storage.get_study_id_from_name(study.study_name)
+    left = [optuna.trial.Trial(study, storage.get_trial_id_from_study_id_trial_number(study_id, frozen.number))
+            for frozen in running]
     room = max(0, min(parallel - len(left), total - len(study.get_trials(deepcopy=False))))
     return left + [study.ask() for _ in range(room)]
-
-
-def run_study(db: Database, study, spec: StudySpec, sweep_id: int, *, trials: int, parallel: int | None, workers: int,
-              on_told: Callable[[Any, str], None]) -> None:
-    """Run rounds of `parallel` trials until the study has `trials` and none is left running.
-
-    `parallel` by default: `workers` here, or with a broker one trial per
-    Celery worker online (a heartbeat within a lease).
-
-    Their jobs run in `workers` local job processes, or, with a broker, on the
-    Celery workers (the jobs of lost workers re-queued meanwhile, as `status
-    --watch` does). Ctrl-C stores what is done and leaves the round's trials
-    running in the study, for the next run to finish.
-    """
-    from contextlib import nullcontext
-    from functools import partial
-
-    from orchestrator.sweeps.running import job_processes, watch
-    from workers.dispatch import send
-    from workers.recovery import Recovery
-    from workers.settings import settings
-
-    broker = settings().broker_url
-    if parallel is None:
-        parallel = max(1, study_store.online_workers(db, settings().lease_seconds)) if broker else workers
-    count = len(spec.boards)
-    steps = [range(board, board + 1) for board in range(count)] if pruning(study) else [range(count)]
-    with nullcontext([]) if broker else job_processes(workers) as runners:
-        while batch := round_trials(study, trials, parallel):
-            current = Round(db, study, spec, sweep_id, batch, on_told)
-            for boards in steps:
-                waiting = current.job_order(boards)
-                if broker:
-                    if waiting:
-                        send(db, waiting, 1, sweep=spec.name)
-                    recover = Recovery(db, partial(send, db))
-                    watch(lambda: recover() or current.poll(boards.stop))  # noqa: B023 - called before the loop moves on
-                else:
-                    run_here(db, current, boards, workers, runners)
-                current.poll(boards.stop)
-
-
-def run_here(db: Database, current: Round, boards: range, workers: int, runners) -> None:
-    """Run the round's jobs of `boards` in the local job processes until its trials have them done.
-
-    Jobs an earlier run left running (killed, or stopped at a bad moment) are
-    waited for, and made pending again once their lease lapses, as a worker's
-    would be; never spun on.
-    """
-    from orchestrator.sweeps.running import POLL_S, run_local
-    from workers.recovery import Recovery
-
-    recover = Recovery(db, None)
-    while not current.poll(boards.stop):
-        waiting = current.job_order(boards)
-        if waiting:
-            run_local(db, waiting, workers, 1, lambda _: current.poll(boards.stop), runners=runners)
-        else:
-            time.sleep(POLL_S)
-            recover()
 
 
 def pruning(study) -> bool:
@@ -313,3 +295,51 @@ def pruning(study) -> bool:
     import optuna
 
     return not isinstance(study.pruner, optuna.pruners.NopPruner)
+
+
+class StudyProposer:
+    """A study's jobs, a round of trials at a time (a board at a time if it prunes); each trial told once its jobs are
+    done, pruned, or failed."""
+
+    def __init__(self, db: Database, spec: StudySpec, study, storage, *, parallel: int, on_told: OnTold) -> None:
+        self.db, self.spec, self.study, self.storage = db, spec, study, storage
+        self.parallel, self.on_told = parallel, on_told
+        found = sweep_store.find(db, spec.name)
+        assert found is not None  # open_study stored it
+        self.experiment = found
+        count = len(spec.boards)
+        self.steps = [range(board, board + 1) for board in range(count)] if pruning(study) else [range(count)]
+        self.round: TrialRound | None = None
+        self.step = len(self.steps)
+
+    def suggest(self) -> Batch | None:
+        """The next step's jobs of the round under way, or the first of a new round; None once the study has its
+        trials."""
+        if self.round is None or self.step == len(self.steps):
+            trials = round_trials(self.study, self.storage, self.spec.trials, self.parallel)
+            if not trials:
+                return None
+            self.round, self.step = TrialRound(self.db, self.study, self.spec, self.experiment.id, trials, self.on_told), 0
+        self.step += 1
+        return Batch(self.round.job_order(self.steps[self.step - 1]), chunk=1)
+
+    def observe(self) -> None:
+        """Report, prune and tell what the results so far allow; nothing once the study is cancelled (its trials under
+        way are left running, to go on when it is resumed)."""
+        if self.round is not None and self.step and not sweep_store.is_cancelled(self.db, self.experiment.id):
+            self.round.poll(self.steps[self.step - 1].stop)
+
+    def trials_left_running(self) -> list[int]:
+        """The job ids of the trials left running (by Ctrl-C, a cancel, a lost machine): those a resume runs again."""
+        import optuna
+
+        running = self.study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,))
+        return [job_id for trial in running for job_id in trial.user_attrs.get("job_ids", [])]
+
+
+def default_parallel(db: Database, workers: int) -> int:
+    """Trials run at once by default: `workers` here, or with a broker one per Celery worker online (a heartbeat within
+    a lease)."""
+    if settings().broker_url:
+        return max(1, study_store.online_workers(db, settings().lease_seconds))
+    return workers

@@ -88,7 +88,7 @@ def snapshot(db: str) -> dict:
         counts = {
             m.__tablename__: session.scalar(select(func.count()).select_from(m)) for m in (Board, Sweep, Job, Result)
         }
-        sweeps = session.execute(select(Sweep.name, Sweep.spec, Sweep.limits).order_by(Sweep.id)).all()
+        sweeps = session.execute(select(Sweep.name, Sweep.kind, Sweep.definition, Sweep.limits).order_by(Sweep.id)).all()
         jobs = session.execute(select(Job.id, Job.job_key, Job.status, Job.attempts).order_by(Job.id)).all()
     return {"counts": counts, "sweeps": sweeps, "jobs": jobs}
 

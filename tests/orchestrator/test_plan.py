@@ -252,7 +252,7 @@ def test_storing_a_plan_twice_adds_its_jobs_once(db_url, six_boards):
     assert len(unfinished_jobs(db, sweep_id)) == 12
     sweep = find_sweep(db, "twice")
     assert sweep.id == sweep_id and sweep.limits == {"time_limit": 10.0}
-    assert sweep.grid["boards"] == ["Rushhour6x6_1", "Rushhour6x6_2", "Rushhour6x6_3"]
+    assert sweep.definition["boards"] == ["Rushhour6x6_1", "Rushhour6x6_2", "Rushhour6x6_3"]
 
 
 def test_extending_the_grid_adds_only_the_missing_jobs(db_url, six_boards):
@@ -268,7 +268,7 @@ def test_extending_the_grid_adds_only_the_missing_jobs(db_url, six_boards):
 def test_another_grid_under_a_stored_name_is_refused_saying_what_differs_and_changes_nothing(db_url, six_boards):
     db = connect(db_url)
     sweep_id, _ = store_plan(db, plan_sweep("beam-k", six_boards[:2], SweepGrid(["beam"], {"k": [1, 2]})))
-    before, grid = _counts(db), find_sweep(db, "beam-k").grid
+    before, grid = _counts(db), find_sweep(db, "beam-k").definition
     astar = plan_sweep("beam-k", six_boards[:2], SweepGrid(["astar"]))
     with pytest.raises(PuzzleError, match=r"^sweep 'beam-k' has another grid: --algo astar where it has beam;"
                                           r" give --extend to add these jobs to it, or another --name$"):
@@ -277,11 +277,11 @@ def test_another_grid_under_a_stored_name_is_refused_saying_what_differs_and_cha
     with pytest.raises(PuzzleError, match=r"boards Rushhour6x6_3 where it has Rushhour6x6_1,Rushhour6x6_2;"
                                           r" --k 3 where it has 1,2;"):
         store_plan(db, wider)
-    assert (_counts(db), find_sweep(db, "beam-k").grid) == (before, grid)
+    assert (_counts(db), find_sweep(db, "beam-k").definition) == (before, grid)
     again = plan_sweep("beam-k", six_boards[:2], SweepGrid(["beam"], {"k": [2, 1]}))
     assert store_plan(db, again) == (sweep_id, 0)  # the same grid (or a part of it) is no change
     assert store_plan(db, plan_sweep("beam-k", six_boards[:1], SweepGrid(["beam"], {"k": [2]}))) == (sweep_id, 0)
-    assert find_sweep(db, "beam-k").grid["algorithms"] == ["beam"]
+    assert find_sweep(db, "beam-k").definition["algorithms"] == ["beam"]
 
 
 def test_two_sweeps_with_the_same_grid_keep_their_own_jobs(db_url, six_boards):
@@ -359,10 +359,10 @@ def test_a_sweep_row_of_before_the_grid_type_loads(db_url, six_boards):
     db = connect(db_url)
     store_plan(db, plan_sweep("old", six_boards[:1], SweepGrid(["bfs"])))
     with Session(db.engine) as session, session.begin():  # as stored before seed namespaces and board names were kept
-        session.execute(update(Sweep).values(spec={"algorithms": ["bfs"], "params": {}, "seeds": None, "repeat": 1}))
+        session.execute(update(Sweep).values(definition={"algorithms": ["bfs"], "params": {}, "seeds": None, "repeat": 1}))
     assert stored_grid(find_sweep(db, "old")) == SweepGrid(["bfs"], seed_namespace="old")
     with Session(db.engine) as session, session.begin():  # planned before grids were kept at all
-        session.execute(update(Sweep).values(spec={}))
+        session.execute(update(Sweep).values(definition={}))
     assert stored_grid(find_sweep(db, "old")) is None
     assert store_plan(db, plan_sweep("old", six_boards, SweepGrid(["bfs"])), extend=True)[1] == 2
     assert stored_grid(find_sweep(db, "old")) == SweepGrid(["bfs"], boards=[b.name for b in six_boards],

@@ -164,8 +164,9 @@ def test_a_pruned_trial_has_its_remaining_jobs_cancelled(study_db, six):
     complete = [t for t in trials if t.state.name == "COMPLETE"]
     assert all(len(t.intermediate_values) == 3 for t in complete)
     before = stored_jobs(study_db, [job for trial in trials for job in trial.user_attrs["job_ids"]])
-    assert_usage_error(orchestrate("resume", "pruned", "--db", study_db), "pruned is a study: continue it with orchestrate tune")
+    ok(orchestrate("resume", "pruned", "--db", study_db))  # a study at its trial count: resume has nothing to run
     assert stored_jobs(study_db, list(before)) == before  # the pruned trials' jobs stay cancelled
+    assert len(optuna.load_study(study_name="pruned", storage=study_db).trials) == 12
     status = ok(orchestrate("status", "pruned", "--db", study_db)).stdout
     assert "pruned (complete)" in status and "resume" not in status  # not "(cancelled)", nor "orchestrate resume pruned"
 

@@ -18,10 +18,9 @@ from workers.store.database import Database
 from workers.store.eta import job_kinds, remaining_seconds
 from workers.store.schema import boards, database_now, jobs, results, sweeps
 from workers.store.states import JobState
-from workers.store.sweeps import SweepRow
+from workers.store.sweeps import ExperimentKind, SweepRow
 
 RATE_WINDOW_S = 60.0  # throughput is measured over the last minute of work
-STUDY = "study"  # the key of a study's definition in its sweep row (orchestrator.sweeps.tune)
 COMPLETE, RUNNING, QUEUED, CANCELLED, STOPPED = "complete", "running", "queued", "cancelled", "stopped"  # a sweep's phases
 
 
@@ -122,7 +121,7 @@ def sweep_status(db: Database, sweep: SweepRow) -> SweepStatus:
         last_finish = connection.scalar(select(func.max(jobs.c.finished_at)).where(in_sweep))
         lapsed, starts = _running(connection, sweep.id, now)
         status = SweepStatus(sweep.name, sum(states.values()), states, outcomes, hosts, lapsed=lapsed,
-                             study=STUDY in sweep.grid)
+                             study=sweep.kind == ExperimentKind.STUDY)
         if first_start is None or last_finish is None:
             return status
         end = now if status.phase == RUNNING else aware(last_finish)

@@ -96,8 +96,10 @@ sweeps = Table(
     Column("id", Integer, primary_key=True),
     Column("name", NAME, nullable=False, unique=True),
     Column("created_at", DateTime(timezone=True), nullable=False, default=utc_now),
-    Column("spec", JSON, nullable=False),  # the sweep's grid (`SweepRow.grid`; the column keeps its first name)
+    Column("definition", JSON, nullable=False),  # the experiment's definition, as its kind writes it
     Column("limits", JSON, nullable=False),
+    Column("kind", String(16), nullable=False),  # an `ExperimentKind`: grid, study, split or optimum
+    Column("cancelled_at", DateTime(timezone=True)),  # set by cancel, cleared by resume: no more jobs are proposed
 )
 
 jobs = Table(

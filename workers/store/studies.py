@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlalchemy import column, func, select, table, update
 
+from workers.store.boards import StoredBoard
 from workers.store.database import Database
 from workers.store.jobs import IN_CLAUSE
 from workers.store.records import utc_now
@@ -105,3 +106,10 @@ def trials_version(db: Database, study_name: str) -> tuple[int, int, str]:
     with db.engine.connect() as connection:
         trials, finished, last = connection.execute(query).one()
     return int(trials), int(finished), str(last)
+
+
+def stored_boards(db: Database, board_ids: list[str]) -> list[StoredBoard]:
+    """The stored boards of `board_ids`, in their order (a study's or split search's, read back to resume it)."""
+    with db.engine.connect() as connection:
+        found = {row.id: StoredBoard(*row) for row in connection.execute(select(boards).where(boards.c.id.in_(board_ids)))}
+    return [found[board_id] for board_id in board_ids if board_id in found]

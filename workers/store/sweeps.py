@@ -8,7 +8,8 @@ jobs and their results, never a board, and is refused while a job of it runs.
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete, func, or_, select, update
@@ -18,7 +19,7 @@ from puzzles.errors import PuzzleError
 from puzzles.textio import plural
 from workers.store.database import Database
 from workers.store.records import utc_now
-from workers.store.schema import boards, canonical_params, database_now, jobs, results, sweeps
+from workers.store.schema import RESULT_FIELDS, boards, canonical_params, database_now, jobs, results, sweeps
 from workers.store.states import UNFINISHED, JobState
 
 if TYPE_CHECKING:
@@ -32,29 +33,61 @@ WAITING = (JobState.PENDING, JobState.QUEUED)
 HELD = (JobState.RUNNING, JobState.CANCELLED)  # a worker may hold these while their lease lives
 
 
+class ExperimentKind(StrEnum):
+    """What an experiment (a row of `sweeps`) is, and so how its `definition` reads and who proposes its jobs."""
+
+    GRID = "grid"  # a sweep: every job of a grid, proposed at once
+    STUDY = "study"  # Optuna proposes parameter points, each run as a sweep of that point would run it
+    SPLIT = "split"  # one IDA* search, bound by bound, as subtree jobs
+    OPTIMUM = "optimum"  # a job per board lacking a known optimum, an optimal search each
+
+    @property
+    def noun(self) -> str:
+        """The kind in a sentence: a sweep, a study, a split search, an optimum proof."""
+        return {"grid": "a sweep", "study": "a study", "split": "a split search", "optimum": "an optimum proof"}[self.value]
+
+
 @dataclass(frozen=True)
 class SweepRow:
-    """A stored sweep: its id, name, creation time, grid (as JSON, its column `spec`) and limits."""
+    """A stored experiment: its id, name, creation time, kind, definition (JSON, as its kind writes it), limits, and
+    when it was cancelled (None unless it is)."""
 
     id: int
     name: str
     created_at: datetime
-    grid: dict[str, Any]
+    kind: ExperimentKind
+    definition: dict[str, Any]
     limits: dict[str, Any]
+    cancelled_at: datetime | None = None
+
+
+_ROW = (sweeps.c.id, sweeps.c.name, sweeps.c.created_at, sweeps.c.kind, sweeps.c.definition, sweeps.c.limits,
+        sweeps.c.cancelled_at)
+
+
+def _sweep_row(row: Any) -> SweepRow:
+    return SweepRow(row.id, row.name, row.created_at, ExperimentKind(row.kind), row.definition, row.limits,
+                    row.cancelled_at)
 
 
 def find(db: Database, name: str) -> SweepRow | None:
-    """The sweep called `name`, or None."""
+    """The experiment called `name`, or None."""
     with db.engine.connect() as connection:
-        row = connection.execute(select(sweeps).where(sweeps.c.name == name)).one_or_none()
-    return SweepRow(*row) if row else None
+        row = connection.execute(select(*_ROW).where(sweeps.c.name == name)).one_or_none()
+    return _sweep_row(row) if row else None
 
 
 def newest(db: Database) -> SweepRow | None:
-    """The sweep made last, or None."""
+    """The experiment made last, or None."""
     with db.engine.connect() as connection:
-        row = connection.execute(select(sweeps).order_by(sweeps.c.id.desc()).limit(1)).one_or_none()
-    return SweepRow(*row) if row else None
+        row = connection.execute(select(*_ROW).order_by(sweeps.c.id.desc()).limit(1)).one_or_none()
+    return _sweep_row(row) if row else None
+
+
+def is_cancelled(db: Database, sweep_id: int) -> bool:
+    """Whether the experiment was cancelled and not resumed since: its driver then proposes nothing more."""
+    with db.engine.connect() as connection:
+        return connection.scalar(select(sweeps.c.cancelled_at).where(sweeps.c.id == sweep_id)) is not None
 
 
 def recent_names(db: Database, count: int = 5) -> list[str]:
@@ -66,20 +99,22 @@ def recent_names(db: Database, count: int = 5) -> list[str]:
 def save(
     db: Database,
     name: str,
-    grid: dict[str, Any],
+    kind: ExperimentKind,
+    definition: dict[str, Any],
     limits: dict[str, Any],
     instances: "Iterable[Instance]",
     job_rows: list[dict[str, Any]],
     *,
     rerun: bool = False,
 ) -> tuple[int, int]:
-    """Write the sweep (made, or its grid and limits replaced), its boards and the jobs it lacks: (sweep id, jobs added).
+    """Write the experiment (made, or its definition and limits replaced), its boards and the jobs it lacks: (its id,
+    jobs added).
 
     Jobs are keyed by `job_key`: one already stored is kept as it is. With
     `rerun`, the results of the given jobs are deleted and they are pending again.
     """
     with db.engine.begin() as connection:
-        sweep_id = _sweep_id(db, connection, name, grid, limits)
+        sweep_id = _sweep_id(connection, name, kind, definition, limits)
         store_boards(db, connection, instances)
         insert = _copy_jobs if db.engine.dialect.name == "postgresql" else _insert_jobs
         added = insert(db, connection, sweep_id, job_rows)
@@ -139,9 +174,11 @@ class Cancelled:
 
 
 def cancel(db: Database, sweep_id: int) -> Cancelled:
-    """Put every unfinished job of the sweep in the state `cancelled`: the waiting ones, then the running ones."""
+    """Mark the experiment cancelled and put every unfinished job of it in the state `cancelled`: the waiting ones,
+    then the running ones."""
     in_sweep = jobs.c.sweep_id == sweep_id
     with db.engine.begin() as connection:  # waiting ones first: none of them can be claimed in between
+        connection.execute(update(sweeps).where(sweeps.c.id == sweep_id).values(cancelled_at=database_now(connection)))
         waiting = connection.execute(
             update(jobs).where(in_sweep, jobs.c.status.in_(WAITING)).values(status=JobState.CANCELLED)).rowcount
         running = connection.scalars(update(jobs).where(in_sweep, jobs.c.status == JobState.RUNNING)
@@ -149,14 +186,21 @@ def cancel(db: Database, sweep_id: int) -> Cancelled:
         return Cancelled(waiting, sorted(running))
 
 
-def uncancel(db: Database, sweep_id: int) -> int:
-    """Make the sweep's cancelled jobs pending again (`resume`); how many."""
+def uncancel(db: Database, sweep_id: int, only: list[int] | None = None) -> int:
+    """Clear the experiment's cancel and make its cancelled jobs (`only`: those among these ids) pending again
+    (`resume`); how many."""
     with db.engine.begin() as connection:
-        return len(connection.execute(
-            update(jobs).where(jobs.c.sweep_id == sweep_id, jobs.c.status == JobState.CANCELLED)
-            .values(status=JobState.PENDING, worker_host=None, lease_until=None)
-            .returning(jobs.c.id)
-        ).all())
+        connection.execute(update(sweeps).where(sweeps.c.id == sweep_id).values(cancelled_at=None))
+        if only is None:
+            return _uncancel(connection, jobs.c.sweep_id == sweep_id)
+        return sum(_uncancel(connection, jobs.c.id.in_(only[start : start + INSERT_CHUNK]))
+                   for start in range(0, len(only), INSERT_CHUNK))
+
+
+def _uncancel(connection: Connection, chosen: Any) -> int:
+    return len(connection.execute(
+        update(jobs).where(chosen, jobs.c.status == JobState.CANCELLED)
+        .values(status=JobState.PENDING, worker_host=None, lease_until=None).returning(jobs.c.id)).all())
 
 
 def stopping(db: Database, sweep_id: int) -> int:
@@ -208,13 +252,15 @@ def unfinished_jobs(db: Database, sweep_id: int, *, pending_only: bool = False, 
         return list(connection.scalars(query))
 
 
-def _sweep_id(db: Database, connection: Connection, name: str, grid: dict[str, Any], limits: dict[str, Any]) -> int:
+def _sweep_id(connection: Connection, name: str, kind: ExperimentKind, definition: dict[str, Any],
+              limits: dict[str, Any]) -> int:
     found = connection.scalar(select(sweeps.c.id).where(sweeps.c.name == name))
     if found is None:
-        inserted = connection.execute(sweeps.insert().values(name=name, spec=grid, limits=limits)).inserted_primary_key
+        inserted = connection.execute(sweeps.insert().values(name=name, kind=kind, definition=definition,
+                                                             limits=limits)).inserted_primary_key
         assert inserted is not None  # an insert of one row has its key
         return inserted[0]
-    connection.execute(update(sweeps).where(sweeps.c.id == found).values(spec=grid, limits=limits))
+    connection.execute(update(sweeps).where(sweeps.c.id == found).values(definition=definition, limits=limits))
     return found
 
 
@@ -232,3 +278,38 @@ def _reset(connection: Connection, sweep_id: int, keys: list[str]) -> None:
 
 def _job_count(connection: Connection, sweep_id: int) -> int:
     return connection.execute(select(func.count()).select_from(jobs).where(jobs.c.sweep_id == sweep_id)).scalar_one()
+
+
+def job_states(db: Database, job_ids: list[int]) -> dict[int, tuple[JobState, bool]]:
+    """Each job among `job_ids`: its state, and whether it is held (running under a live lease), by id."""
+    with db.engine.connect() as connection:
+        now = database_now(connection)
+        found: dict[int, tuple[JobState, bool]] = {}
+        for start in range(0, len(job_ids), INSERT_CHUNK):
+            query = select(jobs.c.id, jobs.c.status, jobs.c.lease_until).where(
+                jobs.c.id.in_(job_ids[start : start + INSERT_CHUNK]))
+            for job_id, status, lease_until in connection.execute(query):
+                held = status == JobState.RUNNING and lease_until is not None and _aware(lease_until) >= now
+                found[job_id] = (JobState(status), held)
+    return found
+
+
+def _aware(moment: datetime) -> datetime:
+    """A stored time with its time zone: SQLite hands UTC times back naive."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def board_ids(db: Database, sweep_id: int) -> list[str]:
+    """The ids of the boards the experiment's jobs are on."""
+    with db.engine.connect() as connection:
+        return list(connection.scalars(select(jobs.c.board_id).where(jobs.c.sweep_id == sweep_id).distinct()))
+
+
+def results_of(db: Database, job_ids: list[int]) -> list[dict[str, Any]]:
+    """Each job among `job_ids` (in id order): its id, parameters, state, and its result's fields (None if none)."""
+    query = (select(jobs.c.id.label("job_id"), jobs.c.params, jobs.c.status.label("state"),
+                    *(results.c[name] for name in RESULT_FIELDS))
+             .outerjoin(results, results.c.job_id == jobs.c.id).order_by(jobs.c.id))
+    with db.engine.connect() as connection:
+        return [dict(row._mapping) for start in range(0, len(job_ids), INSERT_CHUNK)
+                for row in connection.execute(query.where(jobs.c.id.in_(job_ids[start : start + INSERT_CHUNK])))]

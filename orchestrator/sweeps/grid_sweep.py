@@ -1,0 +1,72 @@
+"""A grid sweep's proposer: every job of the sweep without a result, proposed once.
+
+Started by storing the plan (`start`); resumed by proposing again the jobs
+still without a result (`resumed`), those live workers hold left to them
+unless they are taken over (`--force`).
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from orchestrator.sweeps.driver import Batch
+from orchestrator.sweeps.plan import SweepPlan, store_plan
+from workers.settings import settings
+from workers.store import Database
+from workers.store.jobs import held_leases
+from workers.store.sweeps import SweepRow, find, unfinished_jobs
+
+
+class GridProposer:
+    """Proposes the given jobs once, then nothing: a sweep learns nothing from its results."""
+
+    def __init__(self, experiment: SweepRow, job_ids: list[int], *, chunk: int | None = None,
+                 take_over: Mapping[int, int] | None = None) -> None:
+        self.experiment = experiment
+        self._batch: Batch | None = Batch(job_ids, chunk, take_over)
+
+    def suggest(self) -> Batch | None:
+        """Every job, the first time; then None."""
+        batch, self._batch = self._batch, None
+        return batch
+
+    def observe(self) -> None:
+        """Nothing to learn."""
+
+
+@dataclass(frozen=True)
+class Started:
+    """A sweep stored from its plan: its proposer, its jobs, and how many of them are new."""
+
+    proposer: GridProposer
+    jobs: int
+    added: int
+
+
+def start(db: Database, plan: SweepPlan, *, rerun: bool = False, extend: bool = False,
+          chunk: int | None = None) -> Started:
+    """Store the plan (`extend`: into a sweep of another grid) and propose its jobs without a result.
+
+    With a broker, only those never queued: it may still hold the queued jobs
+    of an earlier run (`resume` queues them all).
+    """
+    sweep_id, added = store_plan(db, plan, rerun=rerun, extend=extend)
+    job_ids = unfinished_jobs(db, sweep_id, pending_only=bool(settings().broker_url))
+    experiment = find(db, plan.name)
+    assert experiment is not None  # stored just now
+    return Started(GridProposer(experiment, job_ids, chunk=chunk), len(plan.jobs), added)
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """A sweep to go on with: its proposer, and how many jobs live workers hold (left to them)."""
+
+    proposer: GridProposer
+    held: int
+
+
+def resumed(db: Database, experiment: SweepRow, *, force: bool = False, chunk: int | None = None) -> Resumed:
+    """Propose the sweep's jobs without a result; those live workers hold only with `force` (taken over)."""
+    job_ids = unfinished_jobs(db, experiment.id, held_too=force)
+    held = len(unfinished_jobs(db, experiment.id)) - len(job_ids)
+    take_over = held_leases(db, job_ids) if force else None
+    return Resumed(GridProposer(experiment, job_ids, chunk=chunk, take_over=take_over), held)
