@@ -50,7 +50,6 @@ def solve_command(
     from orchestrator.sweeps.limits import job_limits
     from puzzles.domains import load_problem
     from puzzles.result import Limits
-    from puzzles.rushhour.problem import RushHourProblem
     from puzzles.solver import solve
     from workers.runner import memory_cap
 
@@ -67,7 +66,7 @@ def solve_command(
             typer.echo(json.dumps({**result.to_dict(), "solution": problem.json_solution(result.solution)}))
             return
         if show_frames:
-            if not isinstance(problem, RushHourProblem):
+            if problem.domain != "rushhour":
                 raise PuzzleError("--show draws Rush Hour boards only")
             show.print_frames(problem, result, Console(highlight=False))
         typer.echo(show.summary(result))
