@@ -1,42 +1,23 @@
-"""slidelab from Python: a sweep's results as a pandas DataFrame, for notebooks and scripts.
+"""slidelab from Python: run searches, sweeps and studies, follow them, and read their results.
 
     import slidelab
-    rows = slidelab.results("sqlite:///slidelab.db", "beam-k")                 # a row per job, as `orchestrate export`
-    table = slidelab.results("sqlite:///slidelab.db", "beam-k", by="algo,k")   # a row per group, as `report --by algo,k`
+    report = slidelab.report("beam-k", by="algo,k")        # what `orchestrate report beam-k --by algo,k` prints
+    report.table                                           # a DataFrame, a row per group; in a notebook, a table
+    rows = slidelab.results("beam-k")                      # a row per job, as `orchestrate export`
 
-The database is only read: nothing is created, migrated or written.
+Every command of `orchestrate` is a thin layer over one of these calls
+(docs/python.md). Each takes `db`, a database URL (default: the environment's
+SLIDELAB_DATABASE_URL, else sqlite:///slidelab.db), and raises
+`slidelab.PuzzleError` for bad input, with a one-line message.
 """
 
 from importlib import metadata
 
-import pandas as pd
+from puzzles.errors import PuzzleError
+from slidelab.experiments import cancel, resume, split, status, sweep, sweep_plan, tune
+from slidelab.reporting import compare, report, results
+from slidelab.solving import solve
 
 __version__ = metadata.version("slidelab")
-__all__ = ["results", "__version__"]
-
-
-def results(url: str, sweep: str, *, by: str | list[str] | None = None, baseline: str | None = None) -> pd.DataFrame:
-    """The rows of sweep `sweep` in the results database at `url`, or with `by` their summary per group.
-
-    Without `by`: one row per job, with the columns of `orchestrate export`
-    (the job, each parameter as a column, its state and outcome, the result's
-    counters and times, where it came from, the board's optimum and gap; the
-    result columns are empty for a job not done yet). With `by` (column names,
-    a list or a comma list such as ``"algo,k"``): the summary `orchestrate
-    report --by` prints, over done jobs only, per board first where a group
-    spans boards; `baseline` names an algorithm to give ratios to (see
-    `orchestrator.reports.summary`). Raises `puzzles.errors.PuzzleError` for an unknown
-    sweep or column, or a database that is not there.
-    """
-    from orchestrator.publish.outputs import column_names
-    from orchestrator.reports.rows import load_rows
-    from orchestrator.reports.summary import summarize
-    from orchestrator.sweeps.lookups import find_sweep
-    from workers.store import open_existing
-
-    db = open_existing(url)
-    rows = load_rows(db, find_sweep(db, sweep))
-    if by is None:
-        return rows
-    groups = column_names(by, "by") if isinstance(by, str) else list(by)
-    return summarize(rows, groups, baseline=baseline)
+__all__ = ["PuzzleError", "__version__", "cancel", "compare", "report", "results", "resume", "solve", "split", "status",
+           "sweep", "sweep_plan", "tune"]

@@ -1,9 +1,10 @@
-"""The README's and the manual's quick examples run as shown: every ```sh quick block of a page, in order, in a fresh folder.
+"""The README's and the manual's quick examples run as shown: every ```sh quick and ```python quick block of a page, in
+order, in a fresh folder.
 
 Each page (README.md, then every docs/*.md) runs in a temporary folder of
 its own holding a link to `data/`, so the database is the default
-`sqlite:///slidelab.db` there; its blocks run under `bash -e` in the order
-they appear, so a block may use what an earlier block of the same page made,
+`sqlite:///slidelab.db` there; its blocks run in the order they appear (shell
+blocks under `bash -e`, Python blocks by the virtualenv's Python), so a block may use what an earlier block of the same page made,
 never what another page made. The virtualenv's commands come first on PATH,
 no broker is configured and pattern databases go to a temporary cache. A
 block fails the test if any command in it exits non-zero.
@@ -20,6 +21,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK_BLOCK = re.compile(r"^```sh quick\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+RUN_BLOCK = re.compile(r"^```(sh|python) quick\n(.*?)^```$", re.MULTILINE | re.DOTALL)  # (language, body) of each
 SHELL_BLOCK = re.compile(r"^```sh\n(.*?)^```$", re.MULTILINE | re.DOTALL)  # shown, not run: parse-checked only
 FENCED = re.compile(r"^\s*```([^\n]*)\n(.*?)^\s*```\s*$", re.MULTILINE | re.DOTALL)
 COMMAND = re.compile(r"^\s*(orchestrate|celery|pip|python|docker|make|psql)\s", re.MULTILINE)
@@ -95,7 +97,7 @@ def test_the_flower_commands_shown_parse_as_flower_reads_them():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("page", [page for page in PAGES if quick_blocks(page.read_text())], ids=name)
+@pytest.mark.parametrize("page", [page for page in PAGES if RUN_BLOCK.search(page.read_text())], ids=name)
 def test_every_quick_example_of_a_page_runs(page, tmp_path):
     (tmp_path / "data").symlink_to(ROOT / "data")
     environment = {key: value for key, value in os.environ.items() if not key.startswith("SLIDELAB_")}
@@ -104,9 +106,10 @@ def test_every_quick_example_of_a_page_runs(page, tmp_path):
         "SLIDELAB_CACHE_DIR": str(tmp_path / "cache"),
         "COLUMNS": "120",
     }
-    for block in quick_blocks(page.read_text()):
-        run = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", block], cwd=tmp_path, env=environment,
-                             capture_output=True, text=True, timeout=BLOCK_TIMEOUT_S)
+    for language, block in RUN_BLOCK.findall(page.read_text()):
+        command = ["bash", "-e", "-o", "pipefail", "-c", block] if language == "sh" else [sys.executable, "-c", block]
+        run = subprocess.run(command, cwd=tmp_path, env=environment, capture_output=True, text=True,
+                             timeout=BLOCK_TIMEOUT_S)
         first_line = block.strip().splitlines()[0]
         assert run.returncode == 0, (f"{name(page)} block starting {first_line!r} exited {run.returncode}:\n"
                                      f"{run.stderr[-3000:]}")

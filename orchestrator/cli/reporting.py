@@ -72,18 +72,17 @@ def report_command(
 
     Example: orchestrate report beam-k --by algo,k --baseline astar --format html --out beam-k.html
     """
-    from orchestrator.publish.outputs import Layout, report_sweep
-    from orchestrator.reports.study import is_study
-    from orchestrator.sweeps.lookups import find_sweep
+    import slidelab
+    from orchestrator.publish.outputs import REPORT_FORMATS, Layout, publish
+    from orchestrator.publish.study_report import publish_study
+    from orchestrator.reports.study import StudyReport
 
     with user_errors():
-        layout = Layout(fmt, out, columns, wide)
-        results = existing_database(db)
-        if is_study(find_sweep(results, sweep_name)):  # made by orchestrate tune: its best trials, Optuna's figures
-            _print(_study_report(results, sweep_name, fmt, out))
-            return
+        layout = Layout(fmt, out, columns, wide).checked(REPORT_FORMATS)
         plots = _plot_files(plot, plot_format, plot_width)
-        _print(report_sweep(results, sweep_name, by=by, baseline=baseline, layout=layout, plot=plots))
+        found = slidelab.report(sweep_name, db=db, by=by, baseline=baseline)
+        published = publish_study(found, fmt, out) if isinstance(found, StudyReport) else publish(found, layout, plots)
+    _print(published)
 
 
 @app.command("compare")
@@ -108,12 +107,14 @@ def compare_command(
 
     Example: orchestrate compare beam-blockers beam-lb --plot --plot-format pdf
     """
-    from orchestrator.publish.outputs import Layout, compare_sweeps
+    import slidelab
+    from orchestrator.publish.outputs import COMPARE_FORMATS, Layout, publish
 
     with user_errors():
-        layout = Layout(fmt, out, columns, wide)
+        layout = Layout(fmt, out, columns, wide).checked(COMPARE_FORMATS)
         plots = _plot_files(plot, plot_format, plot_width)
-        _print(compare_sweeps(existing_database(db), sweeps, by=by, layout=layout, plot=plots))
+        published = publish(slidelab.compare(*sweeps, db=db, by=by), layout, plots)
+    _print(published)
 
 
 @app.command("export")
@@ -249,16 +250,6 @@ def dashboard_command(
     typer.echo(f"dashboard of {results.shown_url} at {dashboard.address(listening, needed)} (read only; Ctrl-C stops it)",
                err=True)
     dashboard.serve(results, listening, needed)
-
-
-def _study_report(results, name: str, fmt: str, out: Path | None):
-    """A study's report (`orchestrate tune`), in `fmt`."""
-    from orchestrator.publish.study_report import publish_study
-    from orchestrator.reports.study import study_report
-    from orchestrator.sweeps.lookups import find_sweep
-
-    require("optuna")
-    return publish_study(study_report(results, find_sweep(results, name)), fmt, out)
 
 
 def _plot_files(plot: bool, fmt: str | None, width: str | None):

@@ -5,7 +5,7 @@ notes a reader must know and the names of the files written go to stderr.
 """
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from orchestrator.publish import files
+from orchestrator.publish.document import Report, Source
 from orchestrator.publish.latex import latex_table
 from orchestrator.reports import rows as report_rows
 from orchestrator.reports import tables
@@ -54,6 +55,11 @@ class Layout:
     columns: str | None = None
     wide: bool = False
 
+    def checked(self, formats: tuple[str, ...]) -> "Layout":
+        """This layout; PuzzleError if its format is not one of `formats`."""
+        check_format(self.fmt, formats)
+        return self
+
     def chosen(self) -> list[str] | None:
         """The columns of `--columns`, if given."""
         return column_names(self.columns, "--columns") if self.columns else None
@@ -68,30 +74,20 @@ class PlotFiles:
     width: str | None = None
 
 
-def report_sweep(db: Database, sweep_name: str, *, by: str | None, baseline: str | None, layout: Layout,
-                 plot: PlotFiles | None = None) -> Published:
-    """A sweep's summary per group (default: algorithm, params, board) as `layout` says, with its notes and plots."""
-    check_format(layout.fmt, REPORT_FORMATS)
-    check_not_database(layout.out, db)
+def sweep_report(db: Database, sweep_name: str, *, by: str | None = None, baseline: str | None = None) -> Report:
+    """A sweep's summary per group (default: algorithm, params, board), with its notes: errors first, then what the
+    rows and the comparisons leave out."""
     sweep = find_sweep(db, sweep_name)
     rows = sweep_rows(db, sweep_name)
     groups = report_rows.group_columns(rows, column_names(by, "--by") if by else None)
     summary, compared = report_summary(rows, groups, baseline=baseline)
     notes = [*error_lines(rows, sweep_name), *report_rows.notes(rows, sweep_name, groups), *compared]
-    published = Published()
-    if plot:
-        published.messages += plot_files(rows, plot, layout, file_stem(sweep_name), baseline)
-    document = Document(f"slidelab report: {sweep_name}", sweep_name, notes, rows, Source(db, sweep))
-    grid = partial(tables.report_grid, summary, groups, columns=layout.chosen(), wide=layout.wide)
-    return _published(published, summary, layout, document, grid)
+    return Report(f"slidelab report: {sweep_name}", sweep_name, summary, groups, notes, rows, baseline=baseline,
+                  db=db, sweep=sweep)
 
 
-def compare_sweeps(db: Database, names: list[str], *, by: str | None, layout: Layout,
-                   plot: PlotFiles | None = None) -> Published:
-    """The sweeps lined up group by group (`orchestrator.reports.comparison`), the first the reference; with `plot`, its
-    scatter and coverage plots as files."""
-    check_format(layout.fmt, COMPARE_FORMATS)
-    check_not_database(layout.out, db)
+def comparison_report(db: Database, names: list[str], *, by: str | None = None) -> Report:
+    """The sweeps lined up group by group (`orchestrator.reports.comparison`), the first the reference."""
     unique = list(dict.fromkeys(names))
     with ThreadPoolExecutor(max_workers=len(unique) if db.reads_side_by_side else 1) as pool:
         found = dict(zip(unique, pool.map(partial(compared_rows, db), unique), strict=True))
@@ -105,20 +101,43 @@ def compare_sweeps(db: Database, names: list[str], *, by: str | None, layout: La
     table, compared = comparison(frames, groups)
     notes = list(dict.fromkeys(note for name, rows in frames.items() for note in report_rows.notes(rows, name, groups)))
     notes += [*trials, *compared]
-    rows = joined_rows(frames, groups)
-    document = Document(f"slidelab comparison: {' vs '.join(frames)}", "-vs-".join(frames), notes, rows)
-    published = Published(messages=plot_files(rows, plot, layout, file_stem(document.stem)) if plot else [])
-    grid = partial(tables.compare_grid, table, groups, list(frames), columns=layout.chosen(), wide=layout.wide)
-    return _published(published, table, layout, document, grid)
+    return Report(f"slidelab comparison: {' vs '.join(frames)}", "-vs-".join(frames), table, groups, notes,
+                  joined_rows(frames, groups), names=list(frames), db=db)
 
 
-def plot_files(rows: pd.DataFrame, plot: PlotFiles, layout: Layout, stem: str, baseline: str | None = None) -> list[str]:
-    """Write the plots of `rows` (`paper_plots.write_plots`) next to `--out`, else here; a line per file written."""
-    from orchestrator.reports import paper_plots  # matplotlib only when a plot is asked for
+def publish(report: Report, layout: Layout, plot: PlotFiles | None = None) -> Published:
+    """The report as `layout` says (an HTML file; the table the terminal shows, in a terminal, as Markdown or as LaTeX;
+    or the whole table's raw values: csv, json, parquet), with its plots as files if asked for."""
+    check_not_database(layout.out, report.db)
+    published = Published(messages=plot_files(report, plot, layout) if plot else [])
+    if layout.fmt == "html":
+        target = layout.out or Path(f"{file_stem(report.stem)}.html")
+        target.write_text(html_page(report))
+        published.messages.append(f"wrote {target}")
+        return published
+    published.messages += report.notes
+    if layout.fmt not in MARKS:
+        published.text = files.write(report.table, layout.fmt, layout.out)
+        return published
+    grid = report.grid(layout.chosen(), layout.wide)
+    shown = tables.fitted(grid, terminal_width()) if layout.fmt == "table" else grid
+    notes = shown.notes(MARKS[layout.fmt])
+    published.messages += notes
+    if layout.fmt == "table":
+        published.table = tables.terminal_table(shown)
+        return published
+    text = tables.markdown_text(shown) if layout.fmt == "markdown" else latex_table(shown, [*report.notes, *notes])
+    if layout.out is None:
+        published.text = text
+    else:
+        files.write_texts([text], layout.out)
+    return published
 
+
+def plot_files(report: Report, plot: PlotFiles, layout: Layout) -> list[str]:
+    """Write the report's plots (`Report.plots`) next to `--out`, else here; a line per file written."""
     folder = layout.out.parent if layout.out else Path.cwd()
-    paths = paper_plots.write_plots(rows, folder, stem, fmt=plot.fmt, width=plot.width, baseline=baseline)
-    return [f"wrote {path}" for path in paths]
+    return [f"wrote {path}" for path in report.plots(folder, plot.fmt, plot.width)]
 
 
 def column_names(text: str, option: str) -> list[str]:
@@ -127,52 +146,6 @@ def column_names(text: str, option: str) -> list[str]:
     if not all(names):
         raise PuzzleError(f"{option}: an empty column name in {text!r}")
     return [report_rows.ALIASES.get(name, name) for name in names]
-
-
-@dataclass(frozen=True)
-class Source:
-    """The database and sweep a report reads: for the HTML report's header and board pictures."""
-
-    db: Database
-    sweep: SweepRow
-
-
-@dataclass(frozen=True)
-class Document:
-    """What an HTML file of a table has around it: a title, a default file stem, notes, the rows to plot, the sweep."""
-
-    title: str
-    stem: str
-    notes: list[str]
-    rows: pd.DataFrame | None
-    source: Source | None = None
-
-
-def _published(published: Published, frame: pd.DataFrame, layout: Layout, document: Document,
-               grid: Callable[[], tables.Grid]) -> Published:
-    """The frame in the layout's format: an HTML file; the table the terminal shows, in a terminal, as Markdown or as
-    LaTeX; or the whole frame's raw values (csv, json, parquet)."""
-    if layout.fmt == "html":
-        target = layout.out or Path(f"{file_stem(document.stem)}.html")
-        target.write_text(_html(document, frame))
-        published.messages.append(f"wrote {target}")
-        return published
-    published.messages += document.notes
-    if layout.fmt not in MARKS:
-        published.text = files.write(frame, layout.fmt, layout.out)
-        return published
-    shown = tables.fitted(grid(), terminal_width()) if layout.fmt == "table" else grid()
-    notes = shown.notes(MARKS[layout.fmt])
-    published.messages += notes
-    if layout.fmt == "table":
-        published.table = tables.terminal_table(shown)
-        return published
-    text = tables.markdown_text(shown) if layout.fmt == "markdown" else latex_table(shown, [*document.notes, *notes])
-    if layout.out is None:
-        published.text = text
-    else:
-        files.write_texts([text], layout.out)
-    return published
 
 
 def terminal_width() -> int | None:
@@ -201,9 +174,9 @@ def file_stem(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._+-]", "_", name).lstrip(".") or "sweep"
 
 
-def check_not_database(out: Path | None, db: Database) -> None:
+def check_not_database(out: Path | None, db: Database | None) -> None:
     """Refuse to write over the database being read."""
-    if out is not None and db.file is not None and out.exists() and db.file.exists() and out.samefile(db.file):
+    if out is not None and db is not None and db.file is not None and out.exists() and db.file.exists() and out.samefile(db.file):
         raise PuzzleError(f"--out {out} is the results database being read: give another file")
 
 
@@ -229,11 +202,12 @@ def compared_rows(db: Database, name: str) -> tuple[pd.DataFrame, str | None]:
     return rows[rows["job_id"].isin(trial.job_ids)], trial_text(name, trial)
 
 
-def _html(document: Document, frame: pd.DataFrame) -> str:
+def html_page(report: Report) -> str:
+    """The report as one self-contained HTML page (`orchestrator.publish.html_report`)."""
     from orchestrator.publish import html_report  # plotly only for the HTML report
 
-    parts = html_parts(frame, document.rows, document.source)
-    return html_report.html_report(document.title, parts.summary, parts.charts, document.notes, header=parts.header,
+    parts = html_parts(report.table, report.rows, report.source)
+    return html_report.html_report(report.title, parts.summary, parts.charts, report.notes, header=parts.header,
                                    boards=parts.boards, keys=parts.keys)
 
 
@@ -269,5 +243,6 @@ def sweep_header(db: Database, sweep: SweepRow, boards: int) -> list[tuple[str, 
 
 
 def check_format(fmt: str, formats: tuple[str, ...]) -> None:
+    """PuzzleError unless `fmt` is one of `formats`."""
     if fmt not in formats:
         raise PuzzleError(f"--format: {fmt!r} is not one of {', '.join(formats)}")

@@ -19,7 +19,7 @@ def swept(db_url, boards_dir) -> str:
 
 
 def test_the_rows_are_the_rows_of_export(swept):
-    rows = slidelab.results(swept, "py")
+    rows = slidelab.results("py", db=swept)
     exported = pd.read_csv(io.StringIO(ok(orchestrate("export", "py", "--db", swept)).stdout))
     assert list(rows.columns) == list(exported.columns) and len(rows) == len(exported) == 8
     assert rows["job_id"].tolist() == exported["job_id"].tolist()
@@ -28,25 +28,25 @@ def test_the_rows_are_the_rows_of_export(swept):
 
 
 def test_by_gives_the_summary_of_report(swept):
-    table = slidelab.results(swept, "py", by="algo,k", baseline="astar")
+    table = slidelab.results("py", db=swept, by="algo,k", baseline="astar")
     csv = pd.read_csv(io.StringIO(ok(orchestrate("report", "py", "--by", "algo,k", "--baseline", "astar", "--format",
                                                  "csv", "--db", swept)).stdout))
     assert list(table.columns) == list(csv.columns)
     assert table["jobs"].tolist() == csv["jobs"].tolist() == [2, 2, 2, 2]
     astar = table.set_index("algorithm").loc["astar"]
-    rows = slidelab.results(swept, "py")
+    rows = slidelab.results("py", db=swept)
     solved = rows[rows["outcome"] == "solved"].groupby(["algorithm", "k"], dropna=False)["board"].agg(set)
     common = set.intersection(*solved)  # common figures are over the boards every row that solved any solved
     optima = {"Rushhour6x6_1": 21, "Rushhour6x6_2": 15}
     assert astar["common"] == len(common) and astar["moves_ratio"] == pytest.approx(1.0)
     assert astar["moves_common"] == pytest.approx(sum(optima[board] for board in common) / len(common))
     assert astar["moves_mean"] == pytest.approx(sum(optima.values()) / 2)  # its own: over the boards it solved
-    assert slidelab.results(swept, "py", by=["board"])["board"].tolist() == ["Rushhour6x6_1", "Rushhour6x6_2"]
+    assert slidelab.results("py", db=swept, by=["board"])["board"].tolist() == ["Rushhour6x6_1", "Rushhour6x6_2"]
 
 
 def test_an_unknown_sweep_or_database_is_a_puzzle_error(swept, tmp_path):
     with pytest.raises(PuzzleError, match="no sweep named 'nope'"):
-        slidelab.results(swept, "nope")
+        slidelab.results("nope", db=swept)
     with pytest.raises(PuzzleError, match="no results database there"):
-        slidelab.results(f"sqlite:///{tmp_path / 'none.db'}", "py")
+        slidelab.results("py", db=f"sqlite:///{tmp_path / 'none.db'}")
     assert not (tmp_path / "none.db").exists()

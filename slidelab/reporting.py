@@ -1,0 +1,70 @@
+"""Reading results: a sweep's report, sweeps compared, and the rows behind them as DataFrames."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from slidelab.connection import reading
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from orchestrator.publish.document import Report
+    from orchestrator.reports.study import StudyReport
+
+
+def report(sweep: str, *, db: str | None = None, by: str | list[str] | None = None,
+           baseline: str | None = None) -> Report | StudyReport:
+    """The report of `sweep`: its summary per group, as `orchestrate report` prints it; of a study, its best trials.
+
+    `by`: the columns to group by (a list, or a comma list such as ``"algo,k"``;
+    default: algorithm, params, board). `baseline`: an algorithm of the sweep,
+    to give each group's moves, nodes and time as ratios to. The `Report` has
+    the table (`.table`, a DataFrame), its notes (`.notes`), the job rows
+    (`.rows`), and writes itself as Markdown, LaTeX, an HTML page or plots; a
+    notebook shows it as a table. PuzzleError for an unknown sweep or column.
+    """
+    from orchestrator.publish.outputs import sweep_report
+    from orchestrator.reports.study import is_study, study_report
+    from orchestrator.sweeps.lookups import find_sweep
+
+    results = reading(db)
+    found = find_sweep(results, sweep)
+    if is_study(found):
+        return study_report(results, found)
+    return sweep_report(results, sweep, by=_columns(by), baseline=baseline)
+
+
+def compare(*sweeps: str, db: str | None = None, by: str | list[str] | None = None) -> Report:
+    """Two or more sweeps side by side, the first the reference, as `orchestrate compare` prints them.
+
+    Per group each sweep's figures over the units every sweep solved, its
+    ratio to the first and the q-value of the difference; a study takes part
+    with its best trial. `by`: the columns to line the sweeps up on (default:
+    those they share and vary in).
+    """
+    from orchestrator.publish.outputs import comparison_report
+
+    return comparison_report(reading(db), list(sweeps), by=_columns(by))
+
+
+def results(sweep: str, *, db: str | None = None, by: str | list[str] | None = None,
+            baseline: str | None = None) -> pd.DataFrame:
+    """The rows of `sweep`, one per job, or with `by` their summary per group.
+
+    Without `by`: the columns of `orchestrate export` (the job, each parameter
+    as a column, its state and outcome, the result's counters and times,
+    where it came from, the board's optimum and gap; the result columns are
+    empty for a job not done yet). With `by`: the table of `report(...)`, every
+    column with raw values, as `orchestrate report --format csv` writes it.
+    """
+    from orchestrator.publish.outputs import sweep_report, sweep_rows
+
+    results = reading(db)
+    if by is None:
+        return sweep_rows(results, sweep)
+    return sweep_report(results, sweep, by=_columns(by), baseline=baseline).table
+
+
+def _columns(by: str | list[str] | None) -> str | None:
+    return ",".join(by) if isinstance(by, list) else by
