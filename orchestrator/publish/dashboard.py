@@ -123,7 +123,8 @@ class TokenGate:
         """`send` adding to the response the cookie that carries the token from now on."""
         cookie: SimpleCookie = SimpleCookie()
         cookie[TOKEN_COOKIE] = token
-        cookie[TOKEN_COOKIE].update({"path": "/", "httponly": True, "samesite": "Strict"})
+        morsel = cookie[TOKEN_COOKIE]
+        morsel["path"], morsel["httponly"], morsel["samesite"] = "/", True, "Strict"
 
         async def sending(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -188,7 +189,8 @@ def overview(db: Database) -> dict[str, Any]:
     return {
         "database": db.shown_url,
         "refreshed": datetime.now(UTC),
-        "sweeps": [_sweep_line(db, summary.name) for summary in list_sweeps(db)[:SWEEPS_SHOWN]],
+        "sweeps": [_sweep_line(db, sweep) for summary in list_sweeps(db)[:SWEEPS_SHOWN]
+                   if (sweep := find(db, summary.name)) is not None],  # not one deleted since it was listed
         "hosts": hosts(db),
         "recent": [_result_line(row) for row in recent_results(db, RECENT)],
         "problems": [_result_line(row) for row in recent_results(db, RECENT, outcomes=PROBLEMS)],
@@ -380,11 +382,10 @@ def _page(title: str, body: list[str], kind: str, sweep: str = "") -> str:
                             manual=True)
 
 
-def _sweep_line(db: Database, name: str) -> dict[str, Any]:
+def _sweep_line(db: Database, sweep: SweepRow) -> dict[str, Any]:
     """A sweep's line of the overview: its counts, phase, pace and ETA, outcomes and limits."""
-    sweep = find(db, name)
     status = sweep_status(db, sweep)
-    return {"name": name, "created": sweep.created_at, "total": status.total, "finished": status.finished,
+    return {"name": sweep.name, "created": sweep.created_at, "total": status.total, "finished": status.finished,
             "phase": status.phase, "pace": status_view.pace(status),
             "outcomes": counts_text(status.outcomes) or "-", "limits": limits_text(sweep.limits)}
 

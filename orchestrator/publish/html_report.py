@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from importlib import resources
 from numbers import Real
 from typing import TYPE_CHECKING, Any
@@ -34,7 +34,7 @@ MAX_BOARDS = 48  # board pictures in one report; a note names how many more the 
 
 
 def html_report(title: str, summary: pd.DataFrame, charts: list[Chart], notes: list[str], *,
-                header: Iterable[tuple[str, str]] = (), boards: list[dict] = (), keys: dict[str, str] | None = None) -> str:
+                header: Iterable[tuple[str, str]] = (), boards: Sequence[dict] = (), keys: dict[str, str] | None = None) -> str:
     """The report as a complete HTML document (a string) with plotly.js inlined: header, notes, plots, boards, table."""
     from plotly.offline import get_plotlyjs
 
@@ -80,7 +80,7 @@ def plots_section(charts: list[Chart]) -> str:
     return f'<div class="plots">{divs}</div><script type="application/json" class="figures">{escaped}</script>'
 
 
-def board_cards(boards: list[dict]) -> str:
+def board_cards(boards: Sequence[dict]) -> str:
     """A card per board (its picture, optimum, and a player of its shortest stored solution), at most MAX_BOARDS."""
     cards = "".join(board_card(board) for board in boards[:MAX_BOARDS])
     more = len(boards) - MAX_BOARDS

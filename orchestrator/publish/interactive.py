@@ -105,7 +105,8 @@ def _metric_lines(swept: pd.DataFrame, param: str, keys: list[str], metric: str,
 
     Also the boards left out for having no value of the metric at all.
     """
-    traces, variants = [], {}
+    traces: list[dict] = []
+    variants: dict[tuple, int] = {}
     xs = np.sort(swept[param].dropna().unique())
     for key, group in swept.groupby(keys, dropna=False, sort=True):
         key = key if isinstance(key, tuple) else (key,)
@@ -268,7 +269,7 @@ def _comparison_charts(rows: pd.DataFrame) -> list[Chart]:
 
 def _bars(group: pd.DataFrame, boards: list[str], label: str, colour: str, metric: str) -> dict:
     """One algorithm label's bars: per board the mean (share solved) with its interval."""
-    points = []
+    points: list[dict[str, Any]] = []
     for board in boards:
         values = group.loc[group["board"].astype(str) == board, metric].dropna()
         if values.empty:

@@ -65,7 +65,7 @@ def _scatter_chart(scatters: list[Scatter], noun: str) -> Chart:
                "line": {"color": "#999", "width": 1}, "hoverinfo": "skip"},
               {"type": "scatter", "mode": "lines", "name": "unsolved", "x": [border, border, None, low, high],
                "y": [low, high, None, border, border], "line": {"color": "#555", "width": 1, "dash": "dash"}, "hoverinfo": "skip"}]
-    owners = [None, None]  # the scatter each trace shows: None for those every one shows
+    owners: list[int | None] = [None, None]  # the scatter each trace shows: None for those every one shows
     for number, scatter in enumerate(scatters):
         mine = _scatter_traces(scatter, floor, border, visible=number == 0)
         traces += mine
@@ -161,7 +161,7 @@ def _title_text(title: str, left_out: str) -> str:
 
 def plain(values: Iterable) -> list:
     """Numbers as JSON-ready floats and ints; NaN and missing values as None."""
-    out = []
+    out: list[Any] = []
     for value in values:
         if value is None or value is pd.NA or (isinstance(value, float | np.floating) and math.isnan(value)):
             out.append(None)

@@ -27,7 +27,6 @@ table keeps two kinds of figures apart:
 """
 
 import math
-from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -115,7 +114,7 @@ class Compared:
     """Rows marked for comparison (`like_with_like`), and each family's units by its key."""
 
     rows: pd.DataFrame
-    families: dict[Hashable, Family]
+    families: dict[tuple, Family]
     noun: str
 
 
@@ -134,7 +133,7 @@ def like_with_like(rows: pd.DataFrame, family: list[str], sides: list[str]) -> C
     outcomes = [None if _missing(outcome) else outcome for outcome in distinct["outcome"]]
     jobs = [Job(*values) for values in zip(_keys(distinct, family), _keys(distinct, sides), distinct["board"], seeds,
                                            outcomes)]
-    members: dict[Hashable, list[Job]] = {}
+    members: dict[tuple, list[Job]] = {}
     for job in jobs:
         members.setdefault(job.family, []).append(job)
     found = {key: Family.of(group, unit) for key, group in members.items()}

@@ -6,7 +6,6 @@ not every side ran them, named; the sides that solved nothing and so are not
 compared; how many units the common figures are over, per family.
 """
 
-from collections.abc import Hashable
 
 import pandas as pd
 
@@ -88,7 +87,7 @@ def _left_out(compared: Compared, family: list[str], sides: list[str], who: str)
 
 def _not_compared(compared: Compared, sides: list[str], who: str, groups: list[str] | None = None) -> list[str]:
     """The sides that ran units but solved none of them in a family where some side solved: not compared there."""
-    idle: dict[tuple, list[Hashable]] = {}
+    idle: dict[tuple, list[tuple]] = {}
     for key, found in compared.families.items():
         for side, units in found.ran.items():
             if found.solved and units and side not in found.solved:

@@ -18,7 +18,7 @@ import shutil
 import textwrap
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -30,12 +30,13 @@ from puzzles.errors import PuzzleError
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+    from matplotlib.typing import RcKeyType
 
 PLOT_FORMATS = ("png", "pdf", "svg", "pgf")
 WIDTHS = {"one": 3.5, "two": 7.0}  # inches: a figure one or two columns of a paper wide
 PAPER_DPI = 300  # a PNG of a paper figure: 1,050 pixels one column wide
-PAPER_FONTS = {"font.size": 8, "legend.fontsize": 7, "axes.titlesize": 8}  # the size of a paper's captions
-EMBEDDED = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "path", "pgf.rcfonts": False}  # TrueType fonts in
+PAPER_FONTS: dict[RcKeyType, Any] = {"font.size": 8, "legend.fontsize": 7, "axes.titlesize": 8}  # the size of a paper's captions
+EMBEDDED: dict[RcKeyType, Any] = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "path", "pgf.rcfonts": False}  # TrueType fonts in
 # a PDF, glyph outlines in an SVG (it needs no font installed); a PGF file's text is set by the document that inputs it
 METADATA = {"png": {"Software": None}, "pdf": {"Creator": None, "Producer": None, "CreationDate": None},
             "svg": {"Creator": None, "Date": None}}  # no version or date: the same figure makes the same file
@@ -43,7 +44,7 @@ TEX_SPECIAL = re.compile(r"[\\_%&#{}~^]")  # characters LaTeX reads as commands 
 TEX_ESCAPES = {"\\": r"\textbackslash{}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
 TEX_SYSTEMS = ("xelatex", "lualatex", "pdflatex")  # the pgf backend measures text with the first found
 MARGIN = 1.6  # a log axis of a paper figure runs this factor beyond the floor and the border
-BORDER_LINE = {"color": "0.35", "linestyle": "--", "linewidth": 0.8, "zorder": 1}
+BORDER_LINE: dict[str, Any] = {"color": "0.35", "linestyle": "--", "linewidth": 0.8, "zorder": 1}
 
 
 # Writing figures as files --------------------------------------------------------------------
@@ -66,7 +67,7 @@ def write_plots(rows: pd.DataFrame, outdir: Path, stem: str, *, fmt: str = "png"
     inches = _inches(fmt, width)
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    with _saving(fmt), rc_context(PAPER_FONTS if inches else {}):
+    with _saving(fmt), rc_context(PAPER_FONTS if inches else None):
         made = [*([] if is_comparison(rows) else figures(rows)), *paper_figures(rows, inches or WIDTHS["one"], baseline)]
         return [_save(figure, outdir / f"{stem}-{slug(title)}.{fmt}", fmt, inches) for title, figure in made]
 
@@ -84,7 +85,10 @@ def _saving(fmt: str) -> AbstractContextManager:
     """matplotlib's settings while figures are made and saved: fonts embedded; for PGF, the LaTeX found."""
     from matplotlib import rc_context
 
-    return rc_context(EMBEDDED | ({"pgf.texsystem": _tex_system()} if fmt == "pgf" else {}))
+    settings = dict(EMBEDDED)
+    if fmt == "pgf":
+        settings["pgf.texsystem"] = _tex_system()
+    return rc_context(settings)
 
 
 def _tex_system() -> str:
@@ -105,7 +109,8 @@ def _save(figure: Figure, path: Path, fmt: str, inches: float | None) -> Path:
     if fmt == "pgf":
         _tex_texts(figure)
     try:
-        figure.savefig(path, dpi="figure", **({"metadata": METADATA[fmt]} if fmt in METADATA else {}))
+        metadata: dict[str, Any] = {"metadata": METADATA[fmt]} if fmt in METADATA else {}
+        figure.savefig(path, dpi="figure", **metadata)
     except _latex_errors(fmt) as err:
         raise PuzzleError(f"{path.name}: LaTeX cannot set a text of this figure: {str(err).splitlines()[0]}") from None
     finally:

@@ -38,6 +38,7 @@
 """
 
 import math
+from collections.abc import Callable
 from statistics import NormalDist
 
 import numpy as np
@@ -247,7 +248,7 @@ def _ratios(cells: pd.DataFrame, rows: pd.DataFrame, baseline: str) -> dict[str,
 
 def _across_boards(cells: pd.DataFrame, groups: list[str], with_ratios: bool) -> pd.DataFrame:
     """Per group, the statistics of its per-board cells: means of means, spread across boards, sums of counts."""
-    aggregations = {
+    aggregations: dict[str, tuple[str, str | Callable[[pd.Series], float]]] = {
         "boards": ("board", "nunique"),
         **{name: (name, across) for name, (_, _, across) in AGGREGATED.items()},
         **{column: (column, "sum") for column in cells.columns if column.startswith("n_")},

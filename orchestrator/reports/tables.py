@@ -193,10 +193,10 @@ def best_cells(frame: pd.DataFrame) -> tuple[set[tuple[int, str]], str]:
     family = [name for name in ("board", "seed") if name in frame.columns]
     compared = any(kind(name) for name in frame.columns)
     frame = frame.reset_index(drop=True)
-    found = set()
+    found: set[tuple[int, str]] = set()
     for name in frame.columns:
         if name in COLUMNS and COLUMNS[name].table:
-            found |= {(index, name) for index in np.flatnonzero(_best(frame, name, family))}
+            found |= {(int(index), name) for index in np.flatnonzero(_best(frame, name, family))}
     for metric in COMPARED:
         mine = [name for name in frame.columns if name.startswith(f"{metric} ") and kind(name) is None]
         for index, values in enumerate(frame[mine].itertuples(index=False)):
@@ -266,7 +266,7 @@ def _narrowed_rows(table: pd.DataFrame, names: list[str]) -> bool:
 def _best(frame: pd.DataFrame, name: str, family: list[str]) -> np.ndarray:
     """Per row, whether its value of `name` is the best among the rows of its family."""
     found = column(name)
-    ranked = found.rank if found.rank in frame.columns else name
+    ranked = found.rank if found.rank is not None and found.rank in frame.columns else name
     if found.summary == "sum" and "coverage_units" in frame.columns:  # sums compare only over as many runs
         alike = frame.groupby(family, dropna=False, sort=False)["coverage_units"].transform("nunique").eq(1) \
             if family else pd.Series(frame["coverage_units"].nunique() == 1, index=frame.index)
@@ -310,7 +310,7 @@ def _compared_cell(row: dict, metric: str, first: str, name: str, wide: bool) ->
 def _with_summaries(grid: Grid, frame: pd.DataFrame, groups: list[str], family: list[str], shown: list[Column]) -> Grid:
     """The grid with a summary row per side (the rows alike but for the family's columns, two or more of them):
     the sum of its coverage and scores, the geometric mean of its ratios."""
-    summed = [found for found in shown if found.summary]
+    summed = {found.name: found.summary for found in shown if found.summary}  # how each summed column sums up
     sides = [group for group in groups if group not in family]
     if not summed:
         return grid
@@ -319,16 +319,16 @@ def _with_summaries(grid: Grid, frame: pd.DataFrame, groups: list[str], family: 
         if len(side) < 2:
             continue
         first = side.iloc[0].to_dict()
-        label = _aggregates_label([found.summary for found in summed], len(side))
+        label = _aggregates_label(list(summed.values()), len(side))
         keys = [Cell(text=_group_text(first, group) if group in sides else "") for group in groups]
         keys[groups.index(family[0])] = Cell(text=label)
-        cells = [Cell(found.name, _aggregate(side[found.name], found.summary)) if found in summed else Cell(text="")
-                 for found in shown]
+        cells = [Cell(found.name, _aggregate(side[found.name], summed[found.name])) if found.name in summed
+                 else Cell(text="") for found in shown]
         summaries.append([*keys, *cells])
     noun = " and ".join(family)
     whom = f"per {', '.join(sides)}" if sides else "over all rows"
-    what = "; ".join(f"the {aggregate} of {_and([found.heading for found in summed if found.summary == how])}"
-                     for how, aggregate in AGGREGATES.items() if any(found.summary == how for found in summed))
+    what = "; ".join(f"the {aggregate} of {_and([found.heading for found in shown if summed.get(found.name) == how])}"
+                     for how, aggregate in AGGREGATES.items() if how in summed.values())
     return replace(grid, summaries=summaries,
                    summarized=f"last rows: {whom}, over its rows (one per {noun}): {what}") if summaries else grid
 

@@ -18,7 +18,7 @@ from orchestrator.sweeps.running import run_pool
 from puzzles.errors import PuzzleError
 from puzzles.result import Outcome
 from workers.provenance import environment
-from workers.runner import JobRunner
+from workers.runner import JobRunner, Lost
 from workers.store import Database
 from workers.store.jobs import job_inputs
 from workers.store.records import JobInput, JobResult
@@ -162,9 +162,9 @@ def sampled(jobs: list[StoredJob], size: int | None, seed: int) -> list[StoredJo
     return sorted(random.Random(seed).sample(jobs, size), key=lambda job: job.job_id)
 
 
-def rerun(jobs: list[JobInput], workers: int, progress: Progress | None = None) -> dict[int, JobResult]:
-    """Each job run again in a `JobRunner`, `workers` at once: its result by job id."""
-    results: dict[int, JobResult] = {}
+def rerun(jobs: list[JobInput], workers: int, progress: Progress | None = None) -> dict[int, JobResult | Lost]:
+    """Each job run again in a `JobRunner`, `workers` at once: its result (or how its process was lost) by job id."""
+    results: dict[int, JobResult | Lost] = {}
 
     def run(runner: JobRunner, job: JobInput) -> None:
         results.update((done.job_id, result) for done, result in runner.run([job]))
@@ -178,10 +178,13 @@ def rerun(jobs: list[JobInput], workers: int, progress: Progress | None = None) 
     return results
 
 
-def compare(job: StoredJob, now: JobResult | None) -> Check:
-    """The check of one job given its result now (None: not run again, as its stored result is not reproducible)."""
-    if not job.reproducible:
+def compare(job: StoredJob, now: JobResult | Lost | None) -> Check:
+    """The check of one job given its result now (None: not run again, as its stored result is not reproducible;
+    Lost: its process died under it, so nothing says whether it would run alike)."""
+    if not job.reproducible or now is None:
         return Check(job, SKIPPED, note=job.reason)
+    if isinstance(now, Lost):
+        return Check(job, INCONCLUSIVE, note=now.cause)
     if machine_bound(now.outcome, now.reason):
         return Check(job, INCONCLUSIVE, note=now.reason)
     differences = [
