@@ -93,7 +93,8 @@ def test_another_grid_under_a_sweeps_name_is_refused_in_one_line_and_extend_adds
     extended = ok(sweep(url, "--name", "beam-k", "--algo", "astar", "--extend")).stdout
     assert "sweep beam-k: 3 jobs, 3 new" in extended
     shown = json.loads(ok(orchestrate("sweep", "show", "beam-k", "--json", "--db", url)).stdout)
-    assert shown["spec"]["algorithms"] == ["beam", "astar"] and shown["status"]["total"] == 9
+    assert shown["kind"] == "grid" and shown["definition"]["algorithms"] == ["beam", "astar"]
+    assert shown["status"]["total"] == 9
 
 
 def local_run(tmp_path: Path, url: str, env: dict[str, str]) -> subprocess.Popen:
