@@ -31,6 +31,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from http.cookies import SimpleCookie
 from typing import Any
@@ -55,7 +56,7 @@ from puzzles.errors import PuzzleError
 from puzzles.result import Outcome
 from workers.settings import settings
 from workers.store import Database
-from workers.store.activity import database_time, held_jobs, host_activity, recent_results, sweep_version, throughput, worker_beats
+from workers.store.activity import RecentResult, database_time, held_jobs, host_activity, recent_results, sweep_version, throughput, worker_beats
 from workers.store.database import DatabaseError
 from workers.store.progress import list_sweeps, sweep_status
 from workers.store.studies import trials_version
@@ -212,11 +213,11 @@ def hosts(db: Database) -> list[dict[str, Any]]:
                                               "held": [], "results": 0, "last": None, "throughput": []})
 
     for beat in worker_beats(db):
-        entry(beat["host"]).update({"beat_at": _aware(beat["beat_at"]), "since": _aware(beat["started_at"])})
+        entry(beat.host).update({"beat_at": _aware(beat.beat_at), "since": _aware(beat.started_at)})
     for job in held_jobs(db):
-        entry(job["host"])["held"].append({**job, "algorithm": _algorithm(job)})
+        entry(job.host)["held"].append({**asdict(job), "algorithm": status_view.algorithm_text(job.algorithm, job.params)})
     for activity in host_activity(db):
-        entry(activity["host"]).update({"results": activity["results"], "last": activity["last"]})
+        entry(activity.host).update({"results": activity.results, "last": activity.last})
     per_minute = _throughput(db, [host for host in found if host != "-"], now)
     for worker in found.values():
         worker["online"] = _online(worker, now)
@@ -390,14 +391,11 @@ def _sweep_line(db: Database, sweep: SweepRow) -> dict[str, Any]:
             "outcomes": counts_text(status.outcomes) or "-", "limits": limits_text(sweep.limits)}
 
 
-def _result_line(row: dict[str, Any]) -> dict[str, Any]:
+def _result_line(result: RecentResult) -> dict[str, Any]:
     """A result as the overview lists it: its algorithm with parameters, its time written as the tables write it."""
-    elapsed = row["elapsed_s"]
-    return {**row, "algorithm": _algorithm(row), "time": MISSING if elapsed is None else duration_text(elapsed)}
-
-
-def _algorithm(row: dict[str, Any]) -> str:
-    return status_view.algorithm_text(row["algorithm"], row["params"])
+    elapsed = result.elapsed_s
+    return {**asdict(result), "algorithm": status_view.algorithm_text(result.algorithm, result.params),
+            "time": MISSING if elapsed is None else duration_text(elapsed)}
 
 
 def _plotly(request: Request) -> Response:

@@ -1,10 +1,11 @@
 """What is going on across every sweep of a database, for the dashboard: workers, jobs held, hosts, recent results.
 
-Each row is a plain dict; a job held by a worker carries its worker host,
+Each read returns records: a job held by a worker carries its worker host,
 since when, its attempts and the time its lease runs out. The one write is a
 worker's heartbeat (`record_beat`): liveness is data, read by `worker_beats`.
 """
 
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -15,6 +16,58 @@ from workers.store.database import Database
 from workers.store.schema import boards, database_now, jobs, results, sweeps, workers
 from workers.store.states import JobState
 from workers.store.sweeps import SweepRow
+
+
+@dataclass(frozen=True)
+class WorkerBeat:
+    """A worker that beat: since it last came online (`started_at`), and its last heartbeat (`beat_at`)."""
+
+    host: str
+    started_at: datetime
+    beat_at: datetime
+
+
+@dataclass(frozen=True)
+class HeldJob:
+    """A running job: its sweep, board, algorithm and parameters, the worker holding it, since when, its attempts
+    and when its lease runs out."""
+
+    id: int
+    sweep: str
+    board: str
+    algorithm: str
+    params: dict[str, Any]
+    host: str | None
+    since: datetime | None
+    attempts: int
+    lease_until: datetime | None
+
+
+@dataclass(frozen=True)
+class HostActivity:
+    """A host that stored results: how many, and when its last one finished."""
+
+    host: str
+    results: int
+    last: datetime
+
+
+@dataclass(frozen=True)
+class RecentResult:
+    """A stored result with its job's names: outcome, moves, time, host, when it finished, why it ended (an error's
+    text or a limit's reason)."""
+
+    id: int
+    sweep: str
+    board: str
+    algorithm: str
+    params: dict[str, Any]
+    outcome: str
+    moves: int | None
+    elapsed_s: float | None
+    host: str | None
+    finished_at: datetime | None
+    reason: str | None
 
 
 def record_beat(db: Database, host: str, lease_s: float) -> None:
@@ -33,10 +86,10 @@ def database_time(db: Database) -> datetime:
         return database_now(connection)
 
 
-def worker_beats(db: Database) -> list[dict[str, Any]]:
-    """Every worker that ever beat: host, started_at (since it last came online), beat_at (its last heartbeat)."""
+def worker_beats(db: Database) -> list[WorkerBeat]:
+    """Every worker that ever beat, by host."""
     with db.engine.connect() as connection:
-        return [dict(row._mapping) for row in connection.execute(select(workers).order_by(workers.c.host))]
+        return [WorkerBeat(**row) for row in connection.execute(select(workers).order_by(workers.c.host)).mappings()]
 
 
 def throughput(db: Database, hosts: list[str], since: datetime, width_s: float) -> list[tuple[str, int, int]]:
@@ -55,8 +108,8 @@ def throughput(db: Database, hosts: list[str], since: datetime, width_s: float) 
         return [(host, int(index), int(count)) for host, index, count in connection.execute(query)]
 
 
-def held_jobs(db: Database, limit: int = 200) -> list[dict[str, Any]]:
-    """The running jobs, oldest claim first: id, sweep, board, algorithm, params, worker host, since, attempts, lease."""
+def held_jobs(db: Database, limit: int = 200) -> list[HeldJob]:
+    """The running jobs, oldest claim first."""
     query = (
         select(jobs.c.id, sweeps.c.name.label("sweep"), boards.c.name.label("board"), jobs.c.algorithm, jobs.c.params,
                jobs.c.worker_host.label("host"), jobs.c.started_at.label("since"), jobs.c.attempts,
@@ -68,12 +121,11 @@ def held_jobs(db: Database, limit: int = 200) -> list[dict[str, Any]]:
         .limit(limit)
     )
     with db.engine.connect() as connection:
-        return [dict(row._mapping) for row in connection.execute(query)]
+        return [HeldJob(**row) for row in connection.execute(query).mappings()]
 
 
-def host_activity(db: Database) -> list[dict[str, Any]]:
-    """Per host that stored results: how many, and when its last result finished; from the index (host, finished_at)
-    alone."""
+def host_activity(db: Database) -> list[HostActivity]:
+    """Per host that stored results, the last to finish one first; from the index (host, finished_at) alone."""
     last = func.max(results.c.finished_at)
     query = (
         select(results.c.host, func.count().label("results"), last.label("last"))
@@ -82,10 +134,10 @@ def host_activity(db: Database) -> list[dict[str, Any]]:
         .order_by(last.desc())
     )
     with db.engine.connect() as connection:
-        return [dict(row._mapping) for row in connection.execute(query)]
+        return [HostActivity(**row) for row in connection.execute(query).mappings()]
 
 
-def recent_results(db: Database, limit: int = 20, *, outcomes: tuple[Outcome, ...] = ()) -> list[dict[str, Any]]:
+def recent_results(db: Database, limit: int = 20, *, outcomes: tuple[Outcome, ...] = ()) -> list[RecentResult]:
     """The results stored last (only those with one of `outcomes`, if given), newest first, with their job's names."""
     query = (
         select(jobs.c.id, sweeps.c.name.label("sweep"), boards.c.name.label("board"), jobs.c.algorithm, jobs.c.params,
@@ -100,7 +152,7 @@ def recent_results(db: Database, limit: int = 20, *, outcomes: tuple[Outcome, ..
     if outcomes:
         query = query.where(results.c.outcome.in_(outcomes))
     with db.engine.connect() as connection:
-        return [dict(row._mapping) for row in connection.execute(query)]
+        return [RecentResult(**row) for row in connection.execute(query).mappings()]
 
 
 def sweep_version(db: Database, sweep: SweepRow) -> tuple[int, int, int]:
