@@ -28,6 +28,7 @@ from puzzles.result import measures
 from puzzles.textio import plural
 from workers.provenance import TIMING
 from workers.store import Database
+from workers.store.boards import StoredBoard
 from workers.store.rows import board_table, job_slices, job_table, sweep_board_ids, sweep_params
 from workers.store.schema import canonical_params
 from workers.store.states import JobState
@@ -54,7 +55,7 @@ SPEED_CLASS_RATIO = 1.25  # hosts differ in speed class when one's median speed 
 def load_rows(db: Database, sweep: SweepRow) -> pd.DataFrame:
     """One row per job of the sweep (`rows_frame`), the gaps against the best optima known anywhere in the database."""
     table = job_table(db, sweep)
-    boards = {board["id"]: board for board in board_table(db, table.column("board_id").unique().to_pylist())}
+    boards = {board.id: board for board in board_table(db, table.column("board_id").unique().to_pylist())}
     return rows_frame(table, boards, best_optima(db, set(boards)))
 
 
@@ -63,7 +64,7 @@ def row_slices(db: Database, sweep: SweepRow, rows: int = CSV_ROWS) -> Iterator[
     columns, and integer columns as integers (not floats beside a missing value)."""
     import pyarrow as pa
 
-    boards = {board["id"]: board for board in board_table(db, sweep_board_ids(db, sweep))}
+    boards = {board.id: board for board in board_table(db, sweep_board_ids(db, sweep))}
     optima, params = best_optima(db, set(boards)), sweep_params(db, sweep)
     for table in job_slices(db, sweep, rows):
         frame = rows_frame(table, boards, optima, params)
@@ -71,7 +72,7 @@ def row_slices(db: Database, sweep: SweepRow, rows: int = CSV_ROWS) -> Iterator[
         yield frame.astype(dict.fromkeys(integers, "Int64"))
 
 
-def rows_frame(table: "pa.Table", boards: dict[str, dict[str, Any]], optima: dict[str, int],
+def rows_frame(table: "pa.Table", boards: dict[str, StoredBoard], optima: dict[str, int],
                all_params: list[dict[str, Any]] | None = None) -> pd.DataFrame:
     """One row per job of the store's columns (`workers.store.rows.job_table`), with its board, its parameters as
     columns, its board's optima and gaps.
@@ -93,14 +94,14 @@ def rows_frame(table: "pa.Table", boards: dict[str, dict[str, Any]], optima: dic
     board_codes, board_ids = pd.factorize(stored["board_id"])
     of_board = [boards[key] for key in board_ids]
     frame = pd.DataFrame({
-        "job_id": stored["job_id"], "board": _taken([found["name"] or found["id"][:12] for found in of_board], board_codes),
-        "board_id": stored["board_id"], "board_size": _taken([found["size"] for found in of_board], board_codes),
-        "domain": _taken([found["domain"] for found in of_board], board_codes), "algorithm": stored["algorithm"],
+        "job_id": stored["job_id"], "board": _taken([found.name or found.id[:12] for found in of_board], board_codes),
+        "board_id": stored["board_id"], "board_size": _taken([found.size for found in of_board], board_codes),
+        "domain": _taken([found.domain for found in of_board], board_codes), "algorithm": stored["algorithm"],
         "params": _taken([canonical_params(params) for params in decoded], params_codes),
         **{parameter_column(name): _taken([params.get(name) for params in decoded], params_codes) for name in names},
         **{column: stored[column] for column in ("seed", "repeat", "state", "outcome", *RESULT_COLUMNS, "reason",
                                                  "host", "code_version", "speed")},
-        "known_optimum": _taken([found["known_optimum"] for found in of_board], board_codes),
+        "known_optimum": _taken([found.known_optimum for found in of_board], board_codes),
         "optimal": _optimal(stored, decoded, params_codes, boards),
     })
     rows = with_parameter_columns(frame, [parameter_column(name) for name in names])
@@ -137,12 +138,12 @@ def _taken(values: list[Any], codes: Any) -> pd.Series:
 
 
 def _optimal(stored: pd.DataFrame, decoded: list[dict[str, Any]], params_codes: Any,
-             boards: dict[str, dict[str, Any]]) -> pd.Series:
+             boards: dict[str, StoredBoard]) -> pd.Series:
     """Per job, whether its search is optimal (`is_optimal`), decided once per algorithm, parameters and board."""
     keys = pd.DataFrame({"algorithm": stored["algorithm"], "params": params_codes, "board_id": stored["board_id"]})
     codes = keys.groupby(list(keys.columns), sort=False).ngroup()
     distinct = keys.drop_duplicates()
-    decided = [is_optimal(algorithm, decoded[params], boards[board]["domain"], boards[board]["canonical_text"])
+    decided = [is_optimal(algorithm, decoded[params], boards[board].domain, boards[board].canonical_text)
                for algorithm, params, board in distinct.itertuples(index=False, name=None)]
     return pd.Series(decided, dtype=bool).take(codes.to_numpy()).reset_index(drop=True)
 

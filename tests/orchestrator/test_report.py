@@ -22,6 +22,7 @@ from orchestrator.sweeps.sources import load_boards
 from tests.stored import store_sweep
 from tests.tables import Board, Sweep
 from workers.store import connect
+from workers.store.boards import StoredBoard
 from workers.store.database import engine_for
 from workers.store.jobs import record
 from workers.store.migrate import upgrade
@@ -174,18 +175,18 @@ def test_rows_carry_the_known_optimum_and_the_gap_in_moves(db):
 def stored_row(job_id: int, params: dict, **result) -> dict:
     """A job as `workers.store.rows.job_table` gives it: a done beam job on one board, with `result`'s measures."""
     measures = dict.fromkeys(report_rows.RESULT_COLUMNS) | result
-    return {"job_id": job_id, "board_id": BOARD["id"], "algorithm": "beam", "params": canonical_params(params),
+    return {"job_id": job_id, "board_id": BOARD.id, "algorithm": "beam", "params": canonical_params(params),
             "seed": None, "repeat": 0, "state": "done", "outcome": "solved", **measures, "reason": None, "host": "h",
             "code_version": None, "speed": None}
 
 
-BOARD = {"id": "b" * 64, "name": "board", "size": 6, "domain": "rushhour", "canonical_text": "", "known_optimum": None}
+BOARD = StoredBoard(id="b" * 64, name="board", size=6, domain="rushhour", canonical_text="", known_optimum=None)
 
 
 def test_a_parameter_named_like_a_result_column_neither_overwrites_it_nor_is_lost():
     stored = pa.Table.from_pylist([stored_row(1, {"k": 2, "steps": 3, "seed": 7}, moves=10, steps=10),
                            stored_row(2, {"k": 2, "steps": 4, "seed": 7}, moves=12, steps=11)])
-    rows = report_rows.rows_frame(stored, {BOARD["id"]: BOARD}, {})
+    rows = report_rows.rows_frame(stored, {BOARD.id: BOARD}, {})
     assert rows["steps"].tolist() == [10, 11] and rows["seed"].isna().all()  # the results' own columns
     assert rows["param:steps"].tolist() == [3, 4] and rows["param:seed"].tolist() == [7, 7]
     assert report_rows.parameter_columns(rows) == ["k", "param:seed", "param:steps"]

@@ -15,6 +15,7 @@ from sqlalchemy.engine import make_url
 
 from puzzles.errors import PuzzleError
 from puzzles.result import Outcome, measures
+from workers.store.boards import StoredBoard
 from workers.store.database import Database
 from workers.store.schema import RESULT_FIELDS, boards, jobs, results
 from workers.store.sweeps import SweepRow
@@ -145,13 +146,13 @@ def _job_query(db: Database, sweep: SweepRow) -> tuple[Select | CompoundSelect, 
     return union_all(sample, select(query.subquery())), 1
 
 
-def board_table(db: Database, board_ids: list[str]) -> list[dict[str, Any]]:
-    """The boards of `board_ids`: id, name, size, domain, canonical text and known optimum."""
+def board_table(db: Database, board_ids: list[str]) -> list[StoredBoard]:
+    """The boards of `board_ids`."""
     query = (select(boards.c.id, boards.c.name, boards.c.size, boards.c.domain, boards.c.canonical_text,
                     boards.c.known_optimum)
              .where(boards.c.id.in_(board_ids)))
     with db.engine.connect() as connection:
-        return [dict(row._mapping) for row in connection.execute(query)]
+        return [StoredBoard(**row) for row in connection.execute(query).mappings()]
 
 
 def _table_columns() -> list[tuple[str, ColumnElement[Any], type]]:
