@@ -212,16 +212,17 @@ def job_record(db: Database, job_id: int) -> dict[str, Any]:
         .where(jobs.c.id == job_id)
     )
     with db.engine.connect() as connection:
-        row = connection.execute(query).one_or_none()
+        row = connection.execute(query).mappings().one_or_none()
         if row is None:
             raise PuzzleError(f"no job {job_id}")
-        result = connection.execute(select(results).where(results.c.job_id == job_id)).one_or_none()
-    job = {column.key: row._mapping[column] for column in jobs.columns}
+        result = connection.execute(select(results).where(results.c.job_id == job_id)).mappings().one_or_none()
+    job = {column.key: row[column] for column in jobs.columns}
     return {
         "job": _plain(job),
-        "sweep": row.sweep_name,
-        "board": {"name": row.board_name, "domain": row.domain, "size": row.size, "known_optimum": row.known_optimum},
-        "result": _plain(dict(result._mapping)) if result else None,
+        "sweep": row["sweep_name"],
+        "board": {"name": row["board_name"], "domain": row["domain"], "size": row["size"],
+                  "known_optimum": row["known_optimum"]},
+        "result": _plain(dict(result)) if result else None,
     }
 
 

@@ -42,7 +42,7 @@ def job_rows(db: Database, sweep: SweepRow) -> list[dict[str, Any]]:
         .order_by(jobs.c.id)
     )
     with db.engine.connect() as connection:
-        return [dict(row._mapping) for row in connection.execute(query)]
+        return [dict(row) for row in connection.execute(query).mappings()]
 
 
 def sweep_boards(db: Database, sweep: SweepRow) -> list[dict[str, str]]:
@@ -80,7 +80,7 @@ def board_solutions(db: Database, sweep: SweepRow) -> list[dict[str, Any]]:
         .order_by(results.c.moves.desc(), jobs.c.id.desc())  # the shortest, then the first, comes last and stays
     )
     with db.engine.connect() as connection:
-        found = [dict(row._mapping) for row in connection.execute(in_sweep)]
+        found = [dict(row) for row in connection.execute(in_sweep).mappings()]
         best = {board_id: (job_id, moves, text) for board_id, job_id, moves, text in connection.execute(solved)}
     for board in found:
         board["job_id"], board["moves"], board["solution"] = best.get(board["id"], (None, None, None))
