@@ -91,12 +91,13 @@ EXPERIMENT = {"grid": "grid", "study": "study", "split": "split", "optimum": "op
 
 
 @pytest.fixture
-def url(tmp_path):
+def url(tmp_path, monkeypatch):
     """A new SQLite results database; leases looked at every second."""
     found = f"sqlite:///{tmp_path / 'results.db'}"
     upgrade(found)
-    configure(heartbeat_seconds=1)
+    monkeypatch.setenv("SLIDELAB_HEARTBEAT_SECONDS", "1")
     yield found
+    monkeypatch.undo()
     configure()
 
 
