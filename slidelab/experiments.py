@@ -25,7 +25,7 @@ from orchestrator.sweeps import split as split_search
 from orchestrator.sweeps import study as studies
 from orchestrator.sweeps.driver import ExperimentStatus, OnNote, OnProgress, backend_for, follow, run_experiment
 from orchestrator.sweeps.grid import SweepGrid
-from orchestrator.sweeps.limits import job_limits
+from orchestrator.sweeps.job_limits import job_limits
 from orchestrator.sweeps.lookups import find_sweep, newest_sweep
 from orchestrator.sweeps.plan import SweepPlan, grid_plan
 from orchestrator.sweeps.sources import load_boards, needs_database

@@ -35,7 +35,7 @@ def solve(board: str, algo: str, *, seed: int | None = None, goal: str | None = 
     the kernels must be compiled first (the first search of a kind on a machine). A search that ends unsolved
     returns its outcome (unsolvable, failed, limit); bad input raises PuzzleError.
     """
-    from orchestrator.sweeps.limits import job_limits
+    from orchestrator.sweeps.job_limits import job_limits
     from puzzles.domains import load_problem
     from puzzles.result import Limits
     from puzzles.solver import solve as run_search

@@ -191,7 +191,7 @@ def boards_optimum_command(
     """
     from orchestrator.boards import catalogue
     from orchestrator.sweeps import optima
-    from orchestrator.sweeps.limits import job_limits
+    from orchestrator.sweeps.job_limits import job_limits
     from workers.store import boards as board_store
 
     with user_errors():

@@ -47,7 +47,7 @@ def solve_command(
     from rich.console import Console
 
     from orchestrator.boards import show
-    from orchestrator.sweeps.limits import job_limits
+    from orchestrator.sweeps.job_limits import job_limits
     from puzzles.domains import load_problem
     from puzzles.result import Limits
     from puzzles.solver import solve
@@ -96,7 +96,7 @@ def demo_command(
 
     from orchestrator.boards import show
     from orchestrator.boards.demo import default_boards, run_demo
-    from orchestrator.sweeps.limits import checked_limits
+    from orchestrator.sweeps.job_limits import checked_limits
     from puzzles.result import Limits
 
     with user_errors():

@@ -49,7 +49,7 @@ from orchestrator.reports import rows as report_rows
 from orchestrator.reports.comparability import report_summary
 from orchestrator.reports.study import is_study
 from orchestrator.sweeps import status_view
-from orchestrator.sweeps.limits import limits_text
+from orchestrator.sweeps.job_limits import limits_text
 from orchestrator.sweeps.lookups import find_sweep
 from orchestrator.text import MISSING, counts_text, duration_text
 from puzzles.errors import PuzzleError

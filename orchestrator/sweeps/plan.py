@@ -16,7 +16,7 @@ from typing import Any
 from orchestrator.boards import catalogue
 from orchestrator.sweeps.definitions import Definition, GridDefinition
 from orchestrator.sweeps.grid import SweepGrid, combinations, flag_name, grid_size, stored_grid, values_text
-from orchestrator.sweeps.limits import checked_limits, limits_text
+from orchestrator.sweeps.job_limits import checked_limits, limits_text
 from orchestrator.sweeps.sources import load_boards
 from puzzles.algorithms import PROBLEM_OPTIONS, SEEDS, find_algorithm, heuristic_options, with_domain_defaults
 from puzzles.domains import Instance, problem_for

@@ -4,7 +4,7 @@ import json
 from typing import Any
 
 from orchestrator.sweeps.grid import SweepGrid, stored_grid
-from orchestrator.sweeps.limits import limits_text
+from orchestrator.sweeps.job_limits import limits_text
 from orchestrator.sweeps.status_view import params_text, status_text
 from orchestrator.text import duration_text
 from puzzles.textio import plural

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from orchestrator.cli.options import one_line
 from orchestrator.sweeps.grid import combinations, parse_values
-from orchestrator.sweeps.limits import checked_limits, parse_size
+from orchestrator.sweeps.job_limits import checked_limits, parse_size
 from orchestrator.sweeps.plan import check_sweep_name
 from orchestrator.sweeps.spec_file import read_spec
 from puzzles.domains import detect_domain, instance_from_text

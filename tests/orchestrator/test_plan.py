@@ -10,7 +10,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from orchestrator.sweeps.grid import SweepGrid, parse_values, stored_grid
-from orchestrator.sweeps.limits import parse_size
+from orchestrator.sweeps.job_limits import parse_size
 from orchestrator.sweeps.lookups import find_sweep
 from orchestrator.sweeps.plan import grid_plan, plan_sweep, store_plan
 from orchestrator.sweeps.sources import board_sources, load_boards

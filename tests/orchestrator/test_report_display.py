@@ -12,7 +12,7 @@ from orchestrator.publish.html_report import summary_table
 from orchestrator.reports import plots
 from orchestrator.reports.rows import with_parameter_columns
 from orchestrator.reports.tables import report_grid, terminal_table, value_text
-from orchestrator.sweeps.limits import limits_text
+from orchestrator.sweeps.job_limits import limits_text
 from orchestrator.text import duration_text
 from tests.orchestrator.test_plots import BOARDS, PARAMETERS, beam_rows, job
 
