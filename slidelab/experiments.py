@@ -18,7 +18,7 @@ the environment's SLIDELAB_BROKER_URL; none: the jobs run here), and raises
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from orchestrator.sweeps import grid_sweep, optima, spec_file
 from orchestrator.sweeps import split as split_search
@@ -44,7 +44,7 @@ from workers.store.sweeps import Cancelled, ExperimentKind, SweepRow, stopping, 
 
 __all__ = ["Cancel", "Resumed", "StudyOutcome", "cancel", "resume", "split", "status", "sweep", "sweep_plan", "tune"]
 CORES = 1
-DbArg = str | Database | None
+DbArg: TypeAlias = str | Database | None  # a database URL, an open database, or None: the environment's
 
 
 def sweep_plan(algorithms: str | None = None, params: dict[str, str] | None = None, boards: list[str] | None = None, *,

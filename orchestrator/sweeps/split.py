@@ -33,6 +33,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from orchestrator.boards.catalogue import instance
 from orchestrator.sweeps.definitions import SplitDefinition
@@ -190,8 +191,8 @@ class SplitProposer:
 
     def _store(self, level: subtree.Frontier, prefixes: list[str]) -> list[int]:
         """Store the bound's subtree jobs in the split search's experiment; their ids, in the prefixes' order."""
-        values = {**{k: [v] for k, v in self.definition.params.items()}, "prefix": prefixes, "bound": [level.bound],
-                  "split_depth": [level.depth]}
+        values: dict[str, list[Any]] = {**{k: [v] for k, v in self.definition.params.items()}, "prefix": list(prefixes),
+                                        "bound": [level.bound], "split_depth": [level.depth]}
         plan = plan_sweep(self.experiment.name, [self.instance], SweepGrid([SPLIT_ALGORITHM], values))
         plan.definition = self.definition
         store_plan(self.db, plan, extend=True)

@@ -187,7 +187,8 @@ def open_study(db: Database, spec: StudySpec):
     spec.save(db, [])
     storage = optuna.storages.RDBStorage(db.url)
     study = optuna.create_study(study_name=spec.name, storage=storage, sampler=sampler, pruner=pruner,
-                                directions=[o.direction for o in spec.scoring.objectives], load_if_exists=True)
+                                directions=[optuna.study.StudyDirection[o.direction.upper()] for o in spec.scoring.objectives],
+                                load_if_exists=True)
     study.set_user_attr("slidelab", spec.definition.to_json())
     return study, storage
 
