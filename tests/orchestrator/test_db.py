@@ -163,3 +163,37 @@ def test_a_sweep_run_before_the_restructuring_verifies_identical_after_it(tmp_pa
         for difference in differences:
             if difference["field"] == "moves":
                 assert difference["now"] < difference["stored"]  # shorter: slides of one vehicle merged
+
+
+OLD_SHAPES = {  # sweeps.spec as revision 0010 kept it: a grid, a study, the optima sweep in parts, and in one part
+    "beam-k": {"algorithms": ["beam"], "params": {"k": [1, 2]}},
+    "mf": {"study": {"algorithm": "moves-freed", "space": {"w_exit": "0..10"}, "objectives": ["moves:min"],
+                     "aggregate": "mean", "unsolved": "fail", "boards": ["b"], "board_ids": ["b1"], "seeds": None,
+                     "repeat": 1}},
+    "optimum": {"optimum": [{"algorithms": ["bfs"], "params": {}}, {"algorithms": ["idastar"], "params": {}}]},
+    "optimum-0123abcd": {"algorithms": ["bfs"], "params": {}},
+}
+
+
+def _experiments(url: str) -> dict[str, tuple[str, dict]]:
+    with engine_for(url).connect() as connection:
+        rows = connection.execute(sa.text("SELECT name, kind, definition FROM sweeps")).all()
+    return {name: (kind, json.loads(definition)) for name, kind, definition in rows}
+
+
+def test_the_experiment_kinds_migration_tells_each_old_shape_its_kind_and_undoes(tmp_path):
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    upgrade(url, "0010")
+    with engine_for(url).begin() as connection:
+        for name, spec in OLD_SHAPES.items():
+            connection.execute(sa.text("INSERT INTO sweeps (name, created_at, spec, limits) VALUES (:name, '2026-12-01',"
+                                       " :spec, '{}')"), {"name": name, "spec": json.dumps(spec)})
+    upgrade(url)
+    assert _experiments(url) == {
+        "beam-k": ("grid", OLD_SHAPES["beam-k"]), "mf": ("study", OLD_SHAPES["mf"]["study"]),
+        "optimum": ("optimum", {"parts": OLD_SHAPES["optimum"]["optimum"]}),
+        "optimum-0123abcd": ("optimum", {"parts": [OLD_SHAPES["optimum-0123abcd"]]})}
+    downgrade(url, "0010")
+    with engine_for(url).connect() as connection:
+        specs = dict(connection.execute(sa.text("SELECT name, spec FROM sweeps")).all())
+    assert {name: json.loads(spec) for name, spec in specs.items()} == OLD_SHAPES
