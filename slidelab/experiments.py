@@ -15,6 +15,7 @@ the environment's SLIDELAB_BROKER_URL; none: the jobs run here), and raises
 `PuzzleError` for bad input, with a one-line message.
 """
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,7 +44,7 @@ from workers.store.progress import SweepStatus, sweep_status
 from workers.store.sweeps import Cancelled, ExperimentKind, SweepRow, stopping, uncancel
 
 __all__ = ["Cancel", "Resumed", "StudyOutcome", "cancel", "resume", "split", "status", "sweep", "sweep_plan", "tune"]
-CORES = 1
+CORES = os.cpu_count() or 1
 DbArg: TypeAlias = str | Database | None  # a database URL, an open database, or None: the environment's
 
 
@@ -66,17 +67,9 @@ def sweep_plan(algorithms: str | None = None, params: dict[str, str] | None = No
     return grid_plan(grid, sources, name, limits, catalogue, goal=goal, write=write)
 
 
-@dataclass(frozen=True)
-class Stored:
-    """A sweep stored from its plan: its name, its jobs and how many are new."""
-
-    name: str
-    jobs: int
-    added: int
-
-
 def sweep(plan: SweepPlan, *, workers: int = CORES, chunk: int | None = None, wait: bool = True, rerun: bool = False,
-          extend: bool = False, db: DbArg = None, broker: str | None = None, on_stored: Callable[[Stored], None] | None = None,
+          extend: bool = False, db: DbArg = None, broker: str | None = None,
+          on_stored: Callable[[grid_sweep.Started], None] | None = None,
           on_progress: OnProgress | None = None, on_note: OnNote | None = None) -> ExperimentStatus:
     """Store the plan's sweep (`extend`: into a sweep of that name with another grid; `rerun`: its done jobs run
     again) and run its jobs without a result: here in `workers` job processes, or on the broker's Celery workers
@@ -84,7 +77,7 @@ def sweep(plan: SweepPlan, *, workers: int = CORES, chunk: int | None = None, wa
     results = _database(db, broker)
     started = grid_sweep.start(results, plan, rerun=rerun, extend=extend, chunk=chunk)
     if on_stored is not None:
-        on_stored(Stored(plan.name, started.jobs, started.added))
+        on_stored(started)
     return run_experiment(results, started.proposer, backend_for(workers, wait=wait), on_progress=on_progress,
                           on_note=on_note)
 

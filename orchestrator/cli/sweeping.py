@@ -111,7 +111,7 @@ def sweep_command(
         if dry_run:
             typer.echo(status_view.plan_text(plan))
             return
-    with LiveProgress(plan.name, wait) as progress:
+    with LiveProgress(wait) as progress:
         ended = interruptible(lambda: experiments.sweep(
             plan, workers=workers, chunk=chunk, wait=wait, rerun=rerun, extend=extend, db=db, broker=broker,
             on_stored=lambda s: typer.echo(f"sweep {s.name}: {plural(s.jobs, 'job')}, {s.added:,} new"),
@@ -130,10 +130,10 @@ class LiveProgress:
     """The live progress bar of an experiment on stderr, started at its first update (the lines printed before it stay
     on stdout) and closed on exit; none when its jobs are only queued (`wait` false with a broker)."""
 
-    def __init__(self, name: str, wait: bool = True) -> None:
+    def __init__(self, wait: bool = True) -> None:
         from workers.settings import settings
 
-        self.name, self.broker = name, bool(settings().broker_url)
+        self.broker = bool(settings().broker_url)
         self.shown = wait or not self.broker
         self._stack = contextlib.ExitStack()
         self._update: Any = None
@@ -150,7 +150,7 @@ class LiveProgress:
         if self._update is None:
             self._console = Console(stderr=True)
             self._update = self._stack.enter_context(
-                status_view.live_bar(self._console, self.name, status.total, here=not self.broker))
+                status_view.live_bar(self._console, status.name, status.total, here=not self.broker))
         self._update(status, warm_up)
 
     def note(self, line: str) -> None:
@@ -220,7 +220,7 @@ def resume_command(
 
     with user_errors():
         configured(db, broker)
-    with LiveProgress(sweep_name, wait) as progress:
+    with LiveProgress(wait) as progress:
         resumed = interruptible(lambda: experiments.resume(
             sweep_name, workers=workers, chunk=chunk, force=force, wait=wait, db=db, broker=broker,
             on_round=lambda r: typer.echo(status_view.bound_text(r)), on_told=_told, on_progress=progress), sweep_name)
@@ -320,7 +320,7 @@ def status_command(
 
     with user_errors():
         results = existing_database(db, broker)
-        with LiveProgress(sweep_name or "", True) if watch and not as_json else contextlib.nullcontext() as progress:
+        with LiveProgress() if watch and not as_json else contextlib.nullcontext() as progress:
             current = experiments.status(sweep_name, watch=watch and not as_json, db=results, on_progress=progress,
                                          on_note=progress.note if progress else None)
     if as_json:

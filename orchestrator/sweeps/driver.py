@@ -79,17 +79,6 @@ class ExperimentStatus:
     waited: bool = True
 
 
-class Backend(Protocol):
-    """Where a batch's jobs run: `run` returns once none of them is left to run (done, cancelled, or settled)."""
-
-    def run(self, db: Database, experiment: SweepRow, batch: Batch, poll: Callable[[WarmUp | None], str | None]) -> None:
-        """Run the batch; `poll` is called as it runs, and says when the jobs still running are not needed."""
-
-    def __enter__(self) -> "Backend": ...
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None: ...
-
-
 class LocalPool:
     """`workers` job processes here, started on entry and kept for every batch; stopped on exit."""
 

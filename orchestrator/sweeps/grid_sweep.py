@@ -41,6 +41,11 @@ class Started:
     jobs: int
     added: int
 
+    @property
+    def name(self) -> str:
+        """The sweep's name."""
+        return self.proposer.experiment.name
+
 
 def start(db: Database, plan: SweepPlan, *, rerun: bool = False, extend: bool = False,
           chunk: int | None = None) -> Started:
@@ -57,16 +62,16 @@ def start(db: Database, plan: SweepPlan, *, rerun: bool = False, extend: bool = 
 
 
 @dataclass(frozen=True)
-class Resumed:
+class ResumedSweep:
     """A sweep to go on with: its proposer, and how many jobs live workers hold (left to them)."""
 
     proposer: GridProposer
     held: int
 
 
-def resumed(db: Database, experiment: SweepRow, *, force: bool = False, chunk: int | None = None) -> Resumed:
+def resumed(db: Database, experiment: SweepRow, *, force: bool = False, chunk: int | None = None) -> ResumedSweep:
     """Propose the sweep's jobs without a result; those live workers hold only with `force` (taken over)."""
     job_ids = unfinished_jobs(db, experiment.id, held_too=force)
     held = len(unfinished_jobs(db, experiment.id)) - len(job_ids)
     take_over = held_leases(db, job_ids) if force else None
-    return Resumed(GridProposer(experiment, job_ids, chunk=chunk, take_over=take_over), held)
+    return ResumedSweep(GridProposer(experiment, job_ids, chunk=chunk, take_over=take_over), held)
