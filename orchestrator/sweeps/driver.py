@@ -18,6 +18,7 @@ Resuming an experiment is running the proposer its kind builds from the
 stored definition again: jobs already done are not run again.
 """
 
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -120,7 +121,7 @@ class LocalPool:
                           self.runners)
             else:
                 recover()
-                watch(lambda: True, POLL_S)
+                time.sleep(POLL_S)
                 on_poll(None)
 
 
@@ -156,7 +157,7 @@ class CeleryQueue:
             return is_cancelled(db, experiment.id) or not any(state in (*WAITING, JobState.RUNNING)
                                                               for state, _ in current.values())
 
-        watch(_answering(over, lambda _: None))
+        _paced_watch(_answering(over))
 
 
 def backend_for(workers: int, *, wait: bool = True) -> LocalPool | CeleryQueue:
@@ -241,8 +242,18 @@ class _Outage:
         return value
 
 
-def _answering(poll: Callable[[], bool], on_note: OnNote) -> Callable[[], bool]:
-    """`poll`, False while the database does not answer."""
-    notes = _Outage(on_note)
+def _paced_watch(poll: Callable[[], bool]) -> None:
+    """Call `poll` until it returns True: every POLL_S seconds, or twice as long as it took if longer (the look at a
+    large batch's states then takes at most half a core)."""
+    while True:
+        started = time.monotonic()
+        if poll():
+            return
+        time.sleep(max(POLL_S, 2 * (time.monotonic() - started)))
+
+
+def _answering(poll: Callable[[], bool]) -> Callable[[], bool]:
+    """`poll`, False while the database does not answer (the driver's progress says so)."""
+    notes = _Outage(None)
     return lambda: bool(notes.answered(poll))
 

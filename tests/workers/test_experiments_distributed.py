@@ -34,9 +34,8 @@ def test_cancel_ctrl_c_and_a_lost_worker_then_resume_finish_the_experiment_on_th
     kind.start(url, _once(lambda: experiments.cancel(name, db=url)))
     assert find(connect(url), name).cancelled_at is not None and not kind.finished(url)
 
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt):  # its workers may finish what they were sent: nothing more is proposed
         experiments.resume(name, db=url, on_progress=_once(lambda: os.kill(os.getpid(), signal.SIGINT)))
-    assert not kind.finished(url)
 
     first.kill()  # lost with the jobs it held: their leases lapse, the resume re-queues them
     with cluster.engine.begin() as connection:  # one more held by it, should it have run every job it was sent
