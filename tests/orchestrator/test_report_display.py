@@ -15,6 +15,7 @@ from orchestrator.reports.tables import report_grid, terminal_table, value_text
 from orchestrator.sweeps.job_limits import limits_text
 from orchestrator.text import duration_text
 from tests.orchestrator.test_plots import BOARDS, PARAMETERS, beam_rows, job
+from workers.store.activity import RecentResult
 
 
 def chart(rows: pd.DataFrame, title: str) -> dict:
@@ -86,7 +87,8 @@ def test_html_dashboard_and_terminal_write_values_alike():
     console.print(terminal_table(report_grid(summary(), ["algorithm"], columns=["elapsed_mean", "gap_mean", "peak_mem_mib"])))
     terminal = console.export_text()
     assert all(text in terminal for text in ("85.3 µs", "+946,920%", "2 GiB"))
-    line = _result_line({"elapsed_s": 8.534e-05, "algorithm": "bfs", "params": {}})
+    result = RecentResult(1, "sweep", "6x6_1", "bfs", {}, "solved", 8, 8.534e-05, "host-a", None, None)
+    line = _result_line(result)
     assert line["time"] == "85.3 µs"  # the dashboard's recent results: the server writes it, not the page's script
 
 
