@@ -1,25 +1,23 @@
-"""The databases a library call opens: read as they are for reports, brought to the newest schema for runs.
+"""The database a library call opens: as it is for reading, brought to the newest schema for running.
 
-Every call takes `db` (a database URL) and, where work is queued, `broker`;
-those left None come from the environment (`SLIDELAB_DATABASE_URL`, else
-`sqlite:///slidelab.db`; `SLIDELAB_BROKER_URL`, else the local pool), as the
-command line's `--db` and `--broker` do.
+Every call takes `db`: a database URL, an open `Database`, or None for the
+environment's (`SLIDELAB_DATABASE_URL`, else `sqlite:///slidelab.db`); and,
+where work is queued, `broker` (None: `SLIDELAB_BROKER_URL`, else the local
+pool), as the command line's `--db` and `--broker` do.
 """
 
-from workers.settings import Settings, configure
+from typing import TypeAlias
+
+from workers.settings import configure
 from workers.store import Database, open_database, open_existing
 
-
-def configured(db: str | None = None, broker: str | None = None) -> Settings:
-    """The environment's settings with `db` and `broker` where given, made this process's settings."""
-    return configure(database_url=db, broker_url=broker)
+DbArg: TypeAlias = str | Database | None  # a database URL, an open database, or None: the environment's
 
 
-def reading(db: str | None = None) -> Database:
-    """The database at `db` as it is: nothing is created or migrated; PuzzleError if there is none there."""
-    return open_existing(configured(db).database_url)
-
-
-def writing(db: str | None = None, broker: str | None = None) -> Database:
-    """The database at `db`, made or brought to the newest schema, for a call that stores jobs and results."""
-    return open_database(configured(db, broker).database_url)
+def database(db: DbArg = None, broker: str | None = None, *, existing: bool = False) -> Database:
+    """The database of `db`, made or brought to the newest schema (`existing`: as it is, never created or migrated;
+    PuzzleError if there is none there); the process configured with it and `broker`."""
+    if isinstance(db, Database):
+        return db
+    url = configure(database_url=db, broker_url=broker).database_url
+    return open_existing(url) if existing else open_database(url)

@@ -19,7 +19,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any
 
 from orchestrator.sweeps import grid_sweep, optima, spec_file
 from orchestrator.sweeps import split as split_search
@@ -35,8 +35,8 @@ from orchestrator.sweeps.study import OnTold, StudyProposer, StudySpec
 from orchestrator.sweeps.tune_objective import parse_scoring
 from orchestrator.sweeps.tune_space import parse_space
 from puzzles.errors import PuzzleError
-from workers.settings import configure
-from workers.store import Database, open_database, open_existing
+from slidelab.connection import DbArg, database
+from workers.store import Database
 from workers.store import studies as study_store
 from workers.store import sweeps as sweep_store
 from workers.store.jobs import cancelled_among
@@ -45,7 +45,6 @@ from workers.store.sweeps import Cancelled, ExperimentKind, SweepRow, stopping, 
 
 __all__ = ["Cancel", "Resumed", "StudyOutcome", "cancel", "resume", "split", "status", "sweep", "sweep_plan", "tune"]
 CORES = os.cpu_count() or 1
-DbArg: TypeAlias = str | Database | None  # a database URL, an open database, or None: the environment's
 
 
 def sweep_plan(algorithms: str | None = None, params: dict[str, str] | None = None, boards: list[str] | None = None, *,
@@ -62,7 +61,7 @@ def sweep_plan(algorithms: str | None = None, params: dict[str, str] | None = No
         raise PuzzleError("give --algo (or --from-spec FILE)")
     grid = SweepGrid.from_options(algorithms, params or {}, seeds, repeat)
     sources = boards or []
-    catalogue = _database(db, existing=not write) if needs_database(sources) else None
+    catalogue = database(db, existing=not write) if needs_database(sources) else None
     limits = job_limits(time_limit, max_nodes, memory_limit)
     return grid_plan(grid, sources, name, limits, catalogue, goal=goal, write=write)
 
@@ -74,7 +73,7 @@ def sweep(plan: SweepPlan, *, workers: int = CORES, chunk: int | None = None, wa
     """Store the plan's sweep (`extend`: into a sweep of that name with another grid; `rerun`: its done jobs run
     again) and run its jobs without a result: here in `workers` job processes, or on the broker's Celery workers
     (followed to the end with `wait`, else only queued). KeyboardInterrupt leaves the rest to `resume`."""
-    results = _database(db, broker)
+    results = database(db, broker)
     started = grid_sweep.start(results, plan, rerun=rerun, extend=extend, chunk=chunk)
     if on_stored is not None:
         on_stored(started)
@@ -114,7 +113,7 @@ def tune(name: str, algorithm: str, space: dict[str, str], boards: list[str], *,
     studies.make_sampler(sampler, seed, dimensions)
     studies.make_pruner(pruner)
     points = studies.grid_points(sampler, dimensions)
-    results = _database(db, broker)
+    results = database(db, broker)
     instances = load_boards(boards, goal=goal, db=results)
     spec = StudySpec(name, algorithm, dimensions, scoring, instances, limits, grid.seeds, grid.repeat, sampler, seed,
                      pruner, min(trials, points) if points is not None else trials)
@@ -134,7 +133,7 @@ def split(board: str, *, depth: int = 8, heuristic: str = "pdb-max", pdb: str | 
     """Solve one N-puzzle board with IDA* spread over the workers: per bound, a job per subtree `depth` moves below
     the start, all of them in one experiment of kind split (default name `split-<board>-d<depth>`). The answer and
     node counts are those of IDA* on one core; `on_round` gets each bound as it is settled."""
-    results = _database(db, broker)
+    results = database(db, broker)
     found = load_boards([board], goal=goal, db=results)[0]
     params = {"heuristic": heuristic, **({"pdb": pdb} if pdb else {})}
     definition = split_search.split_definition(found, depth, params, split_above)
@@ -167,7 +166,7 @@ def resume(name: str, *, workers: int = CORES, chunk: int | None = None, force: 
     """Go on with an experiment of any kind stopped by Ctrl-C, a crash or `cancel`: a sweep or an optimum proof runs
     its jobs without a result (those live workers hold only with `force`), a study goes on to its trial count, a
     split search lists its bounds again (the jobs done are not run again)."""
-    results = _database(db, broker)
+    results = database(db, broker)
     experiment = find_sweep(results, name)
     if experiment.kind == ExperimentKind.STUDY:
         spec = StudySpec.stored(results, experiment)
@@ -208,7 +207,7 @@ def cancel(name: str, *, wait: bool = False, db: DbArg = None, on_cancelled: Cal
     from orchestrator.sweeps.running import watch
     from workers.store.sweeps import cancel as cancel_jobs
 
-    results = _database(db, existing=True)
+    results = database(db, existing=True)
     experiment = find_sweep(results, name)
     done = Cancel(experiment, cancel_jobs(results, experiment.id))
     if on_cancelled is not None:
@@ -223,7 +222,7 @@ def status(name: str | None = None, *, watch: bool = False, db: DbArg = None, br
            on_progress: OnProgress | None = None, on_note: OnNote | None = None) -> SweepStatus:
     """An experiment's jobs by state and outcome, its pace and ETA (default: the newest experiment's). With `watch`,
     follow it until every job is done (or it stopped, or was cancelled), the jobs of lost workers re-queued."""
-    results = _database(db, broker, existing=True)
+    results = database(db, broker, existing=True)
     experiment = find_sweep(results, name) if name else newest_sweep(results)
     if watch:
         return follow(results, experiment, on_progress=on_progress or _ignore_progress, on_note=on_note)
@@ -239,15 +238,6 @@ def _run_study(results: Database, spec: StudySpec, parallel: int | None, workers
     proposer = StudyProposer(results, spec, study, storage, on_told=on_told or _ignore_told,
                              parallel=parallel or studies.default_parallel(results, workers))
     return StudyOutcome(run_experiment(results, proposer, backend_for(workers), on_progress=on_progress), study)
-
-
-def _database(db: DbArg, broker: str | None = None, *, existing: bool = False) -> Database:
-    """The database of `db` (opened, at the newest schema; `existing`: as it is, never created), the process
-    configured with it and `broker`."""
-    if isinstance(db, Database):
-        return db
-    url = configure(database_url=db, broker_url=broker).database_url
-    return open_existing(url) if existing else open_database(url)
 
 
 def _ignore(_: BoundRound) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from slidelab.connection import reading
+from slidelab.connection import DbArg, database
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from orchestrator.reports.study import StudyReport
 
 
-def report(sweep: str, *, db: str | None = None, by: str | list[str] | None = None,
+def report(sweep: str, *, db: DbArg = None, by: str | list[str] | None = None,
            baseline: str | None = None) -> Report | StudyReport:
     """The report of `sweep`: its summary per group, as `orchestrate report` prints it; of a study, its best trials.
 
@@ -28,14 +28,14 @@ def report(sweep: str, *, db: str | None = None, by: str | list[str] | None = No
     from orchestrator.reports.study import is_study, study_report
     from orchestrator.sweeps.lookups import find_sweep
 
-    results = reading(db)
+    results = database(db, existing=True)
     found = find_sweep(results, sweep)
     if is_study(found):
         return study_report(results, found)
     return sweep_report(results, sweep, by=_columns(by), baseline=baseline)
 
 
-def compare(*sweeps: str, db: str | None = None, by: str | list[str] | None = None) -> Report:
+def compare(*sweeps: str, db: DbArg = None, by: str | list[str] | None = None) -> Report:
     """Two or more sweeps side by side, the first the reference, as `orchestrate compare` prints them.
 
     Per group each sweep's figures over the units every sweep solved, its
@@ -45,10 +45,10 @@ def compare(*sweeps: str, db: str | None = None, by: str | list[str] | None = No
     """
     from orchestrator.publish.outputs import comparison_report
 
-    return comparison_report(reading(db), list(sweeps), by=_columns(by))
+    return comparison_report(database(db, existing=True), list(sweeps), by=_columns(by))
 
 
-def results(sweep: str, *, db: str | None = None, by: str | list[str] | None = None,
+def results(sweep: str, *, db: DbArg = None, by: str | list[str] | None = None,
             baseline: str | None = None) -> pd.DataFrame:
     """The rows of `sweep`, one per job, or with `by` their summary per group.
 
@@ -60,7 +60,7 @@ def results(sweep: str, *, db: str | None = None, by: str | list[str] | None = N
     """
     from orchestrator.publish.outputs import sweep_report, sweep_rows
 
-    results = reading(db)
+    results = database(db, existing=True)
     if by is None:
         return sweep_rows(results, sweep)
     return sweep_report(results, sweep, by=_columns(by), baseline=baseline).table

@@ -39,10 +39,10 @@ def solve(board: str, algo: str, *, seed: int | None = None, goal: str | None = 
     from puzzles.domains import load_problem
     from puzzles.result import Limits
     from puzzles.solver import solve as run_search
-    from slidelab.connection import configured
     from workers.runner import memory_cap
+    from workers.settings import configure
 
-    configured()
+    configure()
     problem = load_problem(board, size=size, move_model=params.get("move_model") or "slide", goal=goal)
     limits = job_limits(time_limit, max_nodes, memory_limit)
     with memory_cap(limits["memory_limit"]):
