@@ -7,6 +7,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("puzzles", "workers", "orchestrator")
 MAX_LINES = 500
+MAX_COMMAND_LINES = 30  # a command's body: options in, one library call, output out
 # The orchestrator's stages in the order data flows through them: each may import the ones before it, never after.
 STAGES = ("text", "boards", "sweeps", "reports", "publish", "cli")
 SERVICE_ERRORS = ROOT / "workers" / "failures.py"  # words the database's and broker's exceptions for the user
@@ -98,3 +99,15 @@ def test_each_package_imports_only_the_packages_below_it():
             if later := imported(path) & above:
                 upward[str(path.relative_to(ROOT))] = sorted(later)
     assert upward == {}
+
+
+def test_every_command_is_options_in_one_call_output_out():
+    """A command's body (after its docstring) is short: the work is a call of the `slidelab` library."""
+    long = {}
+    for path in modules("orchestrator/cli"):
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.FunctionDef) and node.name.endswith("_command"):
+                first = node.body[1] if ast.get_docstring(node) else node.body[0]
+                if (size := node.end_lineno - first.lineno + 1) > MAX_COMMAND_LINES:
+                    long[f"{path.name}:{node.name}"] = size
+    assert long == {}
