@@ -12,12 +12,15 @@ from pathlib import Path
 
 from puzzles.errors import PuzzleError
 from puzzles.npuzzle import formats as npuzzle_formats
+from puzzles.npuzzle import picture as npuzzle_picture
 from puzzles.npuzzle import registered as _npuzzle_names  # noqa: F401 - registers the N-puzzle's heuristics
 from puzzles.npuzzle.board import NPuzzleBoard
 from puzzles.npuzzle.boardlist import load_npuzzle, load_npuzzles, split_board_list
 from puzzles.npuzzle.formats import looks_like_npuzzle, parse_npuzzle
+from puzzles.picture import Frames, Picture
 from puzzles.problem import Problem
 from puzzles.rushhour import formats as rushhour_formats
+from puzzles.rushhour import picture as rushhour_picture
 from puzzles.rushhour import registered as _rushhour_names  # noqa: F401 - registers Rush Hour's heuristics
 from puzzles.rushhour.board import RushHourBoard
 from puzzles.textio import read_text, text_id
@@ -42,11 +45,18 @@ class Instance:
 
 @dataclass(frozen=True)
 class Domain:
-    """How to read a domain's boards and rebuild its problems from canonical text; `title` names it in a sentence."""
+    """What the runner and the command line ask of a domain, of a board given by its canonical text.
+
+    `title` names the domain in a sentence. `picture` draws a board as SVG;
+    `frames` places its pieces at the start and after each move of a solution
+    (moves in the domain's notation).
+    """
 
     title: str
     load: Callable[[str], Instance]
     problem: Callable[[str, str | None], Problem]  # (canonical text, move model or None)
+    picture: Callable[[str], Picture]
+    frames: Callable[[str, list[str]], Frames]
 
 
 def instance_of(board: RushHourBoard | NPuzzleBoard, name: str = "") -> Instance:
@@ -100,12 +110,20 @@ def _check_npuzzle_move_model(move_model: str | None) -> None:
 
 
 DOMAINS: dict[str, Domain] = {
-    "rushhour": Domain("Rush Hour", _load_rushhour, _rushhour_problem),
-    "npuzzle": Domain("the N-puzzle", _load_npuzzle, _npuzzle_problem),
+    "rushhour": Domain(
+        "Rush Hour", _load_rushhour, _rushhour_problem,
+        picture=lambda text: rushhour_picture.picture(rushhour_formats.parse_board(text, fmt="json")),
+        frames=lambda text, moves: rushhour_picture.frames(rushhour_formats.parse_board(text, fmt="json"), moves),
+    ),
+    "npuzzle": Domain(
+        "the N-puzzle", _load_npuzzle, _npuzzle_problem,
+        picture=lambda text: npuzzle_picture.picture(parse_npuzzle(text, fmt="json")),
+        frames=lambda text, moves: npuzzle_picture.frames(parse_npuzzle(text, fmt="json"), moves),
+    ),
 }
 
 
-def detect_domain(source: str) -> str:
+def detectfind_domain(source: str) -> str:
     """`npuzzle` for a board list (``FILE[#ID]``), a file or literal of numbers, or N-puzzle JSON; else `rushhour`."""
     if split_board_list(source) is not None:
         return "npuzzle"
@@ -115,14 +133,14 @@ def detect_domain(source: str) -> str:
 
 def load_instance(source: str, domain: str | None = None) -> Instance:
     """The instance in a board file or literal string (its domain detected if not given); PuzzleError if invalid."""
-    return _domain(domain or detect_domain(source)).load(source)
+    return find_domain(domain or detectfind_domain(source)).load(source)
 
 
 def instance_from_text(domain: str, text: str) -> Instance:
     """The instance of a board's text in a known domain, any of its formats; never read from a file."""
     if domain == "npuzzle":
         return instance_of(parse_npuzzle(text), _literal_name(text))
-    _domain(domain)
+    find_domain(domain)
     return instance_of(rushhour_formats.parse_board(text), _literal_name(text))
 
 
@@ -132,7 +150,7 @@ def load_instances(source: str, *, goal: str | None = None) -> list[Instance]:
     `goal` is the goal of the N-puzzle boards that give none of their own (a
     JSON "goal" key, a board list's goal column); Rush Hour boards ignore it.
     """
-    if detect_domain(source) == "npuzzle":
+    if detectfind_domain(source) == "npuzzle":
         return [_npuzzle_instance(board, source) for board in load_npuzzles(source, goal=goal)]
     return [load_instance(source, "rushhour")]
 
@@ -142,7 +160,7 @@ def load_problem(source: str, *, size: int | None = None, move_model: str = "sli
 
     `size` and `move_model` apply to Rush Hour boards, `goal` to N-puzzle boards that give none of their own.
     """
-    if detect_domain(source) == "npuzzle":
+    if detectfind_domain(source) == "npuzzle":
         _check_npuzzle_move_model(move_model)
         return _npuzzle(load_npuzzle(source, goal=goal))
     return _rushhour(rushhour_formats.load_board(source, size=size), move_model)
@@ -150,10 +168,11 @@ def load_problem(source: str, *, size: int | None = None, move_model: str = "sli
 
 def problem_for(domain: str, text: str, move_model: str | None = None) -> Problem:
     """The search problem of a stored instance, under a move model (Rush Hour's `slide` by default, or `step`)."""
-    return _domain(domain).problem(text, move_model)
+    return find_domain(domain).problem(text, move_model)
 
 
-def _domain(name: str) -> Domain:
+def find_domain(name: str) -> Domain:
+    """The domain called `name`; PuzzleError naming the domains if there is none."""
     if name not in DOMAINS:
         raise PuzzleError(f"unknown domain {name!r} (choose from {', '.join(DOMAINS)})")
     return DOMAINS[name]

@@ -7,8 +7,11 @@ import pytest
 
 from orchestrator.boards import pictures
 from puzzles.errors import PuzzleError
+from puzzles.npuzzle import picture as npuzzle_picture
 from puzzles.npuzzle.formats import canonical_text as npuzzle_text
 from puzzles.npuzzle.formats import parse_npuzzle
+from puzzles.picture import CELL, MARGIN
+from puzzles.rushhour import picture as rushhour_picture
 from puzzles.rushhour.formats import canonical_text, load_board, parse_board
 from tests.browser import browser_page
 from tests.orchestrator.clirun import assert_usage_error, ok, orchestrate
@@ -27,27 +30,27 @@ def pieces(svg: str, kind: str) -> list[ElementTree.Element]:
 
 def test_a_rushhour_picture_has_every_vehicle_labelled_the_red_car_red_and_the_exit(boards_dir):
     board = load_board(str(boards_dir / "Rushhour6x6_1.csv"))
-    picture = pictures.rushhour_svg(board)
+    picture = rushhour_picture.picture(board)
     vehicles = pieces(picture.svg, "vehicle")
 
     assert [g.get("data-vehicle") for g in vehicles] == [v.name for v in board.vehicles]
     assert [g.find(f"{SVG}text").text for g in vehicles] == [v.name for v in board.vehicles]
     red = next(g for g in vehicles if g.get("data-vehicle") == board.red)
-    assert red.find(f"{SVG}rect").get("fill") == pictures.RED
+    assert red.find(f"{SVG}rect").get("fill") == rushhour_picture.RED
     assert len({g.find(f"{SVG}rect").get("fill") for g in vehicles}) == len(board.vehicles)  # all told apart
     exit_arrow = pieces(picture.svg, "exit")[0].findall(f"{SVG}path")[1].get("d")
-    assert exit_arrow.startswith(f"M{pictures.MARGIN + 6 * pictures.CELL + 4} ")  # right of the grid
+    assert exit_arrow.startswith(f"M{MARGIN + 6 * CELL + 4} ")  # right of the grid
     assert len(picture.places) == len(board.vehicles)
 
 
 def test_walls_are_drawn():
     board = parse_board(WALLED, fmt="fogleman")
-    assert len(pieces(pictures.rushhour_svg(board).svg, "wall")) == len(board.walls) == 2
+    assert len(pieces(rushhour_picture.picture(board).svg, "wall")) == len(board.walls) == 2
 
 
 def test_an_npuzzle_picture_has_a_tile_per_number_and_no_blank():
     board = parse_npuzzle("1 2 3\n4 0 6\n7 5 8")
-    tiles = pieces(pictures.npuzzle_svg(board).svg, "tile")
+    tiles = pieces(npuzzle_picture.picture(board).svg, "tile")
     assert sorted(int(g.get("data-tile")) for g in tiles) == list(range(1, 9))
 
 
@@ -57,10 +60,10 @@ def test_frames_play_a_solution_to_the_goal(boards_dir):
     red = [v.name for v in board.vehicles].index(board.red)
 
     assert len(frames) == 22
-    assert frames[-1][red] == (pictures.MARGIN + 4 * pictures.CELL, pictures.MARGIN + board.red_vehicle.row * pictures.CELL)
+    assert frames[-1][red] == (MARGIN + 4 * CELL, MARGIN + board.red_vehicle.row * CELL)
     eight = npuzzle_text(parse_npuzzle("1 2 3\n4 0 6\n7 5 8"))
     solved = pictures.solution_frames("npuzzle", eight, "D R")[-1]
-    assert solved == [(pictures.MARGIN + (t - 1) % 3 * 40, pictures.MARGIN + (t - 1) // 3 * 40) for t in range(1, 9)]
+    assert solved == [(MARGIN + (t - 1) % 3 * 40, MARGIN + (t - 1) // 3 * 40) for t in range(1, 9)]
     with pytest.raises(PuzzleError, match="names no vehicle"):
         pictures.solution_frames("rushhour", canonical_text(board), "C-1 Q+2")
 
@@ -72,7 +75,7 @@ def test_an_animated_picture_moves_every_piece_through_every_frame(boards_dir):
 
     assert len(animations) == len(board.vehicles)
     assert all(len(values.split(";")) == 15 + 1 + 2 for values in animations)  # start, 15 moves, a pause each end
-    still = pictures.rushhour_svg(parse_board(canonical_text(board), fmt="json")).svg
+    still = rushhour_picture.picture(parse_board(canonical_text(board), fmt="json")).svg
     assert pictures.animated_svg("rushhour", canonical_text(board), None) == still  # no solution: a still picture
 
 
