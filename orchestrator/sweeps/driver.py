@@ -35,11 +35,13 @@ from workers.store.database import DatabaseError
 from workers.store.progress import CANCELLED, COMPLETE, STOPPED, SweepStatus, sweep_status
 from workers.store.records import JobResult
 from workers.store.states import JobState
-from workers.store.sweeps import SweepRow, find, is_cancelled, job_states
+from workers.store.sweeps import ExperimentKind, SweepRow, find, is_cancelled, job_states
 
 OnProgress = Callable[[SweepStatus, WarmUp | None], None]  # the experiment's status, and a local pool's warm-up
 OnNote = Callable[[str], None]  # a line about the run itself (the database stopped answering, and answers again)
 WAITING = (JobState.PENDING, JobState.QUEUED)
+ALL_AT_ONCE = (ExperimentKind.GRID, ExperimentKind.OPTIMUM)  # kinds that propose every job in one batch
+SETTLE_S = 3.0  # how long another kind must look ended to a follower: its driver may be proposing the next batch
 T = TypeVar("T")
 
 
@@ -203,10 +205,17 @@ def run_experiment(db: Database, proposer: Proposer, backend: LocalPool | Celery
 
 def follow(db: Database, experiment: SweepRow, *, on_progress: OnProgress, on_note: OnNote | None = None) -> SweepStatus:
     """Follow an experiment run elsewhere until every job is done, or it has stopped (nothing runs or waits) or was
-    cancelled; the jobs of lost workers re-queued meanwhile (sent to the broker if there is one, else made pending)."""
+    cancelled; the jobs of lost workers re-queued meanwhile (sent to the broker if there is one, else made pending).
+
+    A study or a split search proposes its jobs a batch at a time: between two batches it looks done, or
+    stopped, for as long as its driver takes to propose the next; it is followed until it has looked so for
+    SETTLE_S seconds, its counts unchanged.
+    """
     recover = Recovery(db, partial(send, db) if settings().broker_url else None)
     notes = _Outage(on_note)
     last: list[SweepStatus] = []
+    settle_s = 0.0 if experiment.kind in ALL_AT_ONCE else SETTLE_S
+    ended_at: list = []  # when it first looked ended so, and its counts then
 
     def poll() -> bool:
         recover()
@@ -215,7 +224,13 @@ def follow(db: Database, experiment: SweepRow, *, on_progress: OnProgress, on_no
             return False
         on_progress(current, None)
         last[:] = [current]
-        return current.phase in (COMPLETE, STOPPED, CANCELLED) and not current.lapsed
+        counts = (current.phase, current.states, current.outcomes)
+        if current.phase not in (COMPLETE, STOPPED, CANCELLED) or current.lapsed:
+            ended_at.clear()
+            return False
+        if not ended_at or ended_at[1] != counts:  # ended, or ended otherwise: a batch came and went
+            ended_at[:] = [time.monotonic(), counts]
+        return current.phase == CANCELLED or time.monotonic() - ended_at[0] >= settle_s
 
     watch(poll)
     return last[0]
