@@ -62,7 +62,7 @@ class SweepGrid:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "SweepGrid":
-        """The grid of `to_json`'s keys; those sweeps planned long ago lack (boards, repeat, namespace) take defaults."""
+        """The grid of `to_json`'s keys; a stored grid that lacks boards, repeat or namespace takes their defaults."""
         return cls(list(data["algorithms"]), dict(data["params"]), data.get("seeds"), data.get("repeat", 1),
                    data.get("seed_namespace"), list(data.get("boards", [])))
 
