@@ -15,9 +15,9 @@ from importlib import metadata
 
 from puzzles.errors import PuzzleError
 from slidelab.experiments import cancel, resume, split, status, sweep, sweep_plan, tune
-from slidelab.reporting import compare, report, results
+from slidelab.reporting import compare, report, results, verify
 from slidelab.solving import solve
 
 __version__ = metadata.version("slidelab")
 __all__ = ["PuzzleError", "__version__", "cancel", "compare", "report", "results", "resume", "solve", "split", "status",
-           "sweep", "sweep_plan", "tune"]
+           "sweep", "sweep_plan", "tune", "verify"]

@@ -7,10 +7,13 @@ from typing import TYPE_CHECKING
 from slidelab.connection import DbArg, database
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import pandas as pd
 
     from orchestrator.publish.document import Report
     from orchestrator.reports.study import StudyReport
+    from orchestrator.reports.verify import Verification
 
 
 def report(sweep: str, *, db: DbArg = None, by: str | list[str] | None = None,
@@ -64,6 +67,24 @@ def results(sweep: str, *, db: DbArg = None, by: str | list[str] | None = None,
     if by is None:
         return sweep_rows(results, sweep)
     return sweep_report(results, sweep, by=_columns(by), baseline=baseline).table
+
+
+def verify(sweep: str, *, sample: int | None = None, sample_seed: int = 0, workers: int = 1, db: DbArg = None,
+           on_progress: Callable[[int, int], None] | None = None) -> Verification:
+    """Run the sweep's done jobs again (`sample` of them drawn at random with `sample_seed`; default all), as workers
+    run them, and compare each result with the one stored: outcome, moves, steps, node counts, solution.
+
+    Writes nothing. `on_progress` gets (jobs run again so far, jobs to run).
+    The `Verification` says whether everything matched (`ok`), what differed
+    and which results came from another code version than this one.
+    """
+    from orchestrator.reports.verify import select_jobs
+    from orchestrator.reports.verify import verify as run_again
+    from orchestrator.sweeps.lookups import find_sweep
+
+    results = database(db, existing=True)
+    selection = select_jobs(results, find_sweep(results, sweep), sample=sample, sample_seed=sample_seed)
+    return run_again(results, selection, workers=workers, progress=on_progress)
 
 
 def _columns(by: str | list[str] | None) -> str | None:

@@ -1,6 +1,8 @@
 """Reading results: `report`, `compare`, `export`, `verify` and `analyze` (pandas only for the commands that need it)."""
 
 import json
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -155,18 +157,14 @@ def verify_command(
 
     Example: orchestrate verify beam-k --sample 50 --workers 4
     """
-    from rich.console import Console
-
-    from orchestrator.reports import verify, verify_tables
-    from orchestrator.sweeps.lookups import find_sweep
-    from orchestrator.text import build_bar
+    import slidelab
+    from orchestrator.reports import verify_tables
 
     with user_errors():
-        results = existing_database(db)
-        selection = verify.select_jobs(results, find_sweep(results, sweep_name), sample=sample, sample_seed=sample_seed)
         try:
-            with build_bar(Console(stderr=True), f"verify {selection.sweep}") as progress:
-                outcome = verify.verify(results, selection, workers=workers, progress=progress)
+            with _bar_once_started(f"verify {sweep_name}") as progress:
+                outcome = slidelab.verify(sweep_name, sample=sample, sample_seed=sample_seed, workers=workers, db=db,
+                                          on_progress=progress)
         except KeyboardInterrupt:
             typer.echo("stopped", err=True)
             raise typer.Exit(130) from None
@@ -250,6 +248,24 @@ def dashboard_command(
     typer.echo(f"dashboard of {results.shown_url} at {dashboard.address(listening, needed)} (read only; Ctrl-C stops it)",
                err=True)
     dashboard.serve(results, listening, needed)
+
+
+@contextmanager
+def _bar_once_started(name: str) -> Iterator[Callable[[int, int], None]]:
+    """`update(done, total)` of a progress bar on stderr, drawn from its first update (an error before it draws none)."""
+    from rich.console import Console
+
+    from orchestrator.text import build_bar
+
+    with ExitStack() as stack:
+        bars: list[Callable[[int, int], None]] = []
+
+        def update(done: int, total: int) -> None:
+            if not bars:
+                bars.append(stack.enter_context(build_bar(Console(stderr=True), name)))
+            bars[0](done, total)
+
+        yield update
 
 
 def _plot_files(plot: bool, fmt: str | None, width: str | None):
