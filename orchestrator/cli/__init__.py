@@ -1,7 +1,7 @@
 """The `orchestrate` command line: option declarations and one call per command.
 
 Commands are grouped by what they work on: `solving` (solve, demo), `sweeping`
-(sweep, sweep show, resume, cancel, status, sweeps, sweeps delete, jobs, job, worker), `tuning` (tune), `catalogue`
+(sweep, sweep show, resume, cancel, status, sweeps, sweeps delete, jobs, job, worker), `tuning` (tune, split), `catalogue`
 (boards, pdb, db) and `reporting` (report, compare, export, verify, analyze);
 `options` holds what they share. Only here is an error turned into `error:
 <message>` on stderr and an exit status: 2 for bad input, 1 for a service that

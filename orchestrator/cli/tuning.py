@@ -1,4 +1,5 @@
-"""Studies: `tune`, Optuna's samplers and pruners over slidelab's jobs."""
+"""Experiments that propose their jobs as they learn: `tune` (Optuna's samplers and pruners over slidelab's jobs) and
+`split` (one IDA* search spread over the workers, bound by bound)."""
 
 from typing import Annotated, Any
 
@@ -120,3 +121,40 @@ def best_line(study: Any) -> str:
     best = study.best_trial
     params = ", ".join(param_text(name, value) for name, value in best.params.items())
     return f"study {study.study_name}: best trial {best.number}, value {best.value:.4g} ({params})"
+
+
+@app.command("split")
+def split_command(
+    board: Annotated[str, typer.Argument(help="An N-puzzle board: a file, FILE#ID for a row of a board list, or literal.")],
+    depth: Annotated[int, typer.Option("--depth", min=1, max=30, help="Split the tree this many moves below the start.")] = 8,
+    heuristic: Annotated[str, typer.Option("--heuristic", help="IDA*'s heuristic (an N-puzzle one).")] = "pdb-max",
+    pdb: Annotated[str | None, typer.Option("--pdb", help="Pattern databases for pdb and pdb-max; default: the size's.")] = None,
+    name: Annotated[str | None, typer.Option(help="The split search's name; default: split-<board>-d<depth>.")] = None,
+    split_above: Annotated[int | None, typer.Option(
+        "--split-above", min=0, max=2**62,
+        help="Search a bound here, whole, when it should expand fewer nodes than this (foreseen from the bounds"
+             " before); default 50,000,000, seconds of one core; 0 splits every bound.")] = None,
+    goal: GoalOption = None,
+    workers: WorkersOption = CORES,
+    db: DbOption = None,
+    broker: BrokerOption = None,
+) -> None:
+    """Solve one hard N-puzzle board with IDA* spread over the workers: per bound, a job per subtree at --depth.
+
+    Every bound's subtrees run as the jobs of one experiment NAME of kind split (algorithm idastar-subtree, with
+    the prefix, bound and split depth as parameters): by the workers when there is a broker, else here. The answer
+    and the node counts are those of IDA* on one core; work adds the subtrees searched after the solution's.
+    `orchestrate resume NAME` goes on with a split search stopped.
+
+    Example: orchestrate split data/boards/npuzzle/korf24.csv#1 --depth 10 --heuristic pdb-max --pdb 6-6-6-6
+    """
+    from orchestrator.sweeps import status_view
+    from slidelab import experiments
+
+    with user_errors():
+        configured(db, broker)
+    found = interruptible(lambda: experiments.split(
+        board, depth=depth, heuristic=heuristic, pdb=pdb, name=name, split_above=split_above, goal=goal,
+        workers=workers, db=db, broker=broker, on_round=lambda r: typer.echo(status_view.bound_text(r))),
+        name or "", None if name else "orchestrate resume split-<board>-d<depth> (orchestrate sweeps lists it)")
+    typer.echo(status_view.split_text(found))
