@@ -28,13 +28,14 @@ from puzzles.errors import PuzzleError
 
 if TYPE_CHECKING:
     from orchestrator.publish.interactive_paper import Chart
+    from workers.store.rows import BoardSolution
 
 STATIC = resources.files(__package__) / "static"  # package data
 MAX_BOARDS = 48  # board pictures in one report; a note names how many more the sweep has
 
 
 def html_report(title: str, summary: pd.DataFrame, charts: list[Chart], notes: list[str], *,
-                header: Iterable[tuple[str, str]] = (), boards: Sequence[dict] = (), keys: dict[str, str] | None = None) -> str:
+                header: Iterable[tuple[str, str]] = (), boards: Sequence[BoardSolution] = (), keys: dict[str, str] | None = None) -> str:
     """The report as a complete HTML document (a string) with plotly.js inlined: header, notes, plots, boards, table."""
     from plotly.offline import get_plotlyjs
 
@@ -80,7 +81,7 @@ def plots_section(charts: list[Chart]) -> str:
     return f'<div class="plots">{divs}</div><script type="application/json" class="figures">{escaped}</script>'
 
 
-def board_cards(boards: Sequence[dict]) -> str:
+def board_cards(boards: Sequence[BoardSolution]) -> str:
     """A card per board (its picture, optimum, and a player of its shortest stored solution), at most MAX_BOARDS."""
     cards = "".join(board_card(board) for board in boards[:MAX_BOARDS])
     more = len(boards) - MAX_BOARDS
@@ -88,28 +89,29 @@ def board_cards(boards: Sequence[dict]) -> str:
     return f'<div class="boards">{cards}</div>{note}'
 
 
-def board_card(board: dict) -> str:
+def board_card(solved: BoardSolution) -> str:
     """A board's card: name, known optimum, SVG; with its solution's frames and controls when it has one."""
     from orchestrator.boards.pictures import board_svg, frames_json, solution_frames
 
-    picture = board_svg(board["domain"], board["canonical_text"])
-    optimum = "unknown" if board["known_optimum"] is None else f"{board['known_optimum']} moves"
+    board = solved.board
+    picture = board_svg(board.domain, board.canonical_text)
+    optimum = "unknown" if board.known_optimum is None else f"{board.known_optimum} moves"
     meta = f"known optimum {optimum}"
     player, data = "", ""
-    if board["solution"]:
+    if solved.solution:
         try:
-            frames = solution_frames(board["domain"], board["canonical_text"], board["solution"])
+            frames = solution_frames(board.domain, board.canonical_text, solved.solution)
         except PuzzleError as err:
             meta += f"; its solution cannot be replayed: {err}"
         else:
-            meta += f"; shortest solution here: {board['moves']} moves (job {board['job_id']})"
-            moves = json.dumps(board["solution"].split())
+            meta += f"; shortest solution here: {solved.moves} moves (job {solved.job_id})"
+            moves = json.dumps(solved.solution.split())
             data = f' data-frames="{html.escape(frames_json(frames))}" data-moves="{html.escape(moves)}"'
             player = (f'<div class="player"><button class="first" title="start">|&#9664;</button><button class="back" '
                       f'title="previous move">&#9664;</button><button class="play" title="play">play</button><button '
                       f'class="next" title="next move">&#9654;</button><button class="last" title="end">&#9654;|</button>'
                       f'<input type="range" min="0" max="{len(frames) - 1}" value="0"><span class="caption"></span></div>')
-    name = html.escape(board["name"] or board["id"][:12])
+    name = html.escape(board.name or board.id[:12])
     return (f'<div class="board-card" data-board="{name}"{data}><h3>{name}</h3><div class="meta">{html.escape(meta)}</div>'
             f"{picture.svg}{player}</div>")
 

@@ -28,7 +28,7 @@ from orchestrator.sweeps.lookups import find_sweep
 from puzzles.errors import PuzzleError
 from workers.store import Database
 from workers.store.progress import sweep_provenance, sweep_status
-from workers.store.rows import board_solutions
+from workers.store.rows import BoardSolution, board_solutions
 from workers.store.sweeps import SweepRow
 
 COMPARE_FORMATS = ("table", "csv", "markdown", "latex", "json", "html")
@@ -218,7 +218,7 @@ class Parts:
     summary: pd.DataFrame
     charts: list
     header: list[tuple[str, str]]
-    boards: list[dict]
+    boards: list[BoardSolution]
     keys: dict[str, str] | None
 
 

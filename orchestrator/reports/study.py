@@ -7,6 +7,7 @@ jobs as `tune` worked it out (`tune_objective`), so the table shows what the
 sampler was told.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,7 +15,9 @@ from orchestrator.sweeps.status_view import params_text
 from orchestrator.sweeps.tune_objective import Scoring, TrialFailed, job_value, parse_scoring
 from puzzles.errors import PuzzleError
 from workers.store import Database
-from workers.store import studies as study_store
+from workers.store import sweeps as sweep_store
+from workers.store.records import JobRow
+from workers.store.states import JobState
 from workers.store.sweeps import ExperimentKind, SweepRow
 
 TOP = 10  # best trials shown
@@ -74,7 +77,7 @@ def study_report(db: Database, sweep: SweepRow, top: int = TOP) -> StudyReport:
     report = StudyReport(sweep.name, spec, scoring, states, pareto=pareto, study=study)
     for trial in best:
         ids = trial.user_attrs.get("job_ids", [])
-        jobs = study_store.job_values(db, ids)
+        jobs = sweep_store.results_of(db, ids)
         report.best.append(BestTrial(trial.number, list(trial.values), dict(trial.params),
                                      board_values(jobs, spec["board_ids"], scoring), ids))
     return report
@@ -109,12 +112,12 @@ def _best(study, trials: list, pareto: bool) -> list:
     return list(unique.values())
 
 
-def board_values(jobs: list[dict[str, Any]], board_ids: list[str], scoring: Scoring) -> list[float | None]:
+def board_values(jobs: list[JobRow], board_ids: list[str], scoring: Scoring) -> list[float | None]:
     """The first objective's value on each board (mean over its runs), None where a run is not done or may not count."""
     column = scoring.objectives[0].column
     values: list[float | None] = []
     for board in board_ids:
-        runs = [job for job in jobs if job["board_id"] == board and job["status"] == "done"]
+        runs = [job for job in jobs if job.board_id == board and job.state == JobState.DONE]
         try:
             values.append(sum(job_value(job, column, scoring.penalty) for job in runs) / len(runs) if runs else None)
         except TrialFailed:
@@ -132,7 +135,7 @@ def figures(report: StudyReport) -> list[tuple[str, Any]]:
     if report.pareto:
         names = [o.column for o in report.scoring.objectives]
         return [("Pareto front", visualization.plot_pareto_front(study, target_names=names))] if complete else []
-    shown = [("Optimisation history", visualization.plot_optimization_history)]
+    shown: list[tuple[str, Callable[..., Any]]] = [("Optimisation history", visualization.plot_optimization_history)]
     if complete >= 2:
         shown += [("Parameter importances", visualization.plot_param_importances),
                   ("Slices", visualization.plot_slice), ("Contours", visualization.plot_contour)]

@@ -148,10 +148,10 @@ def verify(db: Database, selection: Selection, *, workers: int = 1, progress: Pr
 def finished_jobs(db: Database, sweep: SweepRow) -> list[StoredJob]:
     """The sweep's jobs that have a result, in id order."""
     return [
-        StoredJob(row["job_id"], row["board"] or row["board_id"][:12], row["algorithm"], row["params"], row["seed"],
-                  row["code_version"], {name: row[name] for name in FIELDS}, row["reason"])
-        for row in job_rows(db, sweep)
-        if row["outcome"] is not None
+        StoredJob(job.job_id, board.name or board.id[:12], job.algorithm, job.params, job.seed,
+                  job.result.code_version, {name: getattr(job.result, name) for name in FIELDS}, job.result.reason)
+        for job, board in job_rows(db, sweep)
+        if job.result is not None
     ]
 
 

@@ -1,4 +1,4 @@
-"""Planning a sweep: the grid checked against its boards, and the job rows it makes.
+"""Planning a sweep: the grid checked against its boards, and the jobs it makes.
 
 Everything is validated before anything is written: one bad board, unknown
 algorithm or parameter, or empty range aborts the sweep with a `PuzzleError`.
@@ -24,6 +24,7 @@ from puzzles.errors import PuzzleError
 from puzzles.textio import quote
 from workers.store import Database
 from workers.store import sweeps as sweep_store
+from workers.store.records import PlannedJob
 from workers.store.schema import canonical_params
 from workers.store.sweeps import SweepRow
 
@@ -33,7 +34,7 @@ _SWEEP_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,199}")
 
 @dataclass
 class SweepPlan:
-    """A sweep's name, the grids it was planned from, its limits, its boards and its job rows.
+    """A sweep's name, the grids it was planned from, its limits, its boards and its jobs.
 
     A sweep has one grid, its boards' names and seed namespace filled in; an
     optimum proof has several, one per optimal search on its own boards. The
@@ -45,7 +46,7 @@ class SweepPlan:
     grids: list[SweepGrid]
     limits: dict[str, Any]
     boards: list[Instance]
-    jobs: list[dict[str, Any]] = field(default_factory=list)
+    jobs: list[PlannedJob] = field(default_factory=list)
     definition: Definition | None = None
 
     @property
@@ -94,9 +95,9 @@ def plan_sweep(name: str, boards: list[Instance], grid: SweepGrid, limits: dict[
         raise PuzzleError("give --seeds or --repeat, not both")
     if repeat < 1:
         raise PuzzleError(f"--repeat must be at least 1, not {repeat}")
-    for seed in seeds or []:
-        if not 0 <= seed < SEEDS:
-            raise PuzzleError(f"--seeds: a seed must be between 0 and {SEEDS - 1}, not {seed}")
+    for given in seeds or []:
+        if not 0 <= given < SEEDS:
+            raise PuzzleError(f"--seeds: a seed must be between 0 and {SEEDS - 1}, not {given}")
     _check_job_count(grid_size(grid.algorithms, grid.params) * len(boards) * (len(seeds) if seeds else repeat))
     points = combinations(grid.algorithms, grid.params)
     problems = {board.id: problem_for(board.domain, board.text) for board in boards}
@@ -142,7 +143,7 @@ def store_plan(db: Database, plan: SweepPlan, *, rerun: bool = False, extend: bo
         _check_compatible(existing, stored, plan, rerun)
         if not extend:
             _check_same_grid(stored, plan)
-        if stored is not None and len(plan.grids) == 1:  # a sweep planned in parts, or long ago, takes the plan's
+        if stored is not None and len(plan.grids) == 1:  # a grid stored before becomes the union of both
             plan.grids = [stored.union(plan.grids[0], plan.name)]
     definition = plan.definition or GridDefinition(plan.grids[0])
     saved = sweep_store.save(db, plan.name, definition.kind, definition.to_json(), plan.limits, plan.boards, plan.jobs,
@@ -182,8 +183,8 @@ def grid_changes(stored: SweepGrid, new: SweepGrid) -> list[str]:
 
     A parameter the stored grid gives and `new` leaves to its default, for an algorithm that takes it, differs too.
     """
-    had = {"--algo": stored.algorithms, "--seeds": stored.seeds or [], "boards": stored.boards}
-    given = {"--algo": new.algorithms, "--seeds": new.seeds or [], "boards": new.boards}
+    had: dict[str, list[Any]] = {"--algo": stored.algorithms, "--seeds": stored.seeds or [], "boards": stored.boards}
+    given: dict[str, list[Any]] = {"--algo": new.algorithms, "--seeds": new.seeds or [], "boards": new.boards}
     for name in {**stored.params, **new.params}:
         if name in new.params or _takes(new.algorithms, name):
             had[flag_name(name)] = stored.params.get(name, [])
@@ -241,12 +242,12 @@ def _runs(randomized: bool, seeds: list[int] | None, repeat: int) -> list[tuple[
 def _job(
     name: str, namespace: str, board_id: str, algorithm: str, params: dict[str, Any], key_text: str, seed: int | None,
     repeat: int, randomized: bool,
-) -> dict[str, Any]:
-    """A job row: its key digests the parameters' canonical text (`key_text`), as do its derived seeds."""
+) -> PlannedJob:
+    """A job: its key digests the parameters' canonical text (`key_text`), as do its derived seeds."""
     key = _digest(name, board_id, algorithm, key_text, seed, repeat)
     if randomized and seed is None:
         seed = int(_digest(namespace, board_id, algorithm, key_text, seed, repeat)[:8], 16) % SEEDS
-    return {"board_id": board_id, "algorithm": algorithm, "params": params, "seed": seed, "repeat": repeat, "job_key": key}
+    return PlannedJob(board_id, algorithm, params, seed, repeat, key)
 
 
 def _digest(*identity: Any) -> str:

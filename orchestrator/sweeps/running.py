@@ -44,7 +44,7 @@ def job_processes(workers: int) -> Iterator[list[JobRunner]]:
             runner.close()
 
 
-def run_pool(items: list[T], workers: int, handle: Callable[[JobRunner, T], None], on_poll: Callable[[], None],
+def run_pool(items: list[T], workers: int, handle: Callable[[JobRunner, T], object], on_poll: Callable[[], None],
              runners: list[JobRunner] | None = None) -> None:
     """Call `handle(runner, item)` for every item in `workers` threads, each with its own job process.
 

@@ -23,7 +23,7 @@ from workers.store.sweeps import SweepRow
 
 FORMAT = "slidelab-sweep/1"
 GRID_KEYS = ("algorithms", "params", "seeds", "repeat", "seed_namespace")  # the grid's, but its boards (in full here)
-LIMITS = {"max_nodes": int, "time_limit": (int, float), "memory_limit": int}
+LIMITS: dict[str, type[int] | tuple[type[int], type[float]]] = {"max_nodes": int, "time_limit": (int, float), "memory_limit": int}
 MAX_SPEC_BYTES = 64 << 20
 
 
@@ -38,7 +38,8 @@ def export_spec(db: Database, sweep: SweepRow) -> dict[str, Any]:
         "name": sweep.name,
         **{key: stored[key] for key in GRID_KEYS},
         "limits": sweep.limits,
-        "boards": sweep_boards(db, sweep),
+        "boards": [{"name": board.name, "domain": board.domain, "text": board.canonical_text}
+                   for board in sweep_boards(db, sweep)],
         "exported_by": environment()["code_version"],
     }
 

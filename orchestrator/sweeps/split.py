@@ -48,7 +48,7 @@ from puzzles.result import Limits, Outcome
 from puzzles.search import idastar, subtree
 from workers.store import Database
 from workers.store.jobs import skip
-from workers.store.records import JobResult
+from workers.store.records import JobResult, JobRow
 from workers.store.studies import job_ids, stored_boards
 from workers.store.sweeps import SweepRow, results_of
 
@@ -114,9 +114,9 @@ class BoundWatch:
         self.skipped_from = len(prefixes)
         self.settled = False
 
-    def rows(self) -> dict[str, dict]:
-        """The bound's job rows with their results, by prefix."""
-        return {row["params"]["prefix"]: row for row in results_of(self.db, self.ids)}
+    def rows(self) -> dict[str, JobRow]:
+        """The bound's jobs with their results, by prefix."""
+        return {row.params["prefix"]: row for row in results_of(self.db, self.ids)}
 
     def look(self) -> str | None:
         """Skip the subtrees not yet begun after the first holding a solution; the reason the jobs still running are
@@ -127,13 +127,13 @@ class BoundWatch:
         stored with the outcome limit and the reason.
         """
         rows = self.rows()
-        first = next((i for i, p in enumerate(self.prefixes) if rows[p]["outcome"] == Outcome.SOLVED), self.skipped_from)
+        first = next((i for i, p in enumerate(self.prefixes) if rows[p].outcome == Outcome.SOLVED), self.skipped_from)
         if first < self.skipped_from:
-            later = [rows[p]["job_id"] for p in self.prefixes[first + 1 : self.skipped_from]]
+            later = [rows[p].job_id for p in self.prefixes[first + 1 : self.skipped_from]]
             skip(self.db, later, JobResult.limit(f"not searched: subtree {self.prefixes[first]} before it holds a solution"))
             self.skipped_from = first
         if self.settled or self.skipped_from == len(self.prefixes) or not all(
-                rows[p]["outcome"] in (Outcome.SOLVED, Outcome.FAILED) for p in self.prefixes[: self.skipped_from]):
+                rows[p].outcome in (Outcome.SOLVED, Outcome.FAILED) for p in self.prefixes[: self.skipped_from]):
             return None
         self.settled = True
         return f"stopped: subtree {self.prefixes[self.skipped_from]} before it holds a solution"
@@ -196,13 +196,13 @@ class SplitProposer:
         plan = plan_sweep(self.experiment.name, [self.instance], SweepGrid([SPLIT_ALGORITHM], values))
         plan.definition = self.definition
         store_plan(self.db, plan, extend=True)
-        ids = job_ids(self.db, [job["job_key"] for job in plan.jobs])
-        return [ids[job["job_key"]] for job in plan.jobs]
+        ids = job_ids(self.db, [job.job_key for job in plan.jobs])
+        return [ids[job.job_key] for job in plan.jobs]
 
     def _tally(self, running: _Bound) -> None:
         rows = running.watch.rows()
         found, counted, next_bound = _tally(self.problem, self.experiment.name, running.level, running.watch.prefixes, rows)
-        self.sizes = {prefix: row["expanded"] or 0 for prefix, row in rows.items()}
+        self.sizes = {prefix: row.result.expanded if row.result is not None else 0 for prefix, row in rows.items()}
         level = running.level
         self._settled(BoundRound(level.bound, self.experiment.name, len(level.leaves), running.deeper, counted[0],
                                  counted[1], level.expanded + counted[2], time.perf_counter() - running.started,
@@ -286,25 +286,33 @@ def _heuristic(problem: Problem, params: dict[str, str], depth: int):
 
 
 def _tally(problem: Problem, experiment: str, level: subtree.Frontier, prefixes: list[str],
-           rows: dict[str, dict]) -> tuple[list[int] | None, tuple[int, int, int], int | None]:
+           rows: dict[str, JobRow]) -> tuple[list[int] | None, tuple[int, int, int], int | None]:
     """A bound's answer from its jobs (`prefixes`: the leaves' moves): (the solution, (expanded, generated) as one
     core counts them and all work, the next bound)."""
     expanded, generated = level.expanded, level.generated  # the frontier's all, unless a subtree holds a solution
     below = [0, 0]
     found = None
     for prefix, before in zip(prefixes, level.before):
-        row = rows[prefix]
-        if row["outcome"] not in (Outcome.SOLVED, Outcome.FAILED):
-            raise PuzzleError(f"{experiment}: subtree {prefix} did not finish ({row['outcome'] or row['state']}:"
-                              f" {row['reason']}); continue with: orchestrate resume {experiment}")
-        below = [below[0] + row["expanded"], below[1] + row["generated"]]
-        if row["outcome"] == Outcome.SOLVED:  # one core stops here: the frontier's nodes after it are not its
+        result = _finished(experiment, prefix, rows[prefix])
+        below = [below[0] + result.expanded, below[1] + result.generated]
+        if result.outcome == Outcome.SOLVED:  # one core stops here: the frontier's nodes after it are not its
             codes = {problem.format_move(move): move for move in range(problem.kernels.max_branching)}
-            found = [codes[move] for move in row["solution"].split()]
+            found = [codes[move] for move in (result.solution or "").split()]
             expanded, generated = before
             break
-    work = sum(row["expanded"] or 0 for row in rows.values())
-    beyond = [rows[p]["extra"]["next_bound"] for p in prefixes if rows[p]["extra"].get("next_bound") is not None]
+    results = {prefix: row.result for prefix, row in rows.items() if row.result is not None}
+    work = sum(result.expanded for result in results.values())
+    beyond = [results[p].extra["next_bound"] for p in prefixes
+              if p in results and results[p].extra.get("next_bound") is not None]
     if level.next_bound is not None:
         beyond.append(level.next_bound)
     return found, (expanded + below[0], generated + below[1], work), min(beyond, default=None)
+
+
+def _finished(experiment: str, prefix: str, row: JobRow) -> JobResult:
+    """The result of a subtree's job that searched it through (solved or failed); PuzzleError for any other."""
+    if row.result is None or row.result.outcome not in (Outcome.SOLVED, Outcome.FAILED):
+        said = f"{row.result.outcome}: {row.result.reason}" if row.result is not None else f"{row.state}: no result"
+        raise PuzzleError(f"{experiment}: subtree {prefix} did not finish ({said}); continue with: orchestrate resume"
+                          f" {experiment}")
+    return row.result

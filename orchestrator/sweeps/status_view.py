@@ -185,8 +185,8 @@ def plan_text(plan: "SweepPlan") -> str:
     names = {board.id: board.name or board.id[:12] for board in plan.boards}
     lines = [f"sweep {plan.name}: {plural(len(plan.jobs), 'job')} on {plural(len(plan.boards), 'board')}"]
     for job in plan.jobs[:SAMPLE_JOBS]:
-        seed = f" seed={job['seed']}" if job["seed"] is not None else ""
-        lines.append(f"  {names[job['board_id']]}  {job['algorithm']} {canonical_params(job['params'])}{seed} repeat={job['repeat']}")
+        seed = f" seed={job.seed}" if job.seed is not None else ""
+        lines.append(f"  {names[job.board_id]}  {job.algorithm} {canonical_params(job.params)}{seed} repeat={job.repeat}")
     if len(plan.jobs) > SAMPLE_JOBS:
         lines.append(f"  ... and {len(plan.jobs) - SAMPLE_JOBS:,} more")
     return "\n".join(lines)

@@ -39,6 +39,8 @@ from workers.settings import settings
 from workers.store import Database
 from workers.store import studies as study_store
 from workers.store import sweeps as sweep_store
+from workers.store.records import JobRow, PlannedJob
+from workers.store.states import JobState
 from workers.store.sweeps import ExperimentKind, SweepRow
 
 SAMPLERS = ("tpe", "random", "grid", "cmaes", "nsga2")
@@ -82,16 +84,16 @@ class StudySpec:
                    None if kept.seeds is None else list(kept.seeds), kept.repeat, kept.sampler, kept.seed, kept.pruner,
                    kept.trials)
 
-    def jobs(self, point: dict[str, Any]) -> list[dict[str, Any]]:
-        """The job rows of one point on every board, as a sweep of that one point under the study's name plans them."""
+    def jobs(self, point: dict[str, Any]) -> list[PlannedJob]:
+        """The jobs of one point on every board, as a sweep of that one point under the study's name plans them."""
         grid = SweepGrid([self.algorithm], {name: [value] for name, value in point.items()}, self.seeds, self.repeat,
                          seed_namespace=self.name)
         return plan_sweep(self.name, self.boards, grid, self.limits).jobs
 
-    def save(self, db: Database, job_rows: list[dict[str, Any]]) -> int:
+    def save(self, db: Database, planned: list[PlannedJob]) -> int:
         """Store the study's row (made, or its definition replaced) and the jobs it lacks; its id."""
         definition = self.definition
-        sweep_id, _ = sweep_store.save(db, self.name, definition.kind, definition.to_json(), self.limits, self.boards, job_rows)
+        sweep_id, _ = sweep_store.save(db, self.name, definition.kind, definition.to_json(), self.limits, self.boards, planned)
         return sweep_id
 
 
@@ -206,8 +208,8 @@ class TrialRound:
         self.optima = [optima.get(board) for board in self.board_ids]
         rows = {trial.number: spec.jobs(suggest(trial, spec.dimensions)) for trial in trials}
         spec.save(db, [job for jobs in rows.values() for job in jobs])
-        ids = study_store.job_ids(db, [job["job_key"] for jobs in rows.values() for job in jobs])
-        self.running = {trial.number: Running(trial, [[ids[job["job_key"]] for job in rows[trial.number] if job["board_id"] == board]
+        ids = study_store.job_ids(db, [job.job_key for jobs in rows.values() for job in jobs])
+        self.running = {trial.number: Running(trial, [[ids[job.job_key] for job in rows[trial.number] if job.board_id == board]
                                                       for board in self.board_ids]) for trial in trials}
         for state in self.running.values():
             state.trial.set_user_attr("job_ids", state.job_ids)
@@ -224,7 +226,7 @@ class TrialRound:
         first `boards` boards done, or is told."""
         done = True
         for number, state in list(self.running.items()):
-            jobs = study_store.job_values(self.db, state.job_ids)
+            jobs = sweep_store.results_of(self.db, state.job_ids)
             try:
                 outcome = self._follow(state, jobs)
             except TrialFailed as failure:
@@ -237,7 +239,7 @@ class TrialRound:
                 done = False
         return done
 
-    def _follow(self, state: Running, jobs: list[dict[str, Any]]) -> str | None:
+    def _follow(self, state: Running, jobs: list[JobRow]) -> str | None:
         if len(self.spec.scoring.objectives) == 1:
             reached = step_value(self.spec.scoring, jobs, self.board_ids, self.optima)
             if reached is not None and reached[0] > state.step:
@@ -245,10 +247,10 @@ class TrialRound:
                 state.trial.report(reached[1], reached[0])
                 if reached[0] < len(self.board_ids) - 1 and state.trial.should_prune():
                     return self._prune(state)
-        if all(job["status"] == "done" for job in jobs):
+        if all(job.state == JobState.DONE for job in jobs):
             values = trial_values(self.spec.scoring, jobs, self.board_ids, self.optima)
             return self._tell(state, "complete", values)
-        if all(job["status"] in ("done", "cancelled") for job in jobs):  # shared with a trial pruned before
+        if all(job.state in (JobState.DONE, JobState.CANCELLED) for job in jobs):  # shared with a trial pruned before
             state.trial.set_user_attr("failure", "its jobs were cancelled")
             return self._tell(state, "fail")
         return None

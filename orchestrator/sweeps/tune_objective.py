@@ -15,7 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from puzzles.errors import PuzzleError
+from puzzles.result import Outcome
 from puzzles.textio import quote
+from workers.store.records import JobRow
+from workers.store.states import JobState
 
 COLUMNS = ("moves", "steps", "expanded", "generated", "elapsed_s", "peak_mem_bytes", "solved")
 AGGREGATES = ("mean", "gmean-ratio", "max")
@@ -92,27 +95,27 @@ def _penalty(text: str) -> float | None:
     return penalty
 
 
-def job_value(job: dict[str, Any], column: str, penalty: float | None) -> float:
-    """A done job's value in `column` (a row of `workers.store.studies.job_values`); TrialFailed if it may not count."""
-    solved = job["outcome"] == "solved"
+def job_value(job: JobRow, column: str, penalty: float | None) -> float:
+    """A done job's value in `column`, a field of its result; TrialFailed if it may not count."""
+    solved = job.outcome == Outcome.SOLVED
     if column == SOLVED:
         return 1.0 if solved else 0.0
-    if job["outcome"] == "error":
-        raise TrialFailed(f"job {job['job_id']} raised: {job['error'] or 'no message'}")
-    value = job[column]
+    if job.result is not None and job.result.outcome == Outcome.ERROR:
+        raise TrialFailed(f"job {job.job_id} raised: {job.result.error or 'no message'}")
+    value = getattr(job.result, column, None)
     if solved and value is not None:
         return float(value)
     if penalty is None:
-        raise TrialFailed(f"job {job['job_id']} ended {job['outcome']} (--unsolved fail)")
+        raise TrialFailed(f"job {job.job_id} ended {job.outcome} (--unsolved fail)")
     return penalty
 
 
-def board_values(jobs: list[dict[str, Any]], boards: list[str], column: str, penalty: float | None) -> list[float]:
+def board_values(jobs: list[JobRow], boards: list[str], column: str, penalty: float | None) -> list[float]:
     """Each board's value, in the order of `boards` (ids), over those boards whose runs are all done."""
     values = []
     for board in boards:
-        runs = [job for job in jobs if job["board_id"] == board]
-        if not runs or any(job["status"] != "done" for job in runs):
+        runs = [job for job in jobs if job.board_id == board]
+        if not runs or any(job.state != JobState.DONE for job in runs):
             break
         values.append(sum(job_value(job, column, penalty) for job in runs) / len(runs))
     return values
@@ -128,13 +131,13 @@ def aggregate(values: list[float], how: str, optima: list[int | None]) -> float:
     return math.exp(sum(math.log(ratio) if ratio > 0 else -math.inf for ratio in ratios) / len(ratios))
 
 
-def trial_values(scoring: Scoring, jobs: list[dict[str, Any]], boards: list[str], optima: list[int | None]) -> list[float]:
+def trial_values(scoring: Scoring, jobs: list[JobRow], boards: list[str], optima: list[int | None]) -> list[float]:
     """A finished trial's values, one per objective; TrialFailed if a job may not count."""
     return [aggregate(board_values(jobs, boards, o.column, scoring.penalty), scoring.aggregate, optima)
             for o in scoring.objectives]
 
 
-def step_value(scoring: Scoring, jobs: list[dict[str, Any]], boards: list[str], optima: list[int | None]) -> tuple[int, float] | None:
+def step_value(scoring: Scoring, jobs: list[JobRow], boards: list[str], optima: list[int | None]) -> tuple[int, float] | None:
     """The pruning step a running trial reached (boards fully done, less one) and its value over those boards; None
     before the first board is done. TrialFailed if a job may not count."""
     values = board_values(jobs, boards, scoring.objectives[0].column, scoring.penalty)

@@ -192,7 +192,7 @@ def test_the_optimal_search_fits_the_board(boards_dir):
         ("bfs", None), ("bfs", None), ("idastar", "pdb-max"), ("idastar", "pdb"),
     ]
     plan = plan_optima([course, korf, wide], {"time_limit": None})
-    assert plan.name == "optimum" and [job["params"] for job in plan.jobs] == [
+    assert plan.name == "optimum" and [job.params for job in plan.jobs] == [
         {"exhaustive": False}, {"heuristic": "pdb-max", "pdb": "6-6-3"}, {"heuristic": "pdb", "pdb": "6-5"},
     ]
     assert plan_optima([course], {"time_limit": 60}).name.startswith("optimum-")

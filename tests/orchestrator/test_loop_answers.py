@@ -114,7 +114,7 @@ def test_a_group_over_boards_is_the_mean_of_the_boards_means_with_their_spread_a
 def test_a_baseline_gives_the_geometric_mean_of_each_boards_ratio(db, boards_dir):
     boards = load_boards([str(boards_dir / board) for board in SIX[:2]])
     plan, _, ids = store_sweep(connect(db), "base", boards, SweepGrid(["beam", "astar"], {"k": [1], "heuristic": ["blockers"]}))
-    kinds = {job_id: (job["board_id"], job["algorithm"]) for job_id, job in zip(ids, plan.jobs)}
+    kinds = {job_id: (job.board_id, job.algorithm) for job_id, job in zip(ids, plan.jobs)}
     moves = {(boards[0].id, "astar"): 20, (boards[1].id, "astar"): 10, (boards[0].id, "beam"): 40, (boards[1].id, "beam"): 80}
     finish(db, ids, [solved(moves[kinds[job_id]]) for job_id in ids])
     summary = summarize(load_rows(connect(db), find_sweep(connect(db), "base")), ["algorithm"], baseline="astar")

@@ -109,7 +109,7 @@ def test_goal_applies_to_n_puzzle_boards_without_their_own_and_changes_their_job
     assert first[0].name == last[0].name == "412763580" and first[0].id != last[0].id
     assert problem_for(first[0].domain, first[0].text).goal == "blank-first"
     assert problem_for(last[0].domain, last[0].text).goal == "blank-last"
-    keys = [{job["job_key"] for job in plan_sweep("goals", boards[:1], SweepGrid(["bfs"])).jobs} for boards in (first, last)]
+    keys = [{job.job_key for job in plan_sweep("goals", boards[:1], SweepGrid(["bfs"])).jobs} for boards in (first, last)]
     assert len(keys[0] | keys[1]) == 2
     korf = load_boards([f"{KORF100}#1"], goal="blank-last")  # a row's own goal wins
     assert problem_for("npuzzle", korf[0].text).goal == "blank-first"
@@ -142,42 +142,42 @@ def test_beam_over_50_widths_and_two_heuristics_on_the_seven_course_boards_is_70
     grid = SweepGrid(["beam"], {"k": parse_values("1..50", "--k"), "heuristic": ["blockers", "blockers-lb"]})
     plan = plan_sweep("beam-k", boards, grid)
     assert len(boards) == 7 and len(plan.jobs) == 700
-    assert len({job["job_key"] for job in plan.jobs}) == 700
-    assert sorted((job["params"]["heuristic"], job["params"]["k"]) for job in plan.jobs if job["board_id"] == boards[0].id) == [
+    assert len({job.job_key for job in plan.jobs}) == 700
+    assert sorted((job.params["heuristic"], job.params["k"]) for job in plan.jobs if job.board_id == boards[0].id) == [
         (h, k) for h in ("blockers", "blockers-lb") for k in range(1, 51)
     ]
-    assert all(job["seed"] is None and job["repeat"] == 0 for job in plan.jobs)
+    assert all(job.seed is None and job.repeat == 0 for job in plan.jobs)
 
 
 def test_an_algorithm_gets_only_the_parameters_it_takes(six_boards):
     plan = plan_sweep("mixed", six_boards, SweepGrid(["beam", "bfs"], {"k": [1, 2, 3]}))
     for board in six_boards:
-        jobs = [job for job in plan.jobs if job["board_id"] == board.id]
-        assert [job["params"] for job in jobs if job["algorithm"] == "beam"] == [
+        jobs = [job for job in plan.jobs if job.board_id == board.id]
+        assert [job.params for job in jobs if job.algorithm == "beam"] == [
             {"heuristic": "blockers-lb", "k": k} for k in (1, 2, 3)
         ]
-        assert [job["params"] for job in jobs if job["algorithm"] == "bfs"] == [{"exhaustive": False}]
+        assert [job.params for job in jobs if job.algorithm == "bfs"] == [{"exhaustive": False}]
     assert len(plan.jobs) == 4 * 3
 
 
 def test_seeds_give_a_randomized_algorithm_one_job_per_seed(six_boards):
     plan = plan_sweep("spr-seeds", six_boards[:1], SweepGrid(["spr"], {}, seeds=[1, 2, 3, 4, 5]))
-    assert [(job["seed"], job["repeat"]) for job in plan.jobs] == [(s, 0) for s in (1, 2, 3, 4, 5)]
+    assert [(job.seed, job.repeat) for job in plan.jobs] == [(s, 0) for s in (1, 2, 3, 4, 5)]
 
 
 def test_seeds_give_a_deterministic_algorithm_repeats_without_a_seed(six_boards):
     plan = plan_sweep("bfs-seeds", six_boards[:1], SweepGrid(["bfs"], {}, seeds=[1, 2, 3, 4, 5]))
-    assert [(job["seed"], job["repeat"]) for job in plan.jobs] == [(None, r) for r in range(5)]
-    assert len({job["job_key"] for job in plan.jobs}) == 5
+    assert [(job.seed, job.repeat) for job in plan.jobs] == [(None, r) for r in range(5)]
+    assert len({job.job_key for job in plan.jobs}) == 5
 
 
 def test_a_randomized_algorithm_without_seeds_gets_derived_seeds_the_same_every_time(six_boards):
     first = plan_sweep("spr-repeat", six_boards, SweepGrid(["spr", "bfs"], {}, repeat=3))
     again = plan_sweep("spr-repeat", six_boards, SweepGrid(["spr", "bfs"], {}, repeat=3))
-    spr = [job["seed"] for job in first.jobs if job["algorithm"] == "spr"]
+    spr = [job.seed for job in first.jobs if job.algorithm == "spr"]
     assert len(spr) == 9 and len(set(spr)) == 9 and all(0 <= seed < SEEDS for seed in spr)
-    assert [job["seed"] for job in again.jobs] == [job["seed"] for job in first.jobs]
-    assert all(job["seed"] is None for job in first.jobs if job["algorithm"] == "bfs")
+    assert [job.seed for job in again.jobs] == [job.seed for job in first.jobs]
+    assert all(job.seed is None for job in first.jobs if job.algorithm == "bfs")
 
 
 def test_job_keys_are_unique_stable_and_include_the_sweep_name(six_boards):
@@ -185,10 +185,10 @@ def test_job_keys_are_unique_stable_and_include_the_sweep_name(six_boards):
     first = plan_sweep("keys", six_boards, grid)
     again = plan_sweep("keys", list(reversed(six_boards)), grid)
     other = plan_sweep("keys-2", six_boards, grid)
-    keys = [job["job_key"] for job in first.jobs]
+    keys = [job.job_key for job in first.jobs]
     assert len(keys) == len(set(keys)) == 3 * (2 * 2 + 2 * 2)
-    assert {job["job_key"] for job in again.jobs} == set(keys)
-    assert not set(keys) & {job["job_key"] for job in other.jobs}
+    assert {job.job_key for job in again.jobs} == set(keys)
+    assert not set(keys) & {job.job_key for job in other.jobs}
 
 
 @pytest.mark.parametrize(
@@ -352,7 +352,7 @@ def test_the_grid_is_the_same_from_the_command_line_to_the_plan_the_sweep_row_th
     replayed = plan_from_spec(read_spec(spec_path))
     assert replayed.grids == [planned] and replayed.jobs == plan.jobs
     renamed = plan_from_spec(read_spec(spec_path), "round-again")
-    assert renamed.grids == [planned] and [job["seed"] for job in renamed.jobs] == [job["seed"] for job in plan.jobs]
+    assert renamed.grids == [planned] and [job.seed for job in renamed.jobs] == [job.seed for job in plan.jobs]
 
 
 def test_a_sweep_row_of_before_the_grid_type_loads(db_url, six_boards):

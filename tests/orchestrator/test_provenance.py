@@ -150,10 +150,10 @@ def test_derived_seeds_are_unchanged_for_sweeps_planned_before_specs():
     params = json.dumps({"max_steps": 1_000_000}, separators=(",", ":"))
     for index, job in enumerate(plan.jobs):  # the seeds of sweeps stored before seed namespaces existed
         key = hashlib.sha256(json.dumps(["old", board.id, "random", params, None, index]).encode()).hexdigest()
-        assert (job["job_key"], job["seed"]) == (key, int(key[:8], 16) % 2**32)
+        assert (job.job_key, job.seed) == (key, int(key[:8], 16) % 2**32)
     renamed = plan_sweep("new", [board], SweepGrid(["random"], {}, repeat=2, seed_namespace="old"))
-    assert [job["seed"] for job in renamed.jobs] == [job["seed"] for job in plan.jobs]
-    assert {job["job_key"] for job in renamed.jobs}.isdisjoint(job["job_key"] for job in plan.jobs)
+    assert [job.seed for job in renamed.jobs] == [job.seed for job in plan.jobs]
+    assert {job.job_key for job in renamed.jobs}.isdisjoint(job.job_key for job in plan.jobs)
 
 
 def test_a_replayed_sweep_keeps_its_seed_namespace(tmp_path):

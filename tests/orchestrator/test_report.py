@@ -48,7 +48,7 @@ def db(tmp_path, boards_dir) -> str:
     db = connect(url)
     boards = load_boards([str(boards_dir / "Rushhour6x6_1.csv")])
     plan, _, ids = store_sweep(db, "hand", boards, SweepGrid(["bfs", "beam"], {"k": [1, 2]}, repeat=2))
-    order = sorted(range(6), key=lambda i: (plan.jobs[i]["algorithm"] != "bfs", plan.jobs[i]["params"].get("k"), i))
+    order = sorted(range(6), key=lambda i: (plan.jobs[i].algorithm != "bfs", plan.jobs[i].params.get("k"), i))
     record(db, [(ids[job], BY_HAND[index]) for index, job in enumerate(order)])
     return url
 

@@ -45,7 +45,7 @@ def stored(url: str, name: str, boards_dir, grid: SweepGrid, outcome: Outcomes, 
     sweep_id, _ = store_plan(db, plan)
     names = {board.id: board.name for board in boards}
     ids = unfinished_jobs(db, sweep_id)
-    record(db, [(job_id, outcome(names[job["board_id"]], job["params"], job["repeat"] if repeats else job["seed"]))
+    record(db, [(job_id, outcome(names[job.board_id], job.params, job.repeat if repeats else job.seed))
                 for job_id, job in zip(ids, plan.jobs)])
     return report_rows.load_rows(db, find_sweep(db, name))
 

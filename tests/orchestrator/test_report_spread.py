@@ -59,7 +59,7 @@ def store(tmp_path, boards_dir):
         plan, _, ids = store_sweep(db, "spread", boards, SweepGrid(["beam"], {"k": [1, 2]}, repeat=RUNS))
         results = []
         for job_id, job in zip(ids, plan.jobs, strict=True):
-            k, i = job["params"]["k"], job["repeat"]
+            k, i = job.params["k"], job.repeat
             results.append((job_id, result(k, i, host(k, i), version(k, i), speed(k, i))))
         record(db, results)
         return url

@@ -1,5 +1,6 @@
-"""A sweep's rows read as Arrow columns are the rows read one dict per job (`job_rows`): same columns, values, types."""
+"""A sweep's rows read as Arrow columns are the rows read one record per job (`job_rows`): same columns, values, types."""
 
+from dataclasses import asdict
 from typing import Any
 
 import pandas as pd
@@ -15,21 +16,22 @@ from orchestrator.sweeps.sources import load_boards
 from tests.orchestrator.handmade import SOLUTIONS, result_for
 from tests.stored import store_sweep
 from workers.store import connect
-from workers.store.boards import store_optima
+from workers.store.boards import StoredBoard, store_optima
 from workers.store.jobs import claim, record
 from workers.store.migrate import upgrade
-from workers.store.records import JobResult
+from workers.store.records import JobResult, JobRow
 from workers.store.rows import job_rows
-from workers.store.schema import canonical_params
+from workers.store.schema import RESULT_FIELDS, canonical_params
 
 
-def dict_rows(db, sweep) -> pd.DataFrame:
-    """The rows read a dict per job (`job_rows`), a record per dict: what `load_rows` must equal."""
+def record_rows(db, sweep) -> pd.DataFrame:
+    """The rows read a record per job (`job_rows`), a table row per record: what `load_rows` must equal."""
     stored = job_rows(db, sweep)
-    optima = best_optima(db, {row["board_id"] for row in stored})
-    parameters = [parameter_column(name) for name in sorted({name for row in stored for name in row["params"]})]
+    optima = best_optima(db, {job.board_id for job, _ in stored})
+    parameters = [parameter_column(name) for name in sorted({name for job, _ in stored for name in job.params})]
     columns = [*report_rows.LEADING_COLUMNS, *parameters, *report_rows.TRAILING_COLUMNS]
-    rows = with_parameter_columns(pd.DataFrame.from_records([_record(row) for row in stored], columns=columns), parameters)
+    records = [_record(job, board) for job, board in stored]
+    rows = with_parameter_columns(pd.DataFrame.from_records(records, columns=columns), parameters)
     for column in parameters:
         if pd.api.types.is_float_dtype(rows[column]) and rows[column].dropna().mod(1).eq(0).all():
             rows[column] = rows[column].astype("Int64")
@@ -41,18 +43,19 @@ def dict_rows(db, sweep) -> pd.DataFrame:
     return rows.drop(columns=["board_id"])
 
 
-def _record(row: dict[str, Any]) -> dict[str, Any]:
-    params = row["params"]
+def _record(job: JobRow, board: StoredBoard) -> dict[str, Any]:
+    params = job.params
+    result = asdict(job.result) if job.result is not None else dict.fromkeys(RESULT_FIELDS)
     return {
-        "job_id": row["job_id"], "board": row["board"] or row["board_id"][:12], "board_id": row["board_id"],
-        "board_size": row["board_size"], "domain": row["domain"], "algorithm": row["algorithm"], "params": canonical_params(params),
+        "job_id": job.job_id, "board": board.name or board.id[:12], "board_id": job.board_id,
+        "board_size": board.size, "domain": board.domain, "algorithm": job.algorithm, "params": canonical_params(params),
         **{parameter_column(name): value for name, value in params.items()},
-        "seed": row["seed"], "repeat": row["repeat"], "state": row["state"], "outcome": row["outcome"],
-        **{column: row[column] for column in report_rows.RESULT_COLUMNS},
-        "reason": row["reason"] or row["error"], "host": row["host"] or row["worker_host"],
-        "code_version": row["code_version"], "speed": (row["provenance"] or {}).get("speed"),
-        "known_optimum": row["known_optimum"],
-        "optimal": is_optimal(row["algorithm"], params, row["domain"], row["canonical_text"]),
+        "seed": job.seed, "repeat": job.repeat, "state": str(job.state), "outcome": result["outcome"] and str(result["outcome"]),
+        **{column: result[column] for column in report_rows.RESULT_COLUMNS},
+        "reason": result["reason"] or result["error"], "host": result["host"] or job.worker_host,
+        "code_version": result["code_version"], "speed": (result["provenance"] or {}).get("speed"),
+        "known_optimum": board.known_optimum,
+        "optimal": is_optimal(job.algorithm, params, board.domain, board.canonical_text),
     }
 
 
@@ -73,11 +76,11 @@ def mixed_sweep(url: str, boards_dir) -> None:
 
 
 @pytest.mark.parametrize("db_url", ["sqlite", "postgresql"], indirect=True)
-def test_the_columns_are_the_rows_read_a_dict_at_a_time(db_url, boards_dir):
+def test_the_columns_are_the_rows_read_a_record_at_a_time(db_url, boards_dir):
     mixed_sweep(db_url, boards_dir)
     db = connect(db_url)
     sweep = find_sweep(db, "mixed")
-    old, new = dict_rows(db, sweep), report_rows.load_rows(db, sweep)
+    old, new = record_rows(db, sweep), report_rows.load_rows(db, sweep)
     assert set(old["outcome"].dropna()) == {"solved", "failed", "error", "limit"} and old["outcome"].isna().sum() == 3
     pd.testing.assert_frame_equal(new, old)
     assert new.attrs == old.attrs

@@ -29,13 +29,13 @@ def test_the_later_subtrees_are_skipped_at_once_and_again_when_an_earlier_one_so
     record(db, [solved(watch.ids[2])])  # LU holds a solution while the subtrees before it are not done
     assert watch.look() is None
     rows = watch.rows()
-    assert [rows[p]["outcome"] for p in PREFIXES] == [None, None, "solved", "limit", "limit", "limit"]
-    assert rows["LD"]["reason"] == "not searched: subtree LU before it holds a solution"
-    assert rows["UL"]["state"] == "running" and rows["UR"]["state"] == "pending"  # one core would search both
+    assert [rows[p].outcome for p in PREFIXES] == [None, None, "solved", "limit", "limit", "limit"]
+    assert rows["LD"].result.reason == "not searched: subtree LU before it holds a solution"
+    assert rows["UL"].state == "running" and rows["UR"].state == "pending"  # one core would search both
 
     record(db, [solved(watch.ids[0])])  # the running UL finds one too: UR, after it, is no longer needed
     assert watch.look() == "stopped: subtree UL before it holds a solution"  # the first: no subtree before it to wait for
-    assert watch.rows()["UR"]["reason"] == "not searched: subtree UL before it holds a solution"
+    assert watch.rows()["UR"].result.reason == "not searched: subtree UL before it holds a solution"
 
 
 def failed(job_id: int) -> tuple[int, JobResult]:
@@ -48,10 +48,10 @@ def test_the_bound_is_settled_once_every_subtree_before_the_solutions_is_done(db
     claim(db, watch.ids[:4], "w1", 60)  # UL, UR, LU and LD run
     record(db, [solved(watch.ids[2])])
     assert watch.look() is None  # UL and UR, before the solution's, still run: their nodes are one core's
-    assert watch.rows()["DR"]["outcome"] == "limit"
+    assert watch.rows()["DR"].outcome == "limit"
     record(db, [failed(watch.ids[0]), failed(watch.ids[1])])
     assert watch.look() == "stopped: subtree LU before it holds a solution"
-    assert watch.rows()["LD"]["state"] == "running"  # after the solution's: no longer waited for
+    assert watch.rows()["LD"].state == "running"  # after the solution's: no longer waited for
     assert watch.look() is None  # settled once
 
 

@@ -25,6 +25,7 @@ from orchestrator.publish.dashboard import make_app
 from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.sources import load_boards
 from orchestrator.sweeps.tune_space import CHOICE, FIXED, FLOAT, INT, parse_dimension
+from puzzles.result import Outcome
 from tests.orchestrator.clirun import assert_usage_error, ok, orchestrate
 from tests.orchestrator.dashboard_client import newer_page
 from tests.polling import wait_for
@@ -32,7 +33,9 @@ from tests.stored import store_sweep
 from workers.store import connect
 from workers.store.database import engine_for, open_existing, open_read_only
 from workers.store.migrate import OPTUNA_TABLES, downgrade, upgrade
+from workers.store.records import JobResult, JobRow
 from workers.store.schema import jobs
+from workers.store.states import JobState
 
 ROOT = Path(__file__).resolve().parents[2]
 SIX = ["Rushhour6x6_1.csv", "Rushhour6x6_2.csv", "Rushhour6x6_3.csv"]
@@ -331,7 +334,7 @@ def test_ratios_to_the_optima_aggregate_as_a_geometric_mean():
     assert aggregate([22.0, 30.0], "gmean-ratio", [11, 30]) == pytest.approx(2 ** 0.5)
     assert aggregate([1.0, 3.0], "max", [None, None]) == 3.0
     scoring = parse_scoring("moves,elapsed_s:max", "mean", "penalty:50")
-    jobs = [{"job_id": 1, "board_id": "a", "status": "done", "outcome": "solved", "moves": 10, "elapsed_s": 2.0, "error": None},
-            {"job_id": 2, "board_id": "b", "status": "done", "outcome": "limit", "moves": None, "elapsed_s": 4.0, "error": None}]
+    jobs = [JobRow(1, "a", "beam", {}, None, 0, JobState.DONE, None, JobResult(outcome=Outcome.SOLVED, moves=10, elapsed_s=2.0)),
+            JobRow(2, "b", "beam", {}, None, 0, JobState.DONE, None, JobResult.limit("time limit 4 s", 4.0))]
     assert trial_values(scoring, jobs, ["a", "b"], [None, None]) == [30.0, 26.0]  # an unsolved job's every column is the penalty
     assert [o.direction for o in scoring.objectives] == ["minimize", "maximize"]

@@ -49,15 +49,15 @@ def simulated(plan, ids: list[int]) -> list[Run]:
     a tenth of a second), then A* (seconds, more on the later boards), with a spread of durations within each kind."""
     rng = np.random.default_rng(46)
     board_cost = {board.id: 1.0 + place for place, board in enumerate(plan.boards)}
-    order = sorted(zip(ids, plan.jobs), key=lambda pair: (pair[1]["algorithm"] == "astar", pair[1]["repeat"]))
+    order = sorted(zip(ids, plan.jobs), key=lambda pair: (pair[1].algorithm == "astar", pair[1].repeat))
     free = [0.0] * WORKERS
     runs = []
     for job_id, job in order:
-        mean = 5.0 if job["algorithm"] == "astar" else 0.005 * job["params"]["k"]
+        mean = 5.0 if job.algorithm == "astar" else 0.005 * job.params["k"]
         worker = int(np.argmin(free))
         start = free[worker]
-        free[worker] = start + mean * board_cost[job["board_id"]] * rng.lognormal(0.0, 0.3)
-        runs.append(Run(job_id, (job["board_id"], job["algorithm"], str(job["params"])), start, free[worker], worker))
+        free[worker] = start + mean * board_cost[job.board_id] * rng.lognormal(0.0, 0.3)
+        runs.append(Run(job_id, (job.board_id, job.algorithm, str(job.params)), start, free[worker], worker))
     return runs
 
 

@@ -57,9 +57,9 @@ def test_a_plan_stored_again_adds_only_the_jobs_it_lacks_and_keeps_those_stored(
     assert len(rows) == 18 and jobs(db)[first].status == "done"
     by_key = {row.job_key: row for row in rows}
     for job in again.jobs:
-        row = by_key[job["job_key"]]
+        row = by_key[job.job_key]
         assert (row.sweep_id, row.board_id, row.algorithm, row.params, row.seed, row.repeat) == (
-            sweep_id, job["board_id"], job["algorithm"], job["params"], job["seed"], job["repeat"])
+            sweep_id, job.board_id, job.algorithm, job.params, job.seed, job.repeat)
         assert (row.attempts, row.lost) == (0, 0) and row.created_at is not None
     assert sorted((row.status, row.outcome) for row in rows) == [("done", "solved"), *[("pending", None)] * 17]
 

@@ -1,6 +1,6 @@
-"""What travels between the storage and the job processes: a job's input in, its result out.
+"""What travels between the storage and the rest: a job's input in, its result out, a planned job, a stored job.
 
-Both are plain data (primitives through a pipe or a message). `JobResult`'s
+All are plain data (primitives through a pipe or a message). `JobResult`'s
 fields are `puzzles.result.Findings` plus what only a stored result has; the
 `results` table is derived from them (`workers.store.schema`).
 """
@@ -8,9 +8,10 @@ fields are `puzzles.result.Findings` plus what only a stored result has; the
 import json
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from puzzles.result import Findings, Outcome, SolveResult, findings_of
+from workers.store.states import JobState
 
 
 def utc_now() -> datetime:
@@ -87,3 +88,40 @@ class JobResult(Findings):
     def to_row(self) -> dict[str, Any]:
         """The column values of its `results` row."""
         return {item.name: getattr(self, item.name) for item in fields(self)}
+
+
+class PlannedJob(NamedTuple):
+    """A job as a plan makes it and the store writes it: its board, algorithm, parameters, seed, repeat index, and its
+    key (a digest of all these and the sweep's name), which a job already stored is recognised by.
+
+    A named tuple rather than a frozen dataclass: a plan makes up to a million, and a frozen dataclass is made three
+    times slower (its `__init__` sets each field through `object.__setattr__`).
+    """
+
+    board_id: str
+    algorithm: str
+    params: dict[str, Any]
+    seed: int | None
+    repeat: int
+    job_key: str
+
+
+@dataclass(frozen=True, slots=True)
+class JobRow:
+    """A stored job: what it runs, its state, the worker that holds or last held it, and its result (None until it
+    has one)."""
+
+    job_id: int
+    board_id: str
+    algorithm: str
+    params: dict[str, Any]
+    seed: int | None
+    repeat: int
+    state: JobState
+    worker_host: str | None
+    result: JobResult | None
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """Its result's outcome, None without a result."""
+        return self.result.outcome if self.result is not None else None

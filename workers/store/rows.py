@@ -7,6 +7,7 @@ hundred MB (docs/notes/2026-12-05-million-jobs.md).
 """
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -17,62 +18,51 @@ from puzzles.errors import PuzzleError
 from puzzles.result import Outcome, measures
 from workers.store.boards import StoredBoard
 from workers.store.database import Database
-from workers.store.schema import RESULT_FIELDS, boards, jobs, results
-from workers.store.sweeps import SweepRow
+from workers.store.records import JobRow
+from workers.store.schema import boards, jobs, results
+from workers.store.sweeps import JOB_COLUMNS, SweepRow, job_row
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 MEASURES = measures()
 SAMPLE = {BigInteger: 0, Float: 0.0, String: ""}  # a value of each kind of column, for SQLite's first row
+BOARD_COLUMNS = (boards.c.id, boards.c.domain, boards.c.size, boards.c.name, boards.c.canonical_text, boards.c.known_optimum)
 
 
-def job_rows(db: Database, sweep: SweepRow) -> list[dict[str, Any]]:
-    """Every job of the sweep with its board and its result's fields (None for a job not done), in id order."""
+@dataclass(frozen=True)
+class BoardSolution:
+    """A board of a sweep and the shortest solution the sweep stored for it: the solved job with the fewest moves, its
+    moves and its solution (all None if none)."""
+
+    board: StoredBoard
+    job_id: int | None
+    moves: int | None
+    solution: str | None
+
+
+def job_rows(db: Database, sweep: SweepRow) -> list[tuple[JobRow, StoredBoard]]:
+    """Every job of the sweep with its result (None for a job not done) and its board, in id order."""
     query = (
-        select(
-            jobs.c.id.label("job_id"), jobs.c.board_id, jobs.c.algorithm, jobs.c.params, jobs.c.seed, jobs.c.repeat,
-            jobs.c.status.label("state"), jobs.c.worker_host, boards.c.name.label("board"),
-            boards.c.size.label("board_size"), boards.c.domain, boards.c.canonical_text, boards.c.known_optimum,
-            *(results.c[name] for name in RESULT_FIELDS),
-        )
+        select(*JOB_COLUMNS, *(column.label(f"boards_{column.name}") for column in BOARD_COLUMNS))
         .join(boards, jobs.c.board_id == boards.c.id)
         .outerjoin(results, results.c.job_id == jobs.c.id)
         .where(jobs.c.sweep_id == sweep.id)
         .order_by(jobs.c.id)
     )
     with db.engine.connect() as connection:
-        return [dict(row) for row in connection.execute(query).mappings()]
+        return [(job_row(row), StoredBoard(*(row[f"boards_{column.name}"] for column in BOARD_COLUMNS)))
+                for row in connection.execute(query).mappings()]
 
 
-def sweep_boards(db: Database, sweep: SweepRow) -> list[dict[str, str]]:
-    """The boards of the sweep's jobs (name, domain, canonical text), in the order of their first job."""
-    first_job = func.min(jobs.c.id)
-    query = (
-        select(boards.c.name, boards.c.domain, boards.c.canonical_text, first_job)
-        .join(jobs, jobs.c.board_id == boards.c.id)
-        .where(jobs.c.sweep_id == sweep.id)
-        .group_by(boards.c.id, boards.c.name, boards.c.domain, boards.c.canonical_text)
-        .order_by(first_job)
-    )
+def sweep_boards(db: Database, sweep: SweepRow) -> list[StoredBoard]:
+    """The boards of the sweep's jobs, in the order of their first job."""
     with db.engine.connect() as connection:
-        return [{"name": name, "domain": domain, "text": text} for name, domain, text, _ in connection.execute(query)]
+        return [StoredBoard(*row) for row in connection.execute(_boards_in_sweep(sweep))]
 
 
-def board_solutions(db: Database, sweep: SweepRow) -> list[dict[str, Any]]:
-    """The sweep's boards in the order of their first job, each with its shortest solution stored by the sweep.
-
-    Each: id, name, domain, canonical text, known optimum, and `job_id`,
-    `moves`, `solution` of the solved job with the fewest moves (None if none).
-    """
-    first_job = func.min(jobs.c.id)
-    in_sweep = (
-        select(boards.c.id, boards.c.name, boards.c.domain, boards.c.canonical_text, boards.c.known_optimum)
-        .join(jobs, jobs.c.board_id == boards.c.id)
-        .where(jobs.c.sweep_id == sweep.id)
-        .group_by(boards.c.id, boards.c.name, boards.c.domain, boards.c.canonical_text, boards.c.known_optimum)
-        .order_by(first_job)
-    )
+def board_solutions(db: Database, sweep: SweepRow) -> list[BoardSolution]:
+    """The sweep's boards in the order of their first job, each with its shortest solution stored by the sweep."""
     solved = (
         select(jobs.c.board_id, jobs.c.id, results.c.moves, results.c.solution)
         .join(results, results.c.job_id == jobs.c.id)
@@ -80,11 +70,19 @@ def board_solutions(db: Database, sweep: SweepRow) -> list[dict[str, Any]]:
         .order_by(results.c.moves.desc(), jobs.c.id.desc())  # the shortest, then the first, comes last and stays
     )
     with db.engine.connect() as connection:
-        found = [dict(row) for row in connection.execute(in_sweep).mappings()]
+        found = [StoredBoard(*row) for row in connection.execute(_boards_in_sweep(sweep))]
         best = {board_id: (job_id, moves, text) for board_id, job_id, moves, text in connection.execute(solved)}
-    for board in found:
-        board["job_id"], board["moves"], board["solution"] = best.get(board["id"], (None, None, None))
-    return found
+    return [BoardSolution(board, *best.get(board.id, (None, None, None))) for board in found]
+
+
+def _boards_in_sweep(sweep: SweepRow) -> Select:
+    """The boards of the sweep's jobs (`BOARD_COLUMNS`), in the order of their first job."""
+    first_job = func.min(jobs.c.id)
+    return (select(*BOARD_COLUMNS)
+            .join(jobs, jobs.c.board_id == boards.c.id)
+            .where(jobs.c.sweep_id == sweep.id)
+            .group_by(*BOARD_COLUMNS)
+            .order_by(first_job))
 
 
 def job_table(db: Database, sweep: SweepRow) -> "pa.Table":
@@ -148,11 +146,8 @@ def _job_query(db: Database, sweep: SweepRow) -> tuple[Select | CompoundSelect, 
 
 def board_table(db: Database, board_ids: list[str]) -> list[StoredBoard]:
     """The boards of `board_ids`."""
-    query = (select(boards.c.id, boards.c.name, boards.c.size, boards.c.domain, boards.c.canonical_text,
-                    boards.c.known_optimum)
-             .where(boards.c.id.in_(board_ids)))
     with db.engine.connect() as connection:
-        return [StoredBoard(**row) for row in connection.execute(query).mappings()]
+        return [StoredBoard(*row) for row in connection.execute(select(*BOARD_COLUMNS).where(boards.c.id.in_(board_ids)))]
 
 
 def _table_columns() -> list[tuple[str, ColumnElement[Any], type]]:

@@ -1,4 +1,4 @@
-"""What `orchestrate tune` reads and writes of a study's jobs: ids by key, their values, cancelling a pruned trial's,
+"""What `orchestrate tune` reads and writes of a study's jobs: ids by key, cancelling a pruned trial's,
 and results a sweep already has for the same point.
 
 A study's jobs are ordinary jobs of the sweep row named after the study (see
@@ -20,7 +20,6 @@ from workers.store.states import UNFINISHED, JobState
 
 OPTUNA_STUDIES = table("studies", column("study_id"), column("study_name"))  # Optuna's own tables, as far as read here
 OPTUNA_TRIALS = table("trials", column("study_id"), column("datetime_complete"))
-VALUE_COLUMNS = ("moves", "steps", "expanded", "generated", "elapsed_s", "peak_mem_bytes", "outcome", "error")
 
 
 def job_ids(db: Database, keys: list[str]) -> dict[str, int]:
@@ -29,15 +28,6 @@ def job_ids(db: Database, keys: list[str]) -> dict[str, int]:
         return {key: job_id for start in range(0, len(keys), IN_CLAUSE)
                 for key, job_id in connection.execute(
                     select(jobs.c.job_key, jobs.c.id).where(jobs.c.job_key.in_(keys[start : start + IN_CLAUSE])))}
-
-
-def job_values(db: Database, ids: list[int]) -> list[dict[str, Any]]:
-    """Each job among `ids` (in id order) with its board, state, and its result's outcome and measures (None if none)."""
-    query = (select(jobs.c.id.label("job_id"), jobs.c.board_id, jobs.c.status, *(results.c[name] for name in VALUE_COLUMNS))
-             .outerjoin(results, results.c.job_id == jobs.c.id).order_by(jobs.c.id))
-    with db.engine.connect() as connection:
-        return [dict(row._mapping) for start in range(0, len(ids), IN_CLAUSE)
-                for row in connection.execute(query.where(jobs.c.id.in_(ids[start : start + IN_CLAUSE])))]
 
 
 def optima(db: Database, board_ids: list[str]) -> dict[str, int | None]:
