@@ -9,21 +9,26 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from puzzles.errors import PuzzleError
+from puzzles.npuzzle import boardlist
 from puzzles.npuzzle import formats as npuzzle_formats
 from puzzles.npuzzle import picture as npuzzle_picture
 from puzzles.npuzzle import registered as _npuzzle_names  # noqa: F401 - registers the N-puzzle's heuristics
-from puzzles.npuzzle.board import NPuzzleBoard
+from puzzles.npuzzle.board import DEFAULT_GOAL, NPuzzleBoard, check_goal
 from puzzles.npuzzle.boardlist import load_npuzzle, load_npuzzles, split_board_list
 from puzzles.npuzzle.formats import looks_like_npuzzle, parse_npuzzle
-from puzzles.picture import Frames, Picture
+from puzzles.picture import Card, Frames, Picture, TextGrid
 from puzzles.problem import Problem
 from puzzles.rushhour import formats as rushhour_formats
 from puzzles.rushhour import picture as rushhour_picture
 from puzzles.rushhour import registered as _rushhour_names  # noqa: F401 - registers Rush Hour's heuristics
 from puzzles.rushhour.board import RushHourBoard
 from puzzles.textio import read_text, text_id
+
+if TYPE_CHECKING:
+    from puzzles.rushhour.problem import RushHourProblem
 
 LITERAL_NAME_CHARS = 40
 
@@ -43,20 +48,58 @@ class Instance:
         return text_id(self.text)
 
 
+class ReadyDatabase(Protocol):
+    """A database in its file: the file, its entries and the most moves it holds."""
+
+    @property
+    def path(self) -> Path: ...
+    @property
+    def entries(self) -> int: ...
+    @property
+    def deepest(self) -> int: ...
+
+
+class PatternDatabases(Protocol):
+    """A domain's pattern databases, made ready beforehand so that jobs only load them (the N-puzzle's `pdb` module)."""
+
+    def groups(self, width: int, height: int, goal: str, partition: str | None = None) -> tuple[tuple[int, ...], ...]:
+        """The tile groups of `partition` (default: the size's own); PuzzleError for an unknown goal or partition."""
+
+    def ready(self, width: int, height: int, goal: str, tiles: tuple[int, ...],
+              progress: Callable[[int, int], None] | None = None, rebuild: bool = False) -> ReadyDatabase:
+        """One group's database read and verified from its file, else (or if `rebuild`) built and saved."""
+
+    def directory(self) -> Path:
+        """Where the database files are kept."""
+
+
 @dataclass(frozen=True)
 class Domain:
     """What the runner and the command line ask of a domain, of a board given by its canonical text.
 
-    `title` names the domain in a sentence. `picture` draws a board as SVG;
-    `frames` places its pieces at the start and after each move of a solution
-    (moves in the domain's notation).
+    `title` names the domain in a sentence, `name` in a table. `load` reads a
+    board file or literal, `problem` makes the search problem of a board.
+    `picture` draws a board as SVG; `frames` places its pieces at the start and
+    after each move of a solution (moves in the domain's notation). `card`
+    describes a board in text. `generate` makes fresh boards (`size`, `count`,
+    `seed`, `prefix` of their names, the generation's options by keyword) with
+    the optima it knows of them, by board id. What a domain may lack is None:
+    `text_frames` (a solution's boards as text grids, from its problem and move
+    codes), `analysis` (every board of a `width` x `height` space with its
+    distance and each heuristic's estimate, as columns) and `pattern_databases`.
     """
 
     title: str
+    name: str
     load: Callable[[str], Instance]
     problem: Callable[[str, str | None], Problem]  # (canonical text, move model or None)
     picture: Callable[[str], Picture]
     frames: Callable[[str, list[str]], Frames]
+    card: Callable[[str], Card]
+    generate: Callable[..., tuple[list[Instance], dict[str, int]]]
+    text_frames: Callable[[Problem, list[int]], list[TextGrid]] | None = None
+    analysis: Callable[[int, int, str, list[str] | None], dict[str, Any]] | None = None  # (width, height, goal, partitions)
+    pattern_databases: Callable[[], PatternDatabases] | None = None
 
 
 def instance_of(board: RushHourBoard | NPuzzleBoard, name: str = "") -> Instance:
@@ -109,21 +152,89 @@ def _check_npuzzle_move_model(move_model: str | None) -> None:
         raise PuzzleError(f"the N-puzzle has one move model (a tile slides one cell), not {move_model!r}")
 
 
+def _rushhour_board(text: str) -> RushHourBoard:
+    return rushhour_formats.parse_board(text, fmt="json")
+
+
+def _rushhour_text_frames(problem: Problem, moves: list[int]) -> list[TextGrid]:
+    rushhour = cast("RushHourProblem", problem)
+    return [rushhour_picture.text_grid(rushhour.board_at(key)) for key in rushhour.play(moves)]
+
+
+def _generate_rushhour(size: int, count: int, seed: int, prefix: str, **options: Any) -> tuple[list[Instance], dict[str, int]]:
+    from puzzles.rushhour.generate import TooFewBoards, hardest_boards  # compiled: loaded only to generate
+
+    if {"walk", "height"} & options.keys():
+        raise PuzzleError("--walk and --height are N-puzzle options")
+    try:
+        found = hardest_boards(size, count, seed, min_moves=options.get("min_moves"), moves=options.get("moves"),
+                               max_attempts=options.get("max_attempts"), prefix=prefix)
+    except TooFewBoards as err:
+        easier = "--moves" if options.get("moves") else "--min-moves"
+        raise PuzzleError(f"{err}: allow more with --max-attempts, or ask for an easier {easier}") from None
+    boards = [instance_of(board) for board, _ in found]
+    return boards, {board.id: optimum for board, (_, optimum) in zip(boards, found)}
+
+
+def _generate_npuzzle(size: int, count: int, seed: int, prefix: str, **options: Any) -> tuple[list[Instance], dict[str, int]]:
+    from puzzles.npuzzle.generate import random_boards
+
+    if {"min_moves", "moves", "max_attempts"} & options.keys():
+        raise PuzzleError("--min-moves, --moves and --max-attempts are Rush Hour options (the N-puzzle takes --walk)")
+    boards = random_boards(size, options.get("height") or size, count, seed, walk=options.get("walk"),
+                           goal=options.get("goal", DEFAULT_GOAL), prefix=prefix)
+    return [instance_of(board) for board in boards], {}
+
+
+def _npuzzle_analysis(width: int, height: int, goal: str, partitions: list[str] | None) -> dict[str, Any]:
+    from puzzles.npuzzle.analysis import analysis  # compiled: loaded only to analyze
+
+    return analysis(width, height, goal, partitions)
+
+
+def _npuzzle_databases() -> PatternDatabases:
+    from puzzles.npuzzle import pdb  # compiled: loaded only to build
+
+    return pdb
+
+
 DOMAINS: dict[str, Domain] = {
     "rushhour": Domain(
-        "Rush Hour", _load_rushhour, _rushhour_problem,
-        picture=lambda text: rushhour_picture.picture(rushhour_formats.parse_board(text, fmt="json")),
-        frames=lambda text, moves: rushhour_picture.frames(rushhour_formats.parse_board(text, fmt="json"), moves),
+        "Rush Hour", "Rush Hour", _load_rushhour, _rushhour_problem,
+        picture=lambda text: rushhour_picture.picture(_rushhour_board(text)),
+        frames=lambda text, moves: rushhour_picture.frames(_rushhour_board(text), moves),
+        card=lambda text: rushhour_picture.card(_rushhour_board(text)),
+        generate=_generate_rushhour,
+        text_frames=_rushhour_text_frames,
     ),
     "npuzzle": Domain(
-        "the N-puzzle", _load_npuzzle, _npuzzle_problem,
+        "the N-puzzle", "N-puzzle", _load_npuzzle, _npuzzle_problem,
         picture=lambda text: npuzzle_picture.picture(parse_npuzzle(text, fmt="json")),
         frames=lambda text, moves: npuzzle_picture.frames(parse_npuzzle(text, fmt="json"), moves),
+        card=lambda text: npuzzle_picture.card(parse_npuzzle(text, fmt="json")),
+        generate=_generate_npuzzle,
+        analysis=_npuzzle_analysis,
+        pattern_databases=_npuzzle_databases,
     ),
 }
 
 
-def detectfind_domain(source: str) -> str:
+def is_board_list(source: str) -> bool:
+    """True if `source` names a board list, or a row of one (``FILE#ID``)."""
+    return split_board_list(source) is not None
+
+
+def listed_optima(sources: list[str], *, goal: str | None = None) -> dict[str, int]:
+    """The known optima that the board lists among `sources` give in their `optimal` column, by board id."""
+    return boardlist.listed_optima(sources, goal=goal)
+
+
+def check_board_goal(goal: str) -> None:
+    """PuzzleError unless boards may be given `goal` (the N-puzzle's goals; Rush Hour boards have their exit)."""
+    check_goal(goal)
+
+
+def detect_domain(source: str) -> str:
     """`npuzzle` for a board list (``FILE[#ID]``), a file or literal of numbers, or N-puzzle JSON; else `rushhour`."""
     if split_board_list(source) is not None:
         return "npuzzle"
@@ -133,7 +244,7 @@ def detectfind_domain(source: str) -> str:
 
 def load_instance(source: str, domain: str | None = None) -> Instance:
     """The instance in a board file or literal string (its domain detected if not given); PuzzleError if invalid."""
-    return find_domain(domain or detectfind_domain(source)).load(source)
+    return find_domain(domain or detect_domain(source)).load(source)
 
 
 def instance_from_text(domain: str, text: str) -> Instance:
@@ -150,7 +261,7 @@ def load_instances(source: str, *, goal: str | None = None) -> list[Instance]:
     `goal` is the goal of the N-puzzle boards that give none of their own (a
     JSON "goal" key, a board list's goal column); Rush Hour boards ignore it.
     """
-    if detectfind_domain(source) == "npuzzle":
+    if detect_domain(source) == "npuzzle":
         return [_npuzzle_instance(board, source) for board in load_npuzzles(source, goal=goal)]
     return [load_instance(source, "rushhour")]
 
@@ -160,7 +271,7 @@ def load_problem(source: str, *, size: int | None = None, move_model: str = "sli
 
     `size` and `move_model` apply to Rush Hour boards, `goal` to N-puzzle boards that give none of their own.
     """
-    if detectfind_domain(source) == "npuzzle":
+    if detect_domain(source) == "npuzzle":
         _check_npuzzle_move_model(move_model)
         return _npuzzle(load_npuzzle(source, goal=goal))
     return _rushhour(rushhour_formats.load_board(source, size=size), move_model)

@@ -1,7 +1,7 @@
 """The registries of named algorithms and heuristics: what a search can be asked to run, by name.
 
 slidelab's own algorithms (`puzzles.algorithms`) and each domain's heuristics
-(its `puzzles.<domain>.domain` module) are registered here by
+(its `puzzles.<domain>.registered` module) are registered here by
 `register_algorithm` and `register_heuristic`, as any package may register its
 own: nothing else keeps a list of them. A heuristic is known by its domain and
 name; its `code` is the number the domain's compiled kernels know it by, given

@@ -1,4 +1,4 @@
-"""Reading board texts: files, JSON, short quotes of bad values for error messages, and counted nouns.
+"""Reading board texts: files, JSON, sizes (`WxH`), short quotes of bad values for error messages, and counted nouns.
 
 Shared by every domain's formats; each problem is a `PuzzleError` naming the source.
 """
@@ -115,3 +115,11 @@ def json_object(text: str, source: str, keys: tuple[str, ...]) -> dict[str, obje
             source=source,
         )
     return data
+
+
+def parse_shape(text: str) -> tuple[int, int]:
+    """(width, height) of a board size written `WxH` (`4x4`); PuzzleError otherwise."""
+    width, _, height = text.lower().partition("x")
+    if not (width.isdigit() and height.isdigit()):
+        raise PuzzleError(f"size {text!r} is not WxH (e.g. 3x3)")
+    return int(width), int(height)

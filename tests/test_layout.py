@@ -111,3 +111,19 @@ def test_every_command_is_options_in_one_call_output_out():
                 if (size := node.end_lineno - first.lineno + 1) > MAX_COMMAND_LINES:
                     long[f"{path.name}:{node.name}"] = size
     assert long == {}
+
+
+# A new domain is a package and a `DOMAINS` entry: what the command line shows of a domain is asked of its
+# `puzzles.domains.Domain`, so nothing above the solver core names a domain's own modules.
+DOMAIN_PACKAGES = ("puzzles.rushhour", "puzzles.npuzzle")
+
+
+def is_domain_module(name: str) -> bool:
+    return any(name == package or name.startswith(f"{package}.") for package in DOMAIN_PACKAGES)
+
+
+def test_the_orchestrator_and_the_library_import_no_domain_module():
+    naming = {str(path.relative_to(ROOT)): sorted(filter(is_domain_module, imported_modules(path)))
+              for path in modules("orchestrator", "slidelab")}
+    assert {path: names for path, names in naming.items() if names} == {}
+    assert is_domain_module("puzzles.npuzzle.pdb") and not is_domain_module("puzzles.domains")

@@ -16,19 +16,14 @@ from datetime import datetime
 from functools import lru_cache
 from importlib import resources
 
-from puzzles.domains import Instance, instance_of, load_instance, load_instances
+from puzzles.domains import Instance, find_domain, is_board_list, listed_optima, load_instance, load_instances
 from puzzles.errors import PuzzleError
-from puzzles.npuzzle.boardlist import ListedBoard, read_board_list, split_board_list
-from puzzles.npuzzle.formats import canonical_text
-from puzzles.npuzzle.generate import random_boards
-from puzzles.textio import text_id
 from workers.store import Database
 from workers.store import boards as board_store
 from workers.store.boards import Imported, StoredBoard
 
 SET_PREFIX = "set:"
 SHIPPED_FILES = resources.files(__package__) / "shipped"  # package data; data/boards in a checkout links to it
-OPTIMAL_COLUMN = "optimal"
 _SET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 _ID_PREFIX = re.compile(r"[0-9a-f]{6,64}")
 
@@ -86,16 +81,6 @@ def check_set_name(name: str) -> str:
     return name
 
 
-def listed_optima(sources: list[str], *, goal: str | None = None) -> dict[str, int]:
-    """The known optima that the board lists among `sources` give in their `optimal` column, by board id."""
-    optima: dict[str, int] = {}
-    for source in sources:
-        listed = split_board_list(source)
-        if listed is not None:
-            _add_listed_optima(optima, listed[0], goal)
-    return optima
-
-
 def import_boards(db: Database, boards: list[Instance], optima: dict[str, int], name: str | None) -> Imported:
     """Store the boards (each once), their known optima, and append to set `name` the boards it lacks.
 
@@ -114,7 +99,8 @@ def import_boards(db: Database, boards: list[Instance], optima: dict[str, int], 
 def _check_unique_names(held: list[StoredBoard], boards: list[Instance], name: str) -> None:
     """PuzzleError if the set would hold two boards of one name (a name must say which board of the set it is)."""
     ids_by_name: dict[str, set[str]] = {}
-    for board in (*held, *boards):
+    named: list[StoredBoard | Instance] = [*held, *boards]
+    for board in named:
         if board.name:
             ids_by_name.setdefault(board.name, set()).add(board.id)
     repeated = sorted(board_name for board_name, ids in ids_by_name.items() if len(ids) > 1)
@@ -168,7 +154,7 @@ def board_info(db: Database, key: str) -> BoardInfo:
     the start of its id (6 hex digits or more), or a literal board. A shipped
     board the database lacks is described from its set's files.
     """
-    if os.path.exists(key) or split_board_list(key) is not None:
+    if os.path.exists(key) or is_board_list(key):
         return _info(db, load_instance(key))
     named = _stored(db, key) or _shipped_named(key)
     if named is not None:
@@ -259,25 +245,6 @@ def _info(db: Database, board: Instance) -> BoardInfo:
     return BoardInfo(board, None, None)
 
 
-def _add_listed_optima(optima: dict[str, int], path: str, goal: str | None) -> None:
-    """Add the optima of a board list's rows; PuzzleError if a board has two."""
-    for row in read_board_list(path, goal=goal):
-        optimum = _optimum(row, path)
-        board_id = text_id(canonical_text(row.board))
-        if optimum is not None and optima.setdefault(board_id, optimum) != optimum:
-            raise PuzzleError(f"the board has the optimum {optima[board_id]} on an earlier line", source=path, line=row.line)
-
-
-def _optimum(row: ListedBoard, path: str) -> int | None:
-    """A board list row's `optimal` column: a whole number of moves, or None when empty or absent."""
-    text = row.columns.get(OPTIMAL_COLUMN, "").strip()
-    if not text:
-        return None
-    if not text.isdigit():
-        raise PuzzleError(f"{OPTIMAL_COLUMN} must be a whole number of moves or empty, not {text!r}", source=path, line=row.line)
-    return int(text)
-
-
 def generated_name(
     domain: str, size: int, seed: int, *, min_moves: int | None = None, moves: int | None = None,
     walk: int | None = None, height: int | None = None, goal: str = "blank-last",
@@ -306,28 +273,12 @@ def generated(
     goal: str = "blank-last",
     max_attempts: int | None = None,
 ) -> tuple[list[Instance], dict[str, int]]:
-    """Fresh boards of a domain (`puzzles.rushhour.generate`, `puzzles.npuzzle.generate`) and the optima known of them.
+    """Fresh boards of a domain (its `Domain.generate`) and the optima known of them.
 
     The boards are named after `generated_name`. PuzzleError for an option the
     domain does not take, or for too few boards (with what to ask instead).
     """
     prefix = generated_name(domain, size, seed, min_moves=min_moves, moves=moves, walk=walk, height=height, goal=goal)
-    if domain == "rushhour":
-        from puzzles.rushhour.generate import TooFewBoards, hardest_boards  # compiled: loaded only to generate
-
-        if walk is not None or height is not None:
-            raise PuzzleError("--walk and --height are N-puzzle options")
-        try:
-            found = hardest_boards(size, count, seed, min_moves=min_moves, moves=moves, max_attempts=max_attempts,
-                                   prefix=prefix)
-        except TooFewBoards as err:
-            easier = "--moves" if moves else "--min-moves"
-            raise PuzzleError(f"{err}: allow more with --max-attempts, or ask for an easier {easier}") from None
-        boards = [instance_of(board) for board, _ in found]
-        return boards, {board.id: optimum for board, (_, optimum) in zip(boards, found)}
-    if domain == "npuzzle":
-        if min_moves is not None or moves is not None or max_attempts is not None:
-            raise PuzzleError("--min-moves, --moves and --max-attempts are Rush Hour options (the N-puzzle takes --walk)")
-        boards = random_boards(size, height or size, count, seed, walk=walk, goal=goal, prefix=prefix)
-        return [instance_of(board) for board in boards], {}
-    raise PuzzleError(f"unknown domain {domain!r} (choose from rushhour, npuzzle)")
+    options = {"min_moves": min_moves, "moves": moves, "walk": walk, "height": height, "max_attempts": max_attempts}
+    given = {name: value for name, value in options.items() if value is not None}
+    return find_domain(domain).generate(size, count, seed, prefix, goal=goal, **given)

@@ -1,19 +1,13 @@
 """Printing the board catalogue: the sets, a set's boards, and one board with its picture."""
 
-import json
-
 from rich.table import Table
 
 from orchestrator.boards.catalogue import BoardInfo, SetSummary
-from orchestrator.boards.show import plain_grid
 from orchestrator.text import plain_table
-from puzzles.npuzzle.formats import format_npuzzle, parse_npuzzle
-from puzzles.rushhour.formats import parse_board
+from puzzles.domains import find_domain
+from puzzles.errors import PuzzleError
 from workers.store import Database
 from workers.store.boards import StoredBoard
-
-DOMAIN_NAMES = {"rushhour": "Rush Hour", "npuzzle": "N-puzzle"}
-WIDTH = 88
 
 
 def sets_table(sets: list[SetSummary]) -> Table:
@@ -34,7 +28,7 @@ def boards_table(boards: list[StoredBoard]) -> Table:
         table.add_column(column, justify="right" if column in ("#", "known optimum") else "left")
     for number, board in enumerate(boards, 1):
         optimum = "–" if board.known_optimum is None else str(board.known_optimum)
-        table.add_row(str(number), board.name, DOMAIN_NAMES[board.domain], shape(board.domain, board.canonical_text),
+        table.add_row(str(number), board.name, find_domain(board.domain).name, shape(board.domain, board.canonical_text),
                       optimum, board.id[:12])
     return table
 
@@ -48,18 +42,19 @@ def board_record(board: StoredBoard) -> dict:
 def board_card(info: BoardInfo) -> str:
     """A board as labelled lines (name, id, domain and size, vehicles or tiles, known optimum, sets), then its picture."""
     board = info.board
-    details, picture = (_rushhour if board.domain == "rushhour" else _npuzzle)(board.text)
+    domain = find_domain(board.domain)
+    card = domain.card(board.text)
     rows = [
         ("board", board.name or "-"),
         ("id", board.id),
-        ("domain", f"{DOMAIN_NAMES[board.domain]}, {shape(board.domain, board.text)}"),
-        *details,
+        ("domain", f"{domain.name}, {card.shape}"),
+        *card.details,
         ("known optimum", "unknown" if info.known_optimum is None else f"{info.known_optimum} moves"),
         ("sets", "not in the database" if info.sets is None else ", ".join(info.sets) or "none"),
     ]
     width = max(len(label) for label, _ in rows) + 2
     lines = [f"{label + ':' if label else '':<{width}}" + text.replace("\n", "\n" + " " * width) for label, text in rows]
-    return "\n".join(lines) + "\n\n" + picture
+    return "\n".join(lines) + "\n\n" + card.grid
 
 
 def board_picture(info: BoardInfo) -> str:
@@ -74,38 +69,14 @@ def job_picture(db: Database, record: dict) -> str:
     from orchestrator.boards.pictures import animated_svg, standalone
     from workers.store.boards import board_with_sets
 
-    board, _ = board_with_sets(db, record["job"]["board_id"])
+    found = board_with_sets(db, record["job"]["board_id"])
+    if found is None:
+        raise PuzzleError("the job's board is not in the database")
+    board, _ = found
     solution = (record["result"] or {}).get("solution")
     return standalone(animated_svg(board.domain, board.canonical_text, solution))
 
 
 def shape(domain: str, text: str) -> str:
     """`WxH` of a board's canonical text."""
-    data = json.loads(text)
-    return f"{data['size']}x{data['size']}" if domain == "rushhour" else f"{data['width']}x{data['height']}"
-
-
-def _rushhour(text: str) -> tuple[list[tuple[str, str]], str]:
-    """The vehicles as in the course CSV (label, H/V, 1-based column and row, length) and the grid of labels."""
-    board = parse_board(text, fmt="json")
-    vehicles = [f"{v.name} {'H' if v.horizontal else 'V'} {v.col + 1},{v.row + 1} {v.length}" for v in board.vehicles]
-    details = [("vehicles", f"{len(board.vehicles)}, red car {board.red}"), ("", _joined(vehicles, WIDTH - 16))]
-    if board.walls:
-        details.append(("walls", " ".join(f"{col + 1},{row + 1}" for row, col in sorted(board.walls))))
-    return details, plain_grid(board)
-
-
-def _joined(items: list[str], width: int) -> str:
-    """The items separated by `; `, on lines of at most `width` characters, never broken inside an item."""
-    lines = [""]
-    for item in items:
-        if lines[-1] and len(lines[-1]) + len(item) + 2 > width:
-            lines.append("")
-        lines[-1] += f"; {item}" if lines[-1] else item
-    return "\n".join(lines)
-
-
-def _npuzzle(text: str) -> tuple[list[tuple[str, str]], str]:
-    """The tiles on one line and the goal, and the rows of tiles (0 the blank)."""
-    board = parse_npuzzle(text, fmt="json")
-    return [("tiles", format_npuzzle(board, "line")), ("goal", board.goal)], format_npuzzle(board, "rows").rstrip("\n")
+    return find_domain(domain).card(text).shape

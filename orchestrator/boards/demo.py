@@ -4,9 +4,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from puzzles.domains import load_instance, problem_for
 from puzzles.result import Limits, SolveResult
-from puzzles.rushhour.formats import load_board
-from puzzles.rushhour.problem import RushHourProblem
 from puzzles.solver import solve
 
 COURSE_FILES = resources.files(__package__) / "shipped" / "rushhour"  # package data (data/boards/rushhour)
@@ -30,8 +29,9 @@ def run_demo(boards: list[str], limits: Limits) -> list[tuple[str, str, SolveRes
     """Every demo algorithm on every board: (board name, algorithm label, result) rows."""
     rows = []
     for source in boards:
-        problem = RushHourProblem(load_board(source))
-        name = problem.board.name or Path(source).stem
+        board = load_instance(source, "rushhour")
+        problem = problem_for(board.domain, board.text)
+        name = board.name or Path(source).stem
         for label, algorithm, params, seed in DEMO_RUNS:
             rows.append((name, label, solve(problem, algorithm, params, limits, seed=seed)))
     return rows

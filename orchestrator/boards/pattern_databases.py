@@ -7,8 +7,10 @@ from pathlib import Path
 from rich.console import Console
 
 from orchestrator.text import build_bar
-from puzzles.npuzzle import pdb
-from puzzles.npuzzle.board import goal_tiles
+from puzzles.domains import PatternDatabases, find_domain
+from puzzles.errors import PuzzleError
+
+DOMAIN = "npuzzle"  # the domain whose pattern databases `orchestrate pdb` builds
 
 
 def build(width: int, height: int, goal: str, partition: str | None, *, force: bool) -> Iterator[str]:
@@ -16,20 +18,26 @@ def build(width: int, height: int, goal: str, partition: str | None, *, force: b
 
     Yields a line per group: its file, entries, deepest value, size and time.
     """
-    goal_tiles(width, height, goal)  # an unknown goal is refused before building
-    groups = pdb.parse_partition(partition or pdb.default_partition(width, height), width, height)
-    for group in groups:
+    pdb = databases()
+    for group in pdb.groups(width, height, goal, partition):
         started = time.perf_counter()
         with build_bar(Console(stderr=True), f"tiles {' '.join(map(str, group))}") as progress:
-            values = pdb.table(width, height, goal, group, progress, rebuild=force)
-        path = pdb.path_for(width, height, goal, group)
-        yield (f"{path}: {len(values):,} entries, at most {int(values[values != pdb.UNREACHED].max())}"
-               f" moves, {path.stat().st_size / 2**20:,.1f} MiB, ready in {time.perf_counter() - started:.1f} s")
+            made = pdb.ready(width, height, goal, group, progress, rebuild=force)
+        yield (f"{made.path}: {made.entries:,} entries, at most {made.deepest} moves,"
+               f" {made.path.stat().st_size / 2**20:,.1f} MiB, ready in {time.perf_counter() - started:.1f} s")
+
+
+def databases(domain: str = DOMAIN) -> PatternDatabases:
+    """The domain's pattern databases; PuzzleError if it has none."""
+    found = find_domain(domain)
+    if found.pattern_databases is None:
+        raise PuzzleError(f"{found.title} has no pattern databases")
+    return found.pattern_databases()
 
 
 def folder() -> Path:
     """Where the database files are kept."""
-    return pdb.directory()
+    return databases().directory()
 
 
 def files() -> list[Path]:

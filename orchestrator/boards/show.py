@@ -1,9 +1,10 @@
 """Printing results: a readable summary, solution frames, the demo table.
 
-Everything here formats; nothing here searches. Frames are coloured with rich
-when the console is a terminal and plain text grids otherwise, so that piped
-output stays easy to diff and test. Frames label vehicles as the input did
-(`X` the red car of a course CSV), like the moves in the captions.
+Everything here formats; nothing here searches. Frames are the grids the
+board's domain writes (`Domain.text_frames`: Rush Hour labels vehicles as the
+input did, like the moves in the captions), coloured with rich when the
+console is a terminal and plain text otherwise, so that piped output stays
+easy to diff and test.
 """
 
 import logging
@@ -11,7 +12,7 @@ import sys
 import textwrap
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich import box
 from rich.console import Console
@@ -20,43 +21,15 @@ from rich.text import Text
 
 from orchestrator.text import duration_text
 from puzzles.algorithms import param_text
+from puzzles.domains import DOMAINS, find_domain
+from puzzles.errors import PuzzleError
+from puzzles.picture import TextGrid, plain_text
+from puzzles.problem import Problem
 from puzzles.result import SolveResult
-from puzzles.rushhour.board import RushHourBoard
-
-if TYPE_CHECKING:  # the problem's compiled kernels are not needed to list boards
-    from puzzles.rushhour.problem import RushHourProblem
 
 MIB = 1 << 20
 NOT_SEARCHED = "not searched"  # a result without a peak: no search ran (the board was proven unsolvable first)
 WIDTH = 88
-
-# Background colours for vehicles other than the red car, cycled when a board
-# has more vehicles than colours.
-PALETTE = (
-    "green",
-    "blue",
-    "yellow",
-    "magenta",
-    "cyan",
-    "dark_orange",
-    "bright_green",
-    "bright_blue",
-    "bright_yellow",
-    "bright_magenta",
-    "bright_cyan",
-    "purple",
-    "spring_green3",
-    "deep_sky_blue3",
-    "gold3",
-    "orchid",
-    "chartreuse3",
-    "steel_blue",
-    "light_salmon3",
-    "turquoise2",
-)
-RED_STYLE = "bold white on red"
-WALL_STYLE = "on grey37"
-EMPTY_STYLE = "grey50"
 
 
 def _count(value: int | None) -> str:
@@ -129,64 +102,40 @@ def summary(result: SolveResult) -> str:
     return "\n".join(lines)
 
 
-def vehicle_styles(board: RushHourBoard) -> dict[str, str]:
-    """A rich style per cell label: the red car red, walls grey, others distinct colours."""
-    styles = {"#": WALL_STYLE, board.red: RED_STYLE}
-    others = [v.name for v in board.vehicles if v.name != board.red]
-    for i, name in enumerate(others):
-        styles[name] = f"bold black on {PALETTE[i % len(PALETTE)]}"
-    return styles
-
-
-def _cell_rows(board: RushHourBoard) -> list[list[tuple[str, str | None]]]:
-    """Rows of (text, content) cells: the vehicle label, `x` for a wall or `.`,
-    padded to the longest label; content is the label, "#" or None."""
-    width = max(len(v.name) for v in board.vehicles)
-    return [
-        [(("." if cell is None else "x" if cell == "#" else cell).ljust(width), cell) for cell in row]
-        for row in board.grid()
-    ]
-
-
-def plain_grid(board: RushHourBoard) -> str:
-    """The board as text with the input's own vehicle labels, so that it matches
-    the solution's notation; for one-letter labels with the red car `A` (a
-    Fogleman string or grid) this is exactly `format_board(board, "grid")`."""
-    rows = _cell_rows(board)
-    sep = "" if len(rows[0][0][0]) == 1 else " "
-    return "\n".join(sep.join(text for text, _ in row) for row in rows)
-
-
-def coloured_grid(board: RushHourBoard, styles: dict[str, str]) -> Text:
-    """The board as rich text, each cell its label on the vehicle's colour."""
-    text = Text()
-    for r, row in enumerate(_cell_rows(board)):
-        if r:
-            text.append("\n")
-        for label, cell in row:
-            text.append(f" {label} ", EMPTY_STYLE if cell is None else styles[cell])
-    return text
-
-
-def frames(problem: "RushHourProblem", result: SolveResult) -> Iterable[tuple[str, RushHourBoard]]:
-    """(caption, board) for the start and after each move of the solution."""
-    keys = problem.play(result.move_codes)
+def frames(problem: Problem, result: SolveResult) -> Iterator[tuple[str, TextGrid]]:
+    """(caption, grid) for the start and after each move of the solution, as the problem's domain writes its boards;
+    PuzzleError naming the domains that do if it does not."""
+    text_frames = find_domain(problem.domain).text_frames
+    if text_frames is None:
+        drawn = " and ".join(domain.title for domain in DOMAINS.values() if domain.text_frames)
+        raise PuzzleError(f"--show draws {drawn} boards only")
+    grids = text_frames(problem, result.move_codes)
     total = len(result.move_codes)
-    yield (f"start: {total} moves to play" if total else "start"), problem.board_at(keys[0])
-    for i, (label, key) in enumerate(zip(result.solution, keys[1:]), start=1):
-        yield f"move {i}/{total}: {label}", problem.board_at(key)
+    yield (f"start: {total} moves to play" if total else "start"), grids[0]
+    for i, (label, grid) in enumerate(zip(result.solution, grids[1:]), start=1):
+        yield f"move {i}/{total}: {label}", grid
 
 
-def print_frames(problem: "RushHourProblem", result: SolveResult, console: Console) -> None:
-    """Print the solution as one board per move; plain grids unless the console is a terminal."""
-    styles = vehicle_styles(problem.board) if console.is_terminal else {}
-    for caption, board in frames(problem, result):
+def print_frames(problem: Problem, result: SolveResult, console: Console) -> None:
+    """Print the solution as one board per move; plain text unless the console is a terminal."""
+    for caption, grid in frames(problem, result):
         if console.is_terminal:
             console.print(Text(caption, style="bold"))
-            console.print(coloured_grid(board, styles))
+            console.print(coloured(grid))
             console.print()
         else:
-            console.out(f"{caption}\n{plain_grid(board)}\n", highlight=False)
+            console.out(f"{caption}\n{plain_text(grid)}\n", highlight=False)
+
+
+def coloured(grid: TextGrid) -> Text:
+    """The grid as rich text, each cell's text in its style."""
+    text = Text()
+    for r, row in enumerate(grid):
+        if r:
+            text.append("\n")
+        for label, style in row:
+            text.append(f" {label} ", style)
+    return text
 
 
 def demo_table(rows: Iterable[tuple[str, str, SolveResult]]) -> Table:

@@ -69,11 +69,12 @@ def boards_import_command(
     """
     from orchestrator.boards import catalogue
     from orchestrator.sweeps.sources import board_sources, load_boards
+    from puzzles.domains import listed_optima
 
     with user_errors():
         results = database(db)
         boards = load_boards(sources, goal=goal, db=results)
-        known = catalogue.listed_optima(board_sources(sources), goal=goal)
+        known = listed_optima(board_sources(sources), goal=goal)
         done = catalogue.import_boards(results, boards, known, set_name)
     into = f"; set {set_name}: {done.added:,} added" if set_name else ""
     typer.echo(f"{plural(done.boards, 'board')}, {done.new:,} new, {done.optima:,} with a known optimum given{into}")
@@ -89,7 +90,7 @@ def boards_list_command(set_name: SetOption = None, as_json: JsonOption = False,
 
     with user_errors():
         results = existing_database(db)
-        sets = catalogue.list_sets(results) if set_name is None else None
+        sets = catalogue.list_sets(results) if set_name is None else []
         boards = catalogue.members(results, set_name) if set_name is not None else None
     if as_json:
         print_json({"sets": sets} if boards is None else {"set": set_name, "boards": list(map(catalogue_view.board_record, boards))})
@@ -190,16 +191,18 @@ def boards_optimum_command(
     Example: orchestrate boards optimum --set korf100 --time-limit 600
     """
     from orchestrator.boards import catalogue
+    from orchestrator.cli.sweeping import LiveProgress
     from orchestrator.sweeps import optima
     from orchestrator.sweeps.job_limits import job_limits
     from workers.store import boards as board_store
 
     with user_errors():
         limits = job_limits(time_limit, max_nodes, memory_limit)
-        results = database(db, broker)
+        results = database(db, broker)  # configures the settings the live bar reads
         boards = catalogue.members(results, set_name) if set_name else board_store.all_boards(results)
-        for line in optima.find_optima(results, boards, limits, workers=workers, chunk=chunk):
-            typer.echo(line)
+        with LiveProgress() as progress:
+            for line in optima.find_optima(results, boards, limits, workers=workers, chunk=chunk, on_progress=progress):
+                typer.echo(line)
 
 
 @pdb_app.command("build")
@@ -216,7 +219,7 @@ def pdb_build_command(
     Example: orchestrate pdb build 4x4 --pdb 6-6-3 --goal blank-first
     """
     from orchestrator.boards import pattern_databases
-    from puzzles.npuzzle.board import parse_shape
+    from puzzles.textio import parse_shape
 
     with user_errors():
         configured()

@@ -199,7 +199,7 @@ def analyze_command(
     from orchestrator.publish.outputs import check_format
     from orchestrator.reports import analyze
     from orchestrator.text import frame_table
-    from puzzles.npuzzle.board import parse_shape
+    from puzzles.textio import parse_shape
 
     with user_errors():
         check_format(fmt, files.EXPORT_FORMATS)

@@ -66,8 +66,6 @@ def solve_command(
             typer.echo(json.dumps({**result.to_dict(), "solution": problem.json_solution(result.solution)}))
             return
         if show_frames:
-            if problem.domain != "rushhour":
-                raise PuzzleError("--show draws Rush Hour boards only")
             show.print_frames(problem, result, Console(highlight=False))
         typer.echo(show.summary(result))
 

@@ -4,8 +4,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from puzzles.npuzzle.analysis import distances, heuristic_values
-from puzzles.npuzzle.board import goal_tiles
+from puzzles.domains import find_domain
+from puzzles.errors import PuzzleError
+
+DOMAIN = "npuzzle"  # the domain whose boards `orchestrate analyze` enumerates
 
 
 @dataclass(frozen=True)
@@ -22,25 +24,20 @@ def analysis(width: int, height: int, goal: str, pdb: str | None) -> Analysis:
 
     `pdb` is a comma-separated list of pattern-database partitions to score (default: the size's own).
     """
-    goal_tiles(width, height, goal)  # an unknown goal is refused before the search
     rows = analyze(width, height, goal, [part.strip() for part in pdb.split(",")] if pdb else None)
     return Analysis(rows, summary(rows), depth_histogram(rows))
 
 
-def analyze(width: int, height: int, goal: str, partitions: list[str] | None = None) -> pd.DataFrame:
+def analyze(width: int, height: int, goal: str, partitions: list[str] | None = None, domain: str = DOMAIN) -> pd.DataFrame:
     """One row per solvable board: its tiles, its distance to the goal, and each heuristic's estimate.
 
     The pattern databases are those of `partitions` (default: the size's own).
+    PuzzleError if the domain offers no analysis.
     """
-    found = distances(width, height, goal)
-    boards = list(found)
-    return pd.DataFrame(
-        {
-            "board": ["".join(map(str, tiles)) if width * height <= 10 else " ".join(map(str, tiles)) for tiles in boards],
-            "distance": list(found.values()),
-            **heuristic_values(width, height, boards, goal, partitions),
-        }
-    )
+    found = find_domain(domain)
+    if found.analysis is None:
+        raise PuzzleError(f"{found.title} offers no analysis of its boards")
+    return pd.DataFrame(found.analysis(width, height, goal, partitions))
 
 
 def summary(rows: pd.DataFrame) -> pd.DataFrame:

@@ -22,6 +22,7 @@ from orchestrator.sweeps.grid_sweep import GridProposer, start
 from orchestrator.sweeps.plan import SweepPlan, plan_sweep
 from puzzles.algorithms import ALGORITHMS
 from puzzles.domains import Instance, problem_for
+from puzzles.textio import plural
 from workers.store import Database
 from workers.store import boards as board_store
 from workers.store import sweeps as sweep_store
@@ -96,6 +97,7 @@ def find_optima(db: Database, boards: list[StoredBoard], limits: dict[str, Any],
         yield f"every one of the {len(boards):,} boards has a known optimum"
         return
     started = start(db, plan_optima(lacking, limits), extend=True, chunk=chunk)  # the boards lacking one join the proof
+    yield f"sweep {started.name}: {plural(started.jobs, 'job')}, {started.added:,} new"
     proposer = OptimumProposer(db, started.proposer.experiment, started.proposer, [board.id for board in lacking])
     ended = run_experiment(db, proposer, backend_for(workers), on_progress=on_progress)
     others = board_store.outcomes_lacking_optimum(db, ended.experiment.id, [board.id for board in lacking])

@@ -6,9 +6,8 @@ import re
 from pathlib import Path
 
 from orchestrator.boards.catalogue import set_boards, set_name
-from puzzles.domains import Instance, load_instances
+from puzzles.domains import Instance, check_board_goal, load_instances
 from puzzles.errors import PuzzleError
-from puzzles.npuzzle.board import check_goal
 from workers.store import Database
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
@@ -46,8 +45,8 @@ def load_boards(
     if not sources:
         raise PuzzleError("no boards given (--boards FILE|DIR|GLOB|BOARD|set:NAME)")
     if goal is not None:
-        check_goal(goal)
-    boards = {}
+        check_board_goal(goal)
+    boards: dict[str, Instance] = {}
     for source in sources:
         for instance in _source_boards(source, goal, db, write):
             boards.setdefault(instance.id, instance)

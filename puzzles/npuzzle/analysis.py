@@ -7,13 +7,14 @@ to it); the compiled heuristics then score every board. Small boards only: the
 """
 
 from collections import deque
+from typing import Any
 
 import numpy as np
 
 from puzzles.errors import PuzzleError
 from puzzles.kernels import estimates
 from puzzles.npuzzle import kernels as nk
-from puzzles.npuzzle.board import NPuzzleBoard, goal_tiles
+from puzzles.npuzzle.board import NPuzzleBoard, check_goal, goal_tiles
 from puzzles.npuzzle.pdb import default_partition
 from puzzles.npuzzle.problem import NPuzzleProblem
 from puzzles.problem import Heuristic
@@ -42,6 +43,21 @@ def distances(width: int, height: int, goal: str = "blank-last") -> dict[tuple[i
                     found[moved] = found[tiles] + 1
                     queue.append(moved)
     return found
+
+
+def analysis(width: int, height: int, goal: str = "blank-last", partitions: list[str] | None = None) -> dict[str, Any]:
+    """Columns of every solvable board: `board` (its tiles), `distance` (its fewest moves) and each heuristic's estimate.
+
+    The pattern databases are those of `partitions` (default: the size's own).
+    """
+    check_goal(goal)  # an unknown goal is refused before the search
+    found = distances(width, height, goal)
+    boards = list(found)
+    return {
+        "board": ["".join(map(str, tiles)) if width * height <= 10 else " ".join(map(str, tiles)) for tiles in boards],
+        "distance": list(found.values()),
+        **heuristic_values(width, height, boards, goal, partitions),
+    }
 
 
 def heuristic_values(

@@ -105,14 +105,6 @@ def apply_moves(board: NPuzzleBoard, moves: str) -> NPuzzleBoard:
     return replace(board, tiles=tuple(tiles))
 
 
-def parse_shape(text: str) -> tuple[int, int]:
-    """(width, height) of a board size written `WxH` (`4x4`); PuzzleError otherwise."""
-    width, _, height = text.lower().partition("x")
-    if not (width.isdigit() and height.isdigit()):
-        raise PuzzleError(f"size {text!r} is not WxH (e.g. 3x3)")
-    return int(width), int(height)
-
-
 def check_goal(goal: str) -> None:
     """Reject a goal that is not one of `GOALS` with a PuzzleError."""
     if goal not in GOALS:

@@ -6,7 +6,8 @@ a ``tiles`` column (the board in the ``line`` or ``digits`` format of
 ``goal`` give each row's id (default: its 1-based position), name (default
 ``<file stem>-<id>``) and goal (default: the reader's); other columns are kept
 as text, unparsed. Blank lines and lines starting with ``#`` are skipped.
-``FILE#ID`` names the one row with that id.
+``FILE#ID`` names the one row with that id. An ``optimal`` column gives the
+boards' known optima (fewest moves), where it is not empty.
 
 Every problem with the input is a `PuzzleError` naming the source and, where
 there is one, the 1-based line.
@@ -20,10 +21,11 @@ from pathlib import Path
 
 from puzzles.errors import PuzzleError
 from puzzles.npuzzle.board import NPuzzleBoard, check_goal
-from puzzles.npuzzle.formats import GOAL_KEY, LITERAL_SOURCE, check_given_shape, parse_npuzzle
-from puzzles.textio import neither_file_nor_board, read_text
+from puzzles.npuzzle.formats import GOAL_KEY, LITERAL_SOURCE, canonical_text, check_given_shape, parse_npuzzle
+from puzzles.textio import neither_file_nor_board, read_text, text_id
 
 TILES_COLUMN = "tiles"
+OPTIMAL_COLUMN = "optimal"
 ROW_SELECTOR = "#"
 _LITERAL_CHARS = set(string.digits + string.whitespace + ",/-+")
 
@@ -195,3 +197,34 @@ def _one_board(boards: list[NPuzzleBoard], source: str, width: int | None, heigh
         )
     check_given_shape(boards[0].width, boards[0].height, width, height, source)
     return boards[0]
+
+
+def listed_optima(sources: list[str], *, goal: str | None = None) -> dict[str, int]:
+    """The known optima that the board lists among `sources` give in their `optimal` column, by board id.
+
+    PuzzleError for a value that is no whole number, or a board given two optima.
+    """
+    optima: dict[str, int] = {}
+    for source in sources:
+        if (listed := split_board_list(source)) is not None:
+            _add_listed_optima(optima, listed[0], goal)
+    return optima
+
+
+def _add_listed_optima(optima: dict[str, int], path: str, goal: str | None) -> None:
+    """Add the optima of a board list's rows; PuzzleError if a board has two."""
+    for row in read_board_list(path, goal=goal):
+        optimum = _optimum(row, path)
+        board_id = text_id(canonical_text(row.board))
+        if optimum is not None and optima.setdefault(board_id, optimum) != optimum:
+            raise PuzzleError(f"the board has the optimum {optima[board_id]} on an earlier line", source=path, line=row.line)
+
+
+def _optimum(row: ListedBoard, path: str) -> int | None:
+    """A board list row's `optimal` column: a whole number of moves, or None when empty or absent."""
+    text = row.columns.get(OPTIMAL_COLUMN, "").strip()
+    if not text:
+        return None
+    if not text.isdigit():
+        raise PuzzleError(f"{OPTIMAL_COLUMN} must be a whole number of moves or empty, not {text!r}", source=path, line=row.line)
+    return int(text)

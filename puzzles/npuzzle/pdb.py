@@ -33,6 +33,7 @@ import os
 import re
 import shlex
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -305,6 +306,29 @@ def table(
     elif progress:
         progress(len(values), len(values))
     return values
+
+
+@dataclass(frozen=True)
+class Ready:
+    """A group's database in its file: the file, its entries and the most moves it holds."""
+
+    path: Path
+    entries: int
+    deepest: int
+
+
+def groups(width: int, height: int, goal: str, partition: str | None = None) -> tuple[tuple[int, ...], ...]:
+    """The tile groups of `partition` (default: the size's own); PuzzleError for an unknown goal or partition."""
+    goal_tiles(width, height, goal)  # an unknown goal is refused before building
+    return parse_partition(partition or default_partition(width, height), width, height)
+
+
+def ready(
+    width: int, height: int, goal: str, tiles: tuple[int, ...], progress: Progress | None = None, rebuild: bool = False
+) -> Ready:
+    """One group's database made ready (`table`), as its file holds it."""
+    values = table(width, height, goal, tiles, progress, rebuild)
+    return Ready(path_for(width, height, goal, tiles), len(values), int(values[values != UNREACHED].max()))
 
 
 def tables(width: int, height: int, goal: str, groups: tuple[tuple[int, ...], ...]) -> tuple[np.ndarray, ...]:

@@ -1,8 +1,9 @@
 """An N-puzzle board drawn as SVG: a numbered tile per cell, the blank left empty; and the frames of a solution
-(where the blank goes: `U`, `D`, `L`, `R`) played on it."""
+(where the blank goes: `U`, `D`, `L`, `R`) played on it; and the board in text."""
 
 from puzzles.npuzzle.board import NPuzzleBoard, apply_moves
-from puzzles.picture import CELL, MARGIN, Frames, Picture, cell, svg_document
+from puzzles.npuzzle.formats import format_npuzzle
+from puzzles.picture import CELL, MARGIN, Card, Frames, Picture, cell, svg_document
 
 TILE = "#f2d49b"
 
@@ -31,3 +32,9 @@ def frames(board: NPuzzleBoard, moves: list[str]) -> Frames:
         played.append([(cell(tiles.index(t) % board.width), cell(tiles.index(t) // board.width))
                        for t in range(1, board.width * board.height)])
     return played
+
+
+def card(board: NPuzzleBoard) -> Card:
+    """The board in text: its tiles on one line and its goal, and its rows of tiles (0 the blank)."""
+    details = [("tiles", format_npuzzle(board, "line")), ("goal", board.goal)]
+    return Card(f"{board.width}x{board.height}", details, format_npuzzle(board, "rows").rstrip("\n"))

@@ -1,12 +1,15 @@
 """A Rush Hour board drawn as SVG: its grid, the walls (dark, crossed), the exit (an arrow out of the right edge of
 the red car's row) and each vehicle as a rounded bar in its colour, labelled as the input labels it; the red car is
-red. And the frames of a solution (`<vehicle><+|-><cells>` moves, `+` right or down) played on it."""
+red. And the frames of a solution (`<vehicle><+|-><cells>` moves, `+` right or down) played on it.
+
+In text, a board is a grid of the input's own vehicle labels (`x` a wall, `.` an empty cell), as the moves of a
+solution name them, each vehicle on its colour in a terminal."""
 
 import html
 import re
 
 from puzzles.errors import PuzzleError
-from puzzles.picture import CELL, MARGIN, Frames, Picture, cell, svg_document
+from puzzles.picture import CELL, MARGIN, Card, Frames, Picture, TextGrid, cell, joined, plain_text, svg_document
 from puzzles.rushhour.board import RushHourBoard
 
 RED = "#d62728"
@@ -14,6 +17,14 @@ WALL = "#444"
 # Colours of the other vehicles (Tableau 20 without its reds), cycled.
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
            "#aec7e8", "#ffbb78", "#98df8a", "#c5b0d5", "#c49c94", "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5")
+# Terminal styles (rich's syntax): the red car, walls, empty cells, and the other vehicles' backgrounds, cycled.
+TEXT_RED = "bold white on red"
+TEXT_WALL = "on grey37"
+TEXT_EMPTY = "grey50"
+TEXT_PALETTE = ("green", "blue", "yellow", "magenta", "cyan", "dark_orange", "bright_green", "bright_blue",
+                "bright_yellow", "bright_magenta", "bright_cyan", "purple", "spring_green3", "deep_sky_blue3", "gold3",
+                "orchid", "chartreuse3", "steel_blue", "light_salmon3", "turquoise2")
+DETAILS_WIDTH = 72  # the vehicles' lines in a card
 MOVE = re.compile(r"^(.+?)([+-])(\d+)$")
 
 
@@ -65,6 +76,28 @@ def frames(board: RushHourBoard, moves: list[str]) -> Frames:
         played.append([(cell(col), cell(row)) for col, row in cells])
     return played
 
+
+def text_grid(board: RushHourBoard) -> TextGrid:
+    """The board as cells of text, each the vehicle's label (padded to the longest), `x` for a wall or `.`, and its style.
+
+    For one-letter labels with the red car `A` (a Fogleman string or grid) its
+    plain text is exactly `format_board(board, "grid")`.
+    """
+    styles = {"#": TEXT_WALL, board.red: TEXT_RED}
+    others = [v.name for v in board.vehicles if v.name != board.red]
+    styles |= {name: f"bold black on {TEXT_PALETTE[i % len(TEXT_PALETTE)]}" for i, name in enumerate(others)}
+    width = max(len(v.name) for v in board.vehicles)
+    return [[(("." if cell is None else "x" if cell == "#" else cell).ljust(width), TEXT_EMPTY if cell is None else styles[cell])
+             for cell in row] for row in board.grid()]
+
+
+def card(board: RushHourBoard) -> Card:
+    """The board in text: the vehicles as in the course CSV (label, H/V, 1-based column and row, length), the walls, the grid."""
+    vehicles = [f"{v.name} {'H' if v.horizontal else 'V'} {v.col + 1},{v.row + 1} {v.length}" for v in board.vehicles]
+    details = [("vehicles", f"{len(board.vehicles)}, red car {board.red}"), ("", joined(vehicles, DETAILS_WIDTH))]
+    if board.walls:
+        details.append(("walls", " ".join(f"{col + 1},{row + 1}" for row, col in sorted(board.walls))))
+    return Card(f"{board.size}x{board.size}", details, plain_text(text_grid(board)))
 
 
 def _ink(colour: str) -> str:
