@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from puzzles import limits  # noqa: E402
+from puzzles import stops  # noqa: E402
 from puzzles.rushhour.formats import load_board  # noqa: E402
 from puzzles.rushhour.problem import RushHourProblem  # noqa: E402
 from puzzles.search.beam import beam  # noqa: E402
@@ -37,7 +37,7 @@ def length(problem: RushHourProblem, heuristic: str, k: int, max_nodes: int) -> 
     h = problem.heuristic(heuristic)
     status, moves, *_ = beam(h.spec, problem.start_key(), h.code, h.args, problem.kernels.max_branching, k, max_nodes,
                              math.inf)
-    return {limits.SOLVED: str(len(moves)), limits.FAILED: "fail"}.get(status, "limit")
+    return {stops.SOLVED: str(len(moves)), stops.FAILED: "fail"}.get(status, "limit")
 
 
 def main() -> None:

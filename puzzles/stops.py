@@ -1,4 +1,4 @@
-"""Node and time limits as compiled code can check them.
+"""Why a search stops, as compiled code says it: its status codes, and node and time limits as kernels check them.
 
 Kernels return one of the status codes below; `outcome_of` turns a code into
 an `Outcome` and a reason: the one place kernel codes meet the outcome vocabulary. Time is `CLOCK_MONOTONIC`, the clock of

@@ -8,7 +8,7 @@ search: same code, a heuristic that is neither admissible nor consistent.
 
 import numpy as np
 
-from puzzles import frontier, limits, nodestore
+from puzzles import frontier, nodestore, stops
 from puzzles.intrinsics import prefetch
 from puzzles.jit import nb
 from puzzles.kernels import child_heuristics, expand, heuristic, is_goal, workspace
@@ -76,8 +76,8 @@ def _best_first(spec, work, code, args, store, heap, max_branching, max_nodes, d
             continue  # a stale entry: the node was reached more cheaply since
         if is_goal(spec, store.keys[node]):
             counters[GOAL] = node
-            return limits.SOLVED
-        stop = limits.exceeded(counters[EXPANDED], max_nodes, deadline)
+            return stops.SOLVED
+        stop = stops.exceeded(counters[EXPANDED], max_nodes, deadline)
         if stop:
             return stop
         counters[EXPANDED] += 1
@@ -89,7 +89,7 @@ def _best_first(spec, work, code, args, store, heap, max_branching, max_nodes, d
         for t in range(opened):
             frontier.push(heap, _priority(g + 1 + child_h[rows[t]], g + 1), children[t])
         counters[MAX_FRONTIER] = max(counters[MAX_FRONTIER], heap.size[0])
-    return limits.UNSOLVABLE
+    return stops.UNSOLVABLE
 
 
 @nb.njit(cache=True)
@@ -135,20 +135,20 @@ def astar(spec, start, code, args, max_branching, max_nodes, deadline):
         store = nodestore.room_for(store, max_branching)
         heap = frontier.room_for(heap, max_branching)
     moves = np.empty(0, np.int64)
-    if status == limits.SOLVED:
+    if status == stops.SOLVED:
         moves = _path(spec, work, store, counters[GOAL], out_keys, out_moves)
     return (status, moves, counters[EXPANDED], counters[GENERATED], counters[MAX_FRONTIER], store.count[0],
             nodestore.nbytes(store))
 
 
-def search(problem: Problem, limits_: Limits, *, heuristic: Heuristic) -> SearchReport:
+def search(problem: Problem, limits: Limits, *, heuristic: Heuristic) -> SearchReport:
     """Run A* with `heuristic` on `problem`."""
-    max_nodes, deadline = limits.budget(limits_)
+    max_nodes, deadline = stops.budget(limits)
     code, moves, expanded, generated, max_frontier, stored, store_bytes = astar(
         heuristic.spec, problem.start_key(), heuristic.code, heuristic.args, problem.kernels.max_branching, max_nodes,
         deadline,
     )
-    outcome, reason = limits.outcome_of(code, limits_)
+    outcome, reason = stops.outcome_of(code, limits)
     extra = {"store_bytes": int(store_bytes), "bytes_per_state": round(store_bytes / stored, 1)}
     return SearchReport(outcome=outcome, path=[int(m) for m in moves], expanded=expanded, generated=generated,
                         max_frontier=max_frontier, stored=stored, reason=reason, extra=extra)

@@ -12,7 +12,7 @@ parent and move, which give the solution.
 
 import numpy as np
 
-from puzzles import limits, stateset
+from puzzles import stateset, stops
 from puzzles.jit import nb
 from puzzles.kernels import child_heuristics, expand, is_goal, is_goal_row, workspace
 from puzzles.nodestore import copy_row, hash_row, resized
@@ -90,11 +90,11 @@ def beam(spec, start, code, args, max_branching, k, max_nodes, deadline):
     best = np.empty(min(k, _INSERTED_UP_TO), dtype=np.int64)
     expanded = generated = max_frontier = depth = 0
     if is_goal(spec, start):
-        return limits.SOLVED, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth, table.nbytes
+        return stops.SOLVED, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth, table.nbytes
     while width > 0:
         found = used = size = 0
         for b in range(width):
-            stop = limits.exceeded(expanded, max_nodes, deadline)
+            stop = stops.exceeded(expanded, max_nodes, deadline)
             if stop:
                 return stop, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth, table.nbytes
             expanded += 1
@@ -105,7 +105,7 @@ def beam(spec, start, code, args, max_branching, k, max_nodes, deadline):
             if stateset.full(table, stored + count):  # checked here: a call to room_for counts references
                 table, room = stateset.room_for(table, stored, count)
                 if not room:
-                    return limits.MEMORY_LIMIT, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth, table.nbytes
+                    return stops.MEMORY_LIMIT, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth, table.nbytes
             for j in range(count):
                 hashes[j] = hash_row(out_keys, j)
                 stateset.prefetch_home(table, hashes[j])
@@ -113,7 +113,7 @@ def beam(spec, start, code, args, max_branching, k, max_nodes, deadline):
             goal = _first_goal(spec, out_keys, rows, fresh)
             if goal >= 0:  # counted as if the children after it had not been looked at
                 path = _path(parents, moves, first + b, out_moves[rows[goal]])
-                return limits.SOLVED, path, expanded, generated, max_frontier, stored + goal + 1, depth + 1, table.nbytes
+                return stops.SOLVED, path, expanded, generated, max_frontier, stored + goal + 1, depth + 1, table.nbytes
             stored += fresh
             child_heuristics(spec, work, code, args, parent, out_keys, out_moves, rows, fresh, count, child_h)
             if used + fresh > layer_keys.shape[0]:
@@ -147,18 +147,18 @@ def beam(spec, start, code, args, max_branching, k, max_nodes, deadline):
         first = kept
         kept += width
         depth += 1
-    return limits.FAILED, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth, table.nbytes
+    return stops.FAILED, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth, table.nbytes
 
 
-def search(problem: Problem, limits_: Limits, *, k: int, heuristic: Heuristic) -> SearchReport:
+def search(problem: Problem, limits: Limits, *, k: int, heuristic: Heuristic) -> SearchReport:
     """Beam search keeping the `k` children of lowest `heuristic` per layer."""
-    max_nodes, deadline = limits.budget(limits_)
+    max_nodes, deadline = stops.budget(limits)
     code, moves, expanded, generated, max_frontier, stored, depth, table_bytes = beam(
         heuristic.spec, problem.start_key(), heuristic.code, heuristic.args, problem.kernels.max_branching, k, max_nodes,
         deadline,
     )
-    outcome, reason = limits.outcome_of(code, limits_)
-    if code == limits.FAILED:
+    outcome, reason = stops.outcome_of(code, limits)
+    if code == stops.FAILED:
         reason = f"beam emptied at depth {depth}"
     extra = {"table_bytes": int(table_bytes), "bytes_per_state": round(table_bytes / stored, 1)}
     return SearchReport(outcome=outcome, path=[int(m) for m in moves], expanded=expanded, generated=generated,

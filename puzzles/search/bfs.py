@@ -9,7 +9,7 @@ closer to the start (the tag tells a neighbour one layer closer from the others)
 
 import numpy as np
 
-from puzzles import limits, stateset
+from puzzles import stateset, stops
 from puzzles.jit import nb
 from puzzles.kernels import expand, is_goal, is_goal_row, workspace
 from puzzles.nodestore import copy_row, hash_row, same_rows
@@ -106,10 +106,10 @@ def bfs(spec, start, max_branching, exhaustive, max_nodes, deadline):
         next_depth = len(depth_counts)
         following, room = _keys_array(max(16, 2 * layer.shape[0]), key_words)
         if not room:
-            return limits.MEMORY_LIMIT, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts, table.nbytes
+            return stops.MEMORY_LIMIT, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts, table.nbytes
         found = 0
         for first in range(0, layer.shape[0], stateset.BATCH):
-            stop = limits.reached(expanded, max_nodes, deadline)
+            stop = stops.reached(expanded, max_nodes, deadline)
             if stop:
                 return stop, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts, table.nbytes
             last = min(first + stateset.BATCH, layer.shape[0], first + max_nodes - expanded)
@@ -119,11 +119,11 @@ def bfs(spec, start, max_branching, exhaustive, max_nodes, deadline):
             if stateset.full(table, stored + batch):
                 table, grown = stateset.room_for(table, stored, batch)
                 if not grown:
-                    return limits.MEMORY_LIMIT, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts, table.nbytes
+                    return stops.MEMORY_LIMIT, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts, table.nbytes
             if found + batch > following.shape[0]:
                 larger, room = _keys_array(2 * (found + batch), key_words)
                 if not room:
-                    return limits.MEMORY_LIMIT, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts, table.nbytes
+                    return stops.MEMORY_LIMIT, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts, table.nbytes
                 larger[:found] = following[:found]
                 following = larger
             fresh, goal_row = _store_batch(spec, table, batch_keys, batch_hashes, batch, stateset.depth_tag(next_depth),
@@ -140,19 +140,19 @@ def bfs(spec, start, max_branching, exhaustive, max_nodes, deadline):
             depth_counts.append(found)
     table_bytes = table.nbytes
     if goal_depth < 0:
-        return limits.UNSOLVABLE, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts, table_bytes
+        return stops.UNSOLVABLE, np.empty(0, np.int64), expanded, generated, max_frontier, stored, depth_counts, table_bytes
     moves = _trace_back(spec, work, table, goal, goal_depth, out_keys, out_moves)
-    return limits.SOLVED, moves, expanded, generated, max_frontier, stored, depth_counts, table_bytes
+    return stops.SOLVED, moves, expanded, generated, max_frontier, stored, depth_counts, table_bytes
 
 
-def search(problem: Problem, limits_: Limits, *, exhaustive: bool = False) -> SearchReport:
+def search(problem: Problem, limits: Limits, *, exhaustive: bool = False) -> SearchReport:
     """Breadth-first search; optimal in moves. `exhaustive` runs on until every reachable state is seen."""
     kernels = problem.kernels
-    max_nodes, deadline = limits.budget(limits_)
+    max_nodes, deadline = stops.budget(limits)
     code, moves, expanded, generated, max_frontier, stored, depth_counts, table_bytes = bfs(
         kernels.spec, problem.start_key(), kernels.max_branching, exhaustive, max_nodes, deadline
     )
-    outcome, reason = limits.outcome_of(code, limits_)
+    outcome, reason = stops.outcome_of(code, limits)
     extra = {
         "table_bytes": int(table_bytes),
         "bytes_per_state": round(table_bytes / stored, 1),

@@ -14,7 +14,7 @@ heuristic, with its memo of the states searched.
 
 import numpy as np
 
-from puzzles import limits
+from puzzles import stops
 from puzzles.jit import nb
 from puzzles.kernels import ILLEGAL, degree, has_in_place, inverse, make, place, solved, undo
 from puzzles.problem import Heuristic, Problem
@@ -49,8 +49,8 @@ def bounded(code, board, bound, directions, path, counters, max_nodes, deadline,
     next_bound = NO_BOUND
     depth = 0
     if solved(board, code):
-        return limits.SOLVED, 0, bound
-    status = limits.reached(expanded, max_nodes, deadline)  # once per iteration: the clock too
+        return stops.SOLVED, 0, bound
+    status = stops.reached(expanded, max_nodes, deadline)  # once per iteration: the clock too
     if status:
         return status, 0, bound
     expanded += 1
@@ -59,7 +59,7 @@ def bounded(code, board, bound, directions, path, counters, max_nodes, deadline,
     while True:
         if move == directions:
             if depth == 0:
-                status = limits.FAILED
+                status = stops.FAILED
                 break
             move = path[depth]
             undo(board, code, move)
@@ -81,7 +81,7 @@ def bounded(code, board, bound, directions, path, counters, max_nodes, deadline,
         if depth > max_frontier:
             max_frontier = depth
         if solved(board, code):
-            status = limits.SOLVED
+            status = stops.SOLVED
             break
         if depth == cutoff:
             if counters[LEAVES] < leaves.shape[0]:
@@ -94,8 +94,8 @@ def bounded(code, board, bound, directions, path, counters, max_nodes, deadline,
             depth -= 1
             move += 1
             continue
-        if expanded >= max_nodes or expanded % limits.CHECK_EVERY == 0:
-            status = limits.reached(expanded, max_nodes, deadline)
+        if expanded >= max_nodes or expanded % stops.CHECK_EVERY == 0:
+            status = stops.reached(expanded, max_nodes, deadline)
             if status:
                 break
         expanded += 1
@@ -139,10 +139,10 @@ def deepening_in_place(spec, code, start, max_branching, max_nodes, deadline):
         path = _path(bound + 1)
         status, depth, next_bound = bounded(code, board, bound, max_branching, path, counters, max_nodes, deadline,
                                             no_leaves)
-        if status == limits.FAILED and next_bound == NO_BOUND:
-            status = limits.UNSOLVABLE
-        if status != limits.FAILED:
-            solution = path[1 : depth + 1].copy() if status == limits.SOLVED else path[:0].copy()
+        if status == stops.FAILED and next_bound == NO_BOUND:
+            status = stops.UNSOLVABLE
+        if status != stops.FAILED:
+            solution = path[1 : depth + 1].copy() if status == stops.SOLVED else path[:0].copy()
             return status, solution, counters, bound
         bound = next_bound
 
@@ -165,10 +165,10 @@ def iteration(spec, code, start, prefix, bound, depth, capacity, max_branching, 
         path[0] = prefix[-1]
     leaves = np.empty((capacity, depth + 2) if depth else (0, 0), dtype=np.int64)
     if len(prefix) + h > bound:  # the root itself lies beyond the bound
-        return limits.FAILED, prefix[:0].copy(), counters, len(prefix) + h, leaves
+        return stops.FAILED, prefix[:0].copy(), counters, len(prefix) + h, leaves
     status, found, next_bound = bounded(code, board, bound - len(prefix), max_branching, path, counters, max_nodes,
                                         deadline, leaves)
-    solution = np.concatenate((prefix, path[1 : found + 1])) if status == limits.SOLVED else prefix[:0].copy()
+    solution = np.concatenate((prefix, path[1 : found + 1])) if status == stops.SOLVED else prefix[:0].copy()
     next_bound = next_bound + len(prefix) if next_bound != NO_BOUND else NO_BOUND
     return status, solution, counters, next_bound, leaves
 
@@ -200,19 +200,19 @@ def entries(code: int) -> tuple:
     return _ENTRIES.setdefault(code, _entry(code))
 
 
-def search(problem: Problem, limits_: Limits, heuristic: Heuristic, memo: bool = False) -> SearchReport:
+def search(problem: Problem, limits: Limits, heuristic: Heuristic, memo: bool = False) -> SearchReport:
     """IDA* with `heuristic`, and a memo of the states searched if `memo`; optimal in moves when it is admissible.
 
     The last bound is in `extra`. Without a memo, a domain that keeps its board
     in place runs the in-place search.
     """
     if memo or not has_in_place(heuristic.spec):
-        return iddfs.run(problem, limits_, heuristic, memo)
-    max_nodes, deadline = limits.budget(limits_)
+        return iddfs.run(problem, limits, heuristic, memo)
+    max_nodes, deadline = stops.budget(limits)
     status_code, moves, counters, bound = entries(heuristic.code)[0](
         heuristic.spec, problem.start_key(), problem.kernels.max_branching, max_nodes, deadline
     )
-    outcome, reason = limits.outcome_of(status_code, limits_)
+    outcome, reason = stops.outcome_of(status_code, limits)
     return SearchReport(outcome=outcome, path=[int(m) for m in moves], expanded=int(counters[EXPANDED]),
                         generated=int(counters[GENERATED]), max_frontier=int(counters[MAX_FRONTIER]), reason=reason,
                         extra={"bound": int(bound)})

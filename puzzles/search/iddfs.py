@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from puzzles import limits
+from puzzles import stops
 from puzzles.jit import nb
 from puzzles.kernels import child_heuristics, expand, heuristic, is_goal, workspace
 from puzzles.memo import FIRST_CAPACITY, NEW, NOT_SEARCHED, SEARCHED_BEFORE, STORED, estimate_in, find, key_hash, new_memo, prefetch_slot, remember
@@ -109,7 +109,7 @@ def _bounded(spec, work, stack, bound, informed, keep_estimates, code, hargs, co
     frontier = 1
     expanded, generated, max_frontier = counters[EXPANDED], counters[GENERATED], counters[MAX_FRONTIER]
     next_bound = NO_BOUND
-    status = limits.FAILED
+    status = stops.FAILED
     while depth >= 0:
         if stack.taken[depth] == stack.count[depth]:
             depth -= 1
@@ -121,7 +121,7 @@ def _bounded(spec, work, stack, bound, informed, keep_estimates, code, hargs, co
             continue
         node = stack.children[depth, row]
         if is_goal(spec, node):
-            status = limits.SOLVED
+            status = stops.SOLVED
             break
         h, slot, kept = stack.h[depth, row], -1, 0
         if keep_estimates:
@@ -144,7 +144,7 @@ def _bounded(spec, work, stack, bound, informed, keep_estimates, code, hargs, co
                 next_bound = min(next_bound, depth + searched + 1)
             if found != NEW:
                 continue
-        status = limits.exceeded(expanded, max_nodes, deadline)
+        status = stops.exceeded(expanded, max_nodes, deadline)
         if status:
             break
         expanded += 1
@@ -164,7 +164,7 @@ def _bounded(spec, work, stack, bound, informed, keep_estimates, code, hargs, co
         max_frontier = max(max_frontier, frontier)
     counters[EXPANDED], counters[GENERATED], counters[MAX_FRONTIER] = expanded, generated, max_frontier
     if depth < 0:
-        status = limits.FAILED if next_bound < NO_BOUND else limits.UNSOLVABLE
+        status = stops.FAILED if next_bound < NO_BOUND else stops.UNSOLVABLE
     return status, depth, next_bound, memo
 
 
@@ -188,18 +188,18 @@ def deepening(spec, start, max_branching, informed, keep_estimates, code, hargs,
         status, depth, next_bound, memo = _bounded(
             spec, work, stack, bound, informed, keep_estimates, code, hargs, counters, memo, fill, max_nodes, deadline
         )
-        if status != limits.FAILED:
+        if status != stops.FAILED:
             break
         bound = next_bound
-    moves = np.empty(depth if status == limits.SOLVED else 0, dtype=np.int64)
+    moves = np.empty(depth if status == stops.SOLVED else 0, dtype=np.int64)
     for d in range(moves.shape[0]):
         moves[d] = stack.moves[d + 1, stack.taken[d + 1] - 1]
     return status, moves, counters, fill[STORED], bound
 
 
-def run(problem: Problem, limits_: Limits, heuristic_: Heuristic | None, memo: bool) -> SearchReport:
+def run(problem: Problem, limits: Limits, heuristic_: Heuristic | None, memo: bool) -> SearchReport:
     """Iterative deepening on depth (no heuristic) or on g + h, with a memo or none; the last bound in `extra`."""
-    max_nodes, deadline = limits.budget(limits_)
+    max_nodes, deadline = stops.budget(limits)
     informed = heuristic_ is not None
     keep_estimates = memo and heuristic_ is not None and heuristic_.admissible  # an admissible one reads the state alone
     spec, code, hargs = (heuristic_.spec, heuristic_.code, heuristic_.args) if heuristic_ is not None else (problem.kernels.spec, 0, np.zeros(1))
@@ -207,12 +207,12 @@ def run(problem: Problem, limits_: Limits, heuristic_: Heuristic | None, memo: b
         spec, problem.start_key(), problem.kernels.max_branching, informed, keep_estimates, code, hargs,
         FIRST_CAPACITY if memo else 0, max_nodes, deadline,
     )
-    outcome, reason = limits.outcome_of(status_code, limits_)
+    outcome, reason = stops.outcome_of(status_code, limits)
     return SearchReport(outcome=outcome, path=[int(m) for m in moves], expanded=int(counters[EXPANDED]),
                         generated=int(counters[GENERATED]), max_frontier=int(counters[MAX_FRONTIER]),
                         stored=int(stored), reason=reason, extra={"bound": int(bound)})
 
 
-def search(problem: Problem, limits_: Limits, memo: bool = False) -> SearchReport:
+def search(problem: Problem, limits: Limits, memo: bool = False) -> SearchReport:
     """Iterative deepening depth-first search, with a memo of the states searched if `memo`; optimal in moves."""
-    return run(problem, limits_, None, memo)
+    return run(problem, limits, None, memo)

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from puzzles import limits, stateset
+from puzzles import stateset, stops
 from puzzles.errors import PuzzleError
 from puzzles.files import written_whole
 from puzzles.jit import nb
@@ -46,7 +46,7 @@ MANIFEST = "manifest.json"
 FORMAT = 1
 EXPANDED, GENERATED, NEW, MIN_H = range(4)  # the counters of one pass
 _NO_H = np.iinfo(np.int64).max
-_DONE = -1  # a pass ended with every parent expanded (limits.SOLVED is 0)
+_DONE = -1  # a pass ended with every parent expanded (stops.SOLVED is 0)
 _SLICE = 1 << 20  # states of a layer file expanded per call
 _SLACK = 4 / 3 + 0.01  # a part's table is made this much larger than the states expected in it: at most 3/4 full
 
@@ -70,7 +70,7 @@ def load_part(table, stored, rows, depth, part, parts):
             continue
         table, grown = stateset.room_for(table, stored, 1)
         if not grown:
-            return limits.MEMORY_LIMIT, table, stored
+            return stops.MEMORY_LIMIT, table, stored
         slot = stateset.slot_of(table, rows, r, h)
         if table[slot, last] == 0:
             stateset.put(table, slot, rows, r, stateset.depth_tag(depth))
@@ -96,7 +96,7 @@ def expand_part(spec, code, hargs, parents, table, stored, depth, part, parts, b
     batch_keys = np.empty((stateset.BATCH * max_branching, table.shape[1]), dtype=np.uint64)
     batch_hashes = np.empty(stateset.BATCH * max_branching, dtype=np.uint64)
     for first in range(0, parents.shape[0], stateset.BATCH):
-        status = limits.reached(counters[EXPANDED], max_nodes, deadline)
+        status = stops.reached(counters[EXPANDED], max_nodes, deadline)
         if status:
             return status, table, stored
         batch = 0
@@ -113,14 +113,14 @@ def expand_part(spec, code, hargs, parents, table, stored, depth, part, parts, b
                     batch += 1
         table, grown = stateset.room_for(table, stored, batch)
         if not grown:
-            return limits.MEMORY_LIMIT, table, stored
+            return stops.MEMORY_LIMIT, table, stored
         for b in range(batch):
             slot = stateset.slot_of(table, batch_keys, b, batch_hashes[b])
             if table[slot, last] != 0:
                 continue
             if is_goal(spec, batch_keys[b]):
                 copy_row(goal, 0, batch_keys, b)
-                return limits.SOLVED, table, stored
+                return stops.SOLVED, table, stored
             estimate = heuristic(spec, work, code, hargs, batch_keys[b], 0)
             if bound >= 0 and depth + estimate > bound:
                 continue
@@ -226,7 +226,7 @@ class Checkpoint:
             yield from self.slices(depth, p, own)
 
 
-def search(problem: Problem, limits_: Limits, heuristic: Heuristic, checkpoint: str | None = None,
+def search(problem: Problem, limits: Limits, heuristic: Heuristic, checkpoint: str | None = None,
            upper_bound: int | None = None, memory_gib: float = 4.0, processes: int = 1) -> SearchReport:
     """Layered BFS resumable from `checkpoint` (a folder; a temporary one if None); optimal in moves.
 
@@ -239,7 +239,7 @@ def search(problem: Problem, limits_: Limits, heuristic: Heuristic, checkpoint: 
     if upper_bound is not None and not heuristic.admissible:
         raise PuzzleError(f"an upper bound needs an admissible heuristic, and {heuristic.name} is not")
     start = problem.start_key().reshape(1, -1)
-    if limits_.max_nodes == 0:  # nothing to expand: only compile the kernels
+    if limits.max_nodes == 0:  # nothing to expand: only compile the kernels
         _compile(problem, heuristic, start)
         return SearchReport(outcome=Outcome.LIMIT, reason="node limit of 0 expansions reached")
     bound = upper_bound - 1 if upper_bound is not None else -1
@@ -247,11 +247,11 @@ def search(problem: Problem, limits_: Limits, heuristic: Heuristic, checkpoint: 
     if checkpoint is None:
         folder = Path(tempfile.mkdtemp(prefix="slidelab-layers-"))
         try:
-            return _run(problem, limits_, heuristic, Checkpoint(folder, identity, bound), bound, memory_gib, start,
+            return _run(problem, limits, heuristic, Checkpoint(folder, identity, bound), bound, memory_gib, start,
                         processes)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
-    return _run(problem, limits_, heuristic, Checkpoint(Path(checkpoint), identity, bound), bound, memory_gib, start,
+    return _run(problem, limits, heuristic, Checkpoint(Path(checkpoint), identity, bound), bound, memory_gib, start,
                 processes)
 
 
@@ -289,12 +289,12 @@ def _looser(bound: int, earlier: int) -> bool:
     return earlier >= 0 and (bound < 0 or bound > earlier)
 
 
-def _run(problem: Problem, limits_: Limits, heuristic: Heuristic, checkpoint: Checkpoint, bound: int,
+def _run(problem: Problem, limits: Limits, heuristic: Heuristic, checkpoint: Checkpoint, bound: int,
          memory_gib: float, start: np.ndarray, processes: int) -> SearchReport:
     """Build layers from where the checkpoint stands until a goal, exhaustion or a limit."""
     kernels = problem.kernels
     state = checkpoint.state
-    max_nodes, deadline = limits.budget(limits_)
+    max_nodes, deadline = stops.budget(limits)
     counters = np.zeros(4, dtype=np.int64)
     run_expanded = run_generated = 0
     if not state["layers"]:
@@ -319,15 +319,15 @@ def _run(problem: Problem, limits_: Limits, heuristic: Heuristic, checkpoint: Ch
             state["generated"] += int(counters[GENERATED])
             run_expanded += int(counters[EXPANDED])
             run_generated += int(counters[GENERATED])
-            if code == limits.SOLVED:
+            if code == stops.SOLVED:
                 path = _trace_back(problem, checkpoint, goal, depth)
                 checkpoint.save()
                 return _report(state, Outcome.SOLVED, None, bound, counters, path, run_expanded, run_generated)
             if code != _DONE:
-                if code == limits.MEMORY_LIMIT and not building["done"]:
+                if code == stops.MEMORY_LIMIT and not building["done"]:
                     building["parts"] *= 2  # the layer's growth was underestimated: the next run splits it finer
                 checkpoint.save()
-                _, reason = limits.outcome_of(code, limits_)
+                _, reason = stops.outcome_of(code, limits)
                 return _report(state, Outcome.LIMIT, reason, bound, counters, None, run_expanded, run_generated)
             building["done"][str(part)] = {"count": count,
                                            "min_h": int(counters[MIN_H]) if counters[NEW] and heuristic.admissible
@@ -403,7 +403,7 @@ def _build_part(problem: Problem, heuristic: Heuristic, checkpoint: Checkpoint, 
         return _part_rows(problem, heuristic, checkpoint, depth, part, parts, bound, counters, goal, max_nodes,
                           deadline)
     except MemoryError:  # the memory cap (RLIMIT_AS) is below the budget
-        return limits.MEMORY_LIMIT, None
+        return stops.MEMORY_LIMIT, None
 
 
 def _part_rows(problem: Problem, heuristic: Heuristic, checkpoint: Checkpoint, depth: int, part: int, parts: int,

@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from puzzles import limits
+from puzzles import stops
 from puzzles.jit import nb
 from puzzles.kernels import expand, is_goal, workspace
 from puzzles.nodestore import resized
@@ -58,19 +58,19 @@ def run(spec, work, start, path, out_keys, out_moves, max_steps, expanded, max_n
     steps = generated = 0
     while not is_goal(spec, path.keys[steps]):
         if steps == max_steps:
-            return limits.FAILED, steps, path, expanded, generated
-        stop = limits.exceeded(expanded, max_nodes, deadline)
+            return stops.FAILED, steps, path, expanded, generated
+        stop = stops.exceeded(expanded, max_nodes, deadline)
         if stop:
             return stop, steps, path, expanded, generated
         expanded += 1
         count = expand(spec, work, path.keys[steps], out_keys, out_moves)
         generated += count
         if count == 0:
-            return limits.FAILED, steps, path, expanded, generated
+            return stops.FAILED, steps, path, expanded, generated
         choice = np.random.randint(0, count)
         steps += 1
         path = put(path, steps, out_keys[choice], out_moves[choice])
-    return limits.SOLVED, steps, path, expanded, generated
+    return stops.SOLVED, steps, path, expanded, generated
 
 
 @nb.njit(cache=True)
@@ -83,19 +83,19 @@ def random_walk(spec, start, max_branching, max_steps, seed, max_nodes, deadline
     status, steps, path, expanded, generated = run(
         spec, workspace(spec), start, new_path(key_words, 1 << 10), out_keys, out_moves, max_steps, 0, max_nodes, deadline
     )
-    moves = path.moves[1 : steps + 1].copy() if status == limits.SOLVED else np.empty(0, np.int64)
+    moves = path.moves[1 : steps + 1].copy() if status == stops.SOLVED else np.empty(0, np.int64)
     return status, moves, steps, expanded, generated
 
 
-def search(problem: Problem, limits_: Limits, *, max_steps: int, seed: int) -> SearchReport:
+def search(problem: Problem, limits: Limits, *, max_steps: int, seed: int) -> SearchReport:
     """Walk at random from the start for at most `max_steps` moves; the solution is the whole walk."""
     kernels = problem.kernels
-    max_nodes, deadline = limits.budget(limits_)
+    max_nodes, deadline = stops.budget(limits)
     code, moves, steps, expanded, generated = random_walk(
         kernels.spec, problem.start_key(), kernels.max_branching, max_steps, seed, max_nodes, deadline
     )
-    outcome, reason = limits.outcome_of(code, limits_)
-    if code == limits.FAILED:
+    outcome, reason = stops.outcome_of(code, limits)
+    if code == stops.FAILED:
         reason = f"no legal move after {steps} steps" if steps < max_steps else f"goal not reached in {max_steps} steps"
     return SearchReport(outcome=outcome, path=[int(m) for m in moves], expanded=expanded, generated=generated,
                         stored=steps + 1, reason=reason)

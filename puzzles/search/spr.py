@@ -20,7 +20,7 @@ beginning with the start board, its move `NO_MOVE`.
 
 import numpy as np
 
-from puzzles import limits, nodestore
+from puzzles import nodestore, stops
 from puzzles.jit import nb
 from puzzles.kernels import is_goal, workspace
 from puzzles.problem import Problem
@@ -133,10 +133,10 @@ def spr(spec, start, max_branching, batches, batch_size, max_steps, seed, max_no
                 spec, work, start, walk, out_keys, out_moves, max_steps, expanded, max_nodes, deadline
             )
             generated += made
-            if status != limits.SOLVED and status != limits.FAILED:
+            if status != stops.SOLVED and status != stops.FAILED:
                 return status, np.empty(0, np.int64), expanded, generated, stored, runs, solved, shortest
             runs += 1
-            if status == limits.SOLVED:
+            if status == stops.SOLVED:
                 solved += 1
                 shortest = steps if shortest < 0 else min(shortest, steps)
                 boards, edges = _add_rows(boards, edges, walk, steps + 1)
@@ -144,16 +144,16 @@ def spr(spec, start, max_branching, batches, batch_size, max_steps, seed, max_no
         if solved > solved_before:
             kept, kept_rows = _keep(boards, _nearest_goal(spec, boards, edges), kept, kept_rows)
     if solved == 0:
-        return limits.FAILED, np.empty(0, np.int64), expanded, generated, stored, runs, solved, shortest
+        return stops.FAILED, np.empty(0, np.int64), expanded, generated, stored, runs, solved, shortest
     boards, edges = _graph_of(start, kept, kept_rows)
     moves = nodestore.moves_to(boards, _nearest_goal(spec, boards, edges))
-    return limits.SOLVED, moves, expanded, generated, stored, runs, solved, shortest
+    return stops.SOLVED, moves, expanded, generated, stored, runs, solved, shortest
 
 
-def search(problem: Problem, limits_: Limits, *, batches: int, batch_size: int, max_steps: int, seed: int) -> SearchReport:
+def search(problem: Problem, limits: Limits, *, batches: int, batch_size: int, max_steps: int, seed: int) -> SearchReport:
     """`batches` batches of `batch_size` random walks of at most `max_steps` moves, compressed by BFS."""
     kernels = problem.kernels
-    max_nodes, deadline = limits.budget(limits_)
+    max_nodes, deadline = stops.budget(limits)
     code, moves, expanded, generated, stored, runs, solved, shortest = spr(
         kernels.spec,
         problem.start_key(),
@@ -165,8 +165,8 @@ def search(problem: Problem, limits_: Limits, *, batches: int, batch_size: int, 
         max_nodes,
         deadline,
     )
-    outcome, reason = limits.outcome_of(code, limits_)
-    if code == limits.FAILED:
+    outcome, reason = stops.outcome_of(code, limits)
+    if code == stops.FAILED:
         reason = f"none of {runs} random walks reached the goal in {max_steps} steps"
     extra = {"runs": runs, "solved_runs": solved, "shortest_run": shortest if shortest >= 0 else None}
     path = problem.merged([int(m) for m in moves])  # the union graph's path may slide a vehicle twice in a row

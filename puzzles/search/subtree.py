@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from puzzles import limits
+from puzzles import stops
 from puzzles.errors import PuzzleError
 from puzzles.kernels import has_in_place
 from puzzles.problem import Heuristic, Problem
@@ -42,7 +42,7 @@ class Frontier:
     solution: list[int] | None
 
 
-def search(problem: Problem, limits_: Limits, heuristic: Heuristic, prefix: str, bound: int,
+def search(problem: Problem, limits: Limits, heuristic: Heuristic, prefix: str, bound: int,
            split_depth: int | None = None) -> SearchReport:
     """The IDA* iteration with `bound` below the board the moves of `prefix` (such as ``RDLU``) lead to.
 
@@ -54,8 +54,8 @@ def search(problem: Problem, limits_: Limits, heuristic: Heuristic, prefix: str,
     if not has_in_place(heuristic.spec):
         raise PuzzleError("idastar-subtree runs IDA* in place: N-puzzle boards only")
     moves = np.array(_legal_path(problem, prefix), dtype=np.int64)
-    status, solution, counters, next_bound, _ = _run(problem, limits_, heuristic, moves, bound, 0)
-    outcome, reason = limits.outcome_of(status, limits_)
+    status, solution, counters, next_bound, _ = _run(problem, limits, heuristic, moves, bound, 0)
+    outcome, reason = stops.outcome_of(status, limits)
     if outcome == Outcome.FAILED:
         reason = f"no solution within the bound {bound} below {prefix or 'the start'}"
     return SearchReport(
@@ -117,7 +117,7 @@ def _listed(problem: Problem, heuristic: Heuristic, prefix: list[int], bound: in
         if counters[idastar.LEAVES] <= capacity:
             break
         capacity = int(counters[idastar.LEAVES])
-    found = [int(m) for m in solution] if status == limits.SOLVED else None
+    found = [int(m) for m in solution] if status == stops.SOLVED else None
     rows = leaves[: counters[idastar.LEAVES]].tolist()
     return Frontier(bound, depth, [row[:depth] for row in rows], [(row[depth], row[depth + 1]) for row in rows],
                     int(counters[idastar.EXPANDED]), int(counters[idastar.GENERATED]), _bound_or_none(next_bound), found)
@@ -127,12 +127,12 @@ def whole(problem: Problem, heuristic: Heuristic, bound: int) -> Frontier:
     """The iteration with `bound` searched from the start, as a frontier with no leaves: its counts, its solution."""
     status, solution, counters, next_bound, _ = _run(problem, Limits(), heuristic, np.empty(0, dtype=np.int64), bound, 0)
     return Frontier(bound, 0, [], [], int(counters[idastar.EXPANDED]), int(counters[idastar.GENERATED]),
-                    _bound_or_none(next_bound), [int(m) for m in solution] if status == limits.SOLVED else None)
+                    _bound_or_none(next_bound), [int(m) for m in solution] if status == stops.SOLVED else None)
 
 
-def _run(problem: Problem, limits_: Limits, heuristic: Heuristic, prefix: np.ndarray, bound: int, depth: int,
+def _run(problem: Problem, limits: Limits, heuristic: Heuristic, prefix: np.ndarray, bound: int, depth: int,
          capacity: int = 0) -> tuple:
-    max_nodes, deadline = limits.budget(limits_)
+    max_nodes, deadline = stops.budget(limits)
     return idastar.entries(heuristic.code)[1](heuristic.spec, problem.start_key(), prefix, bound, depth, capacity,
                                               problem.kernels.max_branching, max_nodes, deadline)
 

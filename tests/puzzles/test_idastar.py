@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from puzzles import limits
+from puzzles import stops
 from puzzles.kernels import estimates, has_in_place
 from puzzles.npuzzle import pdb
 from puzzles.npuzzle.board import GOALS, NPuzzleBoard, goal_tiles
@@ -103,7 +103,7 @@ def test_in_place_idastar_agrees_with_bfs_on_scrambled_3x4_boards_with_every_heu
 def in_place_estimate(problem: NPuzzleProblem, heuristic, moves: list[int]) -> int:
     """The heuristic's value the board kept in place holds after `moves` from the start, each updating it."""
     prefix = np.array(moves, dtype=np.int64)
-    max_nodes, deadline = limits.budget(Limits())
+    max_nodes, deadline = stops.budget(Limits())
     # A bound below the prefix's length: the iteration plays the moves and returns at once with f = moves + h.
     _, _, _, f, _ = idastar.entries(heuristic.code)[1](heuristic.spec, problem.start_key(), prefix, len(moves) - 1, 0,
                                                        0, problem.kernels.max_branching, max_nodes, deadline)
