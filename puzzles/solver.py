@@ -45,7 +45,7 @@ def solve(
         seed = secrets.randbelow(SEEDS) if seed is None else seed
         if not 0 <= seed < SEEDS:
             raise PuzzleError(f"a seed must be between 0 and {SEEDS - 1}, not {seed}")
-    unsolvable = problem.unsolvable_reason()
+    unsolvable = None if values.get("exhaustive") else problem.unsolvable_reason()  # an enumeration counts the states
     if unsolvable is not None:
         return SolveResult(outcome=Outcome.UNSOLVABLE, algorithm=algorithm, params=values,
                            seed=seed if entry.randomized else None, reason=f"{unsolvable}: nothing searched")

@@ -222,42 +222,54 @@ def test_step_model_astar_agrees_with_bfs(name, heuristic):
 # --- 3. unsolvable and solved boards ----------------------------------------------------------
 
 
+def searched(problem: RushHourProblem, algorithm: str, monkeypatch, params: dict | None = None, seed: int | None = None):
+    """The result of a search that proves by itself: the static check of a blocked exit switched off."""
+    monkeypatch.setattr(type(problem), "unsolvable_reason", lambda _: None)
+    result = solve(problem, algorithm, params or {}, seed=seed)
+    monkeypatch.undo()
+    return result
+
+
 @pytest.mark.parametrize("model", ["slide", "step"])
-def test_red_car_blocked_by_a_horizontal_car_is_unsolvable(model):
+def test_red_car_blocked_by_a_horizontal_car_is_unsolvable(model, monkeypatch):
     problem = letters(UNSOLVABLE, model)
     sp = space(problem)
     assert all(d == float("inf") for d in goal_distances(problem))
-    bfs = run(problem, "bfs")
-    assert bfs.outcome == "unsolvable" and bfs.moves is None and bfs.solution == []
-    exhaustive = run(problem, "bfs", (("exhaustive", True),))
-    assert exhaustive.outcome == "unsolvable"
-    assert exhaustive.extra["reachable"] == len(sp.keys)
+    for algorithm in ("bfs", "astar", "beam", "moves-freed", "random"):  # the blocked exit seen before any search
+        found = run(problem, algorithm, (), 1 if algorithm == "random" else None)
+        assert found.outcome == "unsolvable" and found.expanded == 0 and found.reason.endswith("nothing searched")
+    exhaustive = run(problem, "bfs", (("exhaustive", True),))  # an enumeration is asked for: it counts the states
+    assert exhaustive.outcome == "unsolvable" and exhaustive.extra["reachable"] == len(sp.keys)
+    bfs = searched(problem, "bfs", monkeypatch)
+    assert bfs.outcome == "unsolvable" and bfs.moves is None and bfs.solution == [] and bfs.expanded == len(sp.keys)
     for heuristic in ("blockers", "blockers-lb"):
-        assert run(problem, "astar", (("heuristic", heuristic),)).outcome == "unsolvable"
-    assert run(problem, "moves-freed").outcome == "unsolvable"
+        assert searched(problem, "astar", monkeypatch, {"heuristic": heuristic}).outcome == "unsolvable"
+    assert searched(problem, "moves-freed", monkeypatch).outcome == "unsolvable"
     for k in (5, 20):
-        beam = run(problem, "beam", (("k", k),))
+        beam = searched(problem, "beam", monkeypatch, {"k": k})
         assert beam.outcome == "failed" and beam.reason
-    random = run(problem, "random", (("max_steps", 500),), 3)
+    random = searched(problem, "random", monkeypatch, {"max_steps": 500}, 3)
     assert random.outcome == "failed" and "500" in random.reason
 
 
-def test_board_without_moves_is_unsolvable_for_iddfs_too():
+def test_board_without_moves_is_unsolvable_for_iddfs_too(monkeypatch):
     problem = letters(STUCK)
     assert problem.successors(problem.start_key()) == []
     for algorithm in ("bfs", "iddfs", "astar"):
         assert run(problem, algorithm).outcome == "unsolvable"
-    assert run(problem, "beam").outcome == "failed"
-    assert run(problem, "random", (), 1).outcome == "failed"
+        assert searched(problem, algorithm, monkeypatch).outcome == "unsolvable"
+    assert searched(problem, "beam", monkeypatch).outcome == "failed"
+    assert searched(problem, "random", monkeypatch, seed=1).outcome == "failed"
     assert run(problem, "bfs", (("exhaustive", True),)).extra["reachable"] == 1
 
 
-def test_iddfs_proves_unsolvable_when_its_pruned_tree_is_finite():
+def test_iddfs_proves_unsolvable_when_its_pruned_tree_is_finite(monkeypatch):
     # skipping the move that undoes the last one leaves the single path B+1, A+1: the tree ends at depth 2
     for model in ("slide", "step"):
         problem = letters(SHUTTLE, model)
         result = run(problem, "iddfs")
         assert result.outcome == "unsolvable" and result.moves is None
+        assert searched(problem, "iddfs", monkeypatch).outcome == "unsolvable"
         assert run(problem, "bfs", (("exhaustive", True),)).extra["reachable"] == 3
 
 
