@@ -10,6 +10,7 @@ failed; a search that ends unsolved is data and exits 0.
 
 import faulthandler
 import signal
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from importlib import metadata
@@ -98,3 +99,12 @@ def run() -> None:
         message = f"internal error ({type(err).__name__}: {err}); please report it with the command that caused it"
         echo(f"error: {options.one_line(message)}", err=True)
         raise SystemExit(1) from None
+    finally:
+        _close_databases()
+
+
+def _close_databases() -> None:
+    """Close the connections of a command that opened a database (one that did not never loads the storage layer)."""
+    store = sys.modules.get("workers.store.database")
+    if store is not None:
+        store.close_all()

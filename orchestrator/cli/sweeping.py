@@ -111,11 +111,11 @@ def sweep_command(
         if dry_run:
             typer.echo(status_view.plan_text(plan))
             return
-    with LiveProgress(wait) as progress:
-        ended = interruptible(lambda: experiments.sweep(
-            plan, workers=workers, chunk=chunk, wait=wait, rerun=rerun, extend=extend, db=db, broker=broker,
-            on_stored=lambda s: typer.echo(f"sweep {s.name}: {plural(s.jobs, 'job')}, {s.added:,} new"),
-            on_progress=progress, on_note=progress.note), plan.name)
+    progress = LiveProgress(wait)
+    ended = interruptible(lambda: experiments.sweep(
+        plan, workers=workers, chunk=chunk, wait=wait, rerun=rerun, extend=extend, db=db, broker=broker,
+        on_stored=lambda s: typer.echo(f"sweep {s.name}: {plural(s.jobs, 'job')}, {s.added:,} new"),
+        on_progress=progress, on_note=progress.note), plan.name, shown=progress)
     typer.echo(status_view.run_text(ended))
 
 
@@ -220,10 +220,11 @@ def resume_command(
 
     with user_errors():
         configured(db, broker)
-    with LiveProgress(wait) as progress:
-        resumed = interruptible(lambda: experiments.resume(
-            sweep_name, workers=workers, chunk=chunk, force=force, wait=wait, db=db, broker=broker,
-            on_round=lambda r: typer.echo(status_view.bound_text(r)), on_told=_told, on_progress=progress), sweep_name)
+    progress = LiveProgress(wait)
+    resumed = interruptible(lambda: experiments.resume(
+        sweep_name, workers=workers, chunk=chunk, force=force, wait=wait, db=db, broker=broker,
+        on_round=lambda r: typer.echo(status_view.bound_text(r)), on_told=_told, on_progress=progress), sweep_name,
+        shown=progress)
     typer.echo(resumed_text(resumed))
 
 
@@ -434,11 +435,13 @@ def worker_command(
     start_worker(concurrency, hostname)
 
 
-def interruptible(run: Callable[[], T], sweep_name: str, again: str | None = None) -> T:
+def interruptible(run: Callable[[], T], sweep_name: str, again: str | None = None,
+                  shown: contextlib.AbstractContextManager[Any] | None = None) -> T:
     """`run()`'s value, with the command line's errors; Ctrl-C, or the terminal closing (SIGHUP), says how to go on
-    (`again`, by default `orchestrate resume SWEEP`) and exits 130."""
+    (`again`, by default `orchestrate resume SWEEP`) and exits 130. `shown`: a live bar, closed before any error
+    is told, so that the error is the last line."""
     try:
-        with _hangup_interrupts(), user_errors():
+        with _hangup_interrupts(), user_errors(), shown or contextlib.nullcontext():
             return run()
     except KeyboardInterrupt:
         with contextlib.suppress(OSError):  # after a hang-up, no terminal may be left to tell

@@ -15,7 +15,6 @@ from orchestrator.cli.options import (
     TimeLimitOption,
     WorkersOption,
     configured,
-    database,
     require,
     user_errors,
     with_parameters,
@@ -89,23 +88,23 @@ def tune_command(
     """
     from orchestrator.sweeps.status_view import trial_text
     from slidelab import experiments
+    from workers.store import masked
 
     with user_errors():
-        configured(db, broker)
+        shown = masked(configured(db, broker).database_url)
         require("optuna")
-        results = database(db, broker)
 
     def opened(study: Any, count: int) -> None:
         if count < trials:
             typer.echo(f"--trials {trials}: the grid has {count:,} points, each tried once: {count:,} trials")
         typer.echo(f"study {name}: {len(study.trials)} of {count} trials; {len(study.user_attrs['slidelab']['boards'])}"
-                   f" boards; database {results.shown_url}")
+                   f" boards; database {shown}")
 
     ran = interruptible(lambda: experiments.tune(
         name, algo, params or {}, (boards or []) + (more_boards or []), objective=objective, aggregate=aggregate,
         unsolved=unsolved, trials=trials, sampler=sampler, pruner=pruner, seed=seed, seeds=seeds, repeat=repeat,
         parallel=parallel, goal=goal, time_limit=time_limit, max_nodes=max_nodes, memory_limit=memory_limit,
-        workers=workers, db=results, on_opened=opened,
+        workers=workers, db=db, broker=broker, on_opened=opened,
         on_told=lambda trial, outcome: typer.echo(trial_text(trial, outcome))),
         name, "the same orchestrate tune command (the same --name continues the study)")
     typer.echo(best_line(ran.study))

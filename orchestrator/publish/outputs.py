@@ -7,6 +7,7 @@ notes a reader must know and the names of the files written go to stderr.
 import re
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -162,10 +163,11 @@ def export_sweep(db: Database, sweep_name: str, fmt: str, out: Path | None) -> P
     sweep = find_sweep(db, sweep_name)
     if fmt != "csv":
         return Published(text=files.write(report_rows.load_rows(db, sweep), fmt, out))
-    texts = files.csv_texts(report_rows.row_slices(db, sweep))
+    slices = report_rows.row_slices(db, sweep)
     if out is None:
-        return Published(pieces=texts)
-    files.write_texts(texts, out)
+        return Published(pieces=files.csv_texts(slices))
+    with closing(slices):  # a file that cannot be written ends the reading at once, its connection closed
+        files.write_texts(files.csv_texts(slices), out)
     return Published()
 
 

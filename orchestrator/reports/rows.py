@@ -16,7 +16,7 @@ grow with the sweep.
 """
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -59,7 +59,7 @@ def load_rows(db: Database, sweep: SweepRow) -> pd.DataFrame:
     return rows_frame(table, boards, best_optima(db, set(boards)))
 
 
-def row_slices(db: Database, sweep: SweepRow, rows: int = CSV_ROWS) -> Iterator[pd.DataFrame]:
+def row_slices(db: Database, sweep: SweepRow, rows: int = CSV_ROWS) -> Generator[pd.DataFrame, None, None]:
     """`load_rows`' frame a slice of `rows` jobs at a time, never the whole sweep at once, every slice with the same
     columns, and integer columns as integers (not floats beside a missing value)."""
     import pyarrow as pa

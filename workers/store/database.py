@@ -225,6 +225,9 @@ def check_url(url: str) -> str:
     return url
 
 
+_ENGINES: list[Engine] = []  # made by engine_for in this process
+
+
 @lru_cache
 def engine_for(url: str) -> Engine:
     """One engine per URL and process (create it after forking, never at import time); PuzzleError for a URL that
@@ -234,7 +237,15 @@ def engine_for(url: str) -> Engine:
     engine = create_engine(url, pool_pre_ping=True, connect_args=PG_CONNECT_ARGS if postgresql_ else sqlite_connect_args(url))
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
+    _ENGINES.append(engine)
     return engine
+
+
+def close_all() -> None:
+    """Close every connection this process's engines hold, as a command ends: the last connection to a SQLite file
+    closed folds its write-ahead log into it and removes the log, so the folder holds the database alone."""
+    for engine in _ENGINES:
+        engine.dispose()
 
 
 def sqlite_connect_args(url: str) -> dict[str, float]:
