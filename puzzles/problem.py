@@ -9,9 +9,12 @@ a state's depth modulo 3); every algorithm is written once over the compiled
 entry points of `puzzles.kernels`.
 """
 
-from typing import Any, NamedTuple, Protocol
+from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+if TYPE_CHECKING:  # the command line lists and checks without loading numpy
+    import numpy as np
 
 RESERVED_BITS = 2
 

@@ -15,14 +15,15 @@ the environment's SLIDELAB_BROKER_URL; none: the jobs run here), and raises
 `PuzzleError` for bad input, with a one-line message.
 """
 
+from __future__ import annotations
+
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orchestrator.sweeps import grid_sweep, optima, spec_file
-from orchestrator.sweeps import split as split_search
 from orchestrator.sweeps import study as studies
 from orchestrator.sweeps.driver import ExperimentStatus, OnNote, OnProgress, backend_for, follow, run_experiment
 from orchestrator.sweeps.grid import SweepGrid
@@ -30,7 +31,6 @@ from orchestrator.sweeps.job_limits import job_limits
 from orchestrator.sweeps.lookups import find_sweep, newest_sweep
 from orchestrator.sweeps.plan import SweepPlan, grid_plan
 from orchestrator.sweeps.sources import load_boards, needs_database
-from orchestrator.sweeps.split import BoundRound, OnRound, SplitProposer, SplitResult
 from orchestrator.sweeps.study import OnTold, StudyProposer, StudySpec
 from orchestrator.sweeps.tune_objective import parse_scoring
 from orchestrator.sweeps.tune_space import parse_space
@@ -42,6 +42,9 @@ from workers.store import sweeps as sweep_store
 from workers.store.jobs import cancelled_among
 from workers.store.progress import SweepStatus, sweep_status
 from workers.store.sweeps import Cancelled, ExperimentKind, SweepRow, stopping, uncancel
+
+if TYPE_CHECKING:  # a split search's kernels load only where one runs: `status` and `cancel` stay light
+    from orchestrator.sweeps.split import BoundRound, OnRound, SplitResult
 
 __all__ = ["Cancel", "Resumed", "StudyOutcome", "cancel", "resume", "split", "status", "sweep", "sweep_plan", "tune"]
 CORES = os.cpu_count() or 1
@@ -136,6 +139,8 @@ def split(board: str, *, depth: int = 8, heuristic: str = "pdb-max", pdb: str | 
     results = database(db, broker)
     found = load_boards([board], goal=goal, db=results)[0]
     params = {"heuristic": heuristic, **({"pdb": pdb} if pdb else {})}
+    from orchestrator.sweeps import split as split_search
+
     definition = split_search.split_definition(found, depth, params, split_above)
     stem = name or f"split-{found.name}-d{depth}"
     existing = sweep_store.find(results, stem)
@@ -143,7 +148,7 @@ def split(board: str, *, depth: int = 8, heuristic: str = "pdb-max", pdb: str | 
         what = "another split search" if existing.kind == ExperimentKind.SPLIT else existing.kind.noun
         raise PuzzleError(f"{stem!r} names {what}: give the split search another --name")
     sweep_store.save(results, stem, definition.kind, definition.to_json(), {}, [found], [])
-    proposer = SplitProposer(results, find_sweep(results, stem), found, definition, on_round or _ignore)
+    proposer = split_search.SplitProposer(results, find_sweep(results, stem), found, definition, on_round or _ignore)
     run_experiment(results, proposer, backend_for(workers), on_progress=on_progress)
     return proposer.result
 
@@ -178,6 +183,8 @@ def resume(name: str, *, workers: int = CORES, chunk: int | None = None, force: 
         return Resumed(ended, again, study=study)
     again = uncancel(results, experiment.id)
     if experiment.kind == ExperimentKind.SPLIT:
+        from orchestrator.sweeps import split as split_search
+
         split_proposer = split_search.resumed_split(results, experiment, on_round or _ignore)
         ended = run_experiment(results, split_proposer, backend_for(workers), on_progress=on_progress)
         return Resumed(ended, again, split=split_proposer.result)
