@@ -8,16 +8,39 @@
 Every command of `orchestrate` is a thin layer over one of these calls
 (docs/python.md). Each takes `db`, a database URL (default: the environment's
 SLIDELAB_DATABASE_URL, else sqlite:///slidelab.db), and raises
-`slidelab.PuzzleError` for bad input, with a one-line message.
+`slidelab.PuzzleError` for bad input, with a one-line message. A call's
+module is loaded when the call is first named, so that `solve` loads no
+database library and `report` no solver.
 """
 
+import importlib
 from importlib import metadata
+from typing import TYPE_CHECKING, Any
 
 from puzzles.errors import PuzzleError
-from slidelab.experiments import cancel, resume, split, status, sweep, sweep_plan, tune
-from slidelab.reporting import compare, report, results, verify
-from slidelab.solving import solve
+
+if TYPE_CHECKING:
+    from slidelab.experiments import cancel, resume, split, status, sweep, sweep_plan, tune
+    from slidelab.reporting import compare, report, results, verify
+    from slidelab.solving import solve
 
 __version__ = metadata.version("slidelab")
+_CALLS = {
+    "slidelab.experiments": ("cancel", "resume", "split", "status", "sweep", "sweep_plan", "tune"),
+    "slidelab.reporting": ("compare", "report", "results", "verify"),
+    "slidelab.solving": ("solve",),
+}
+_MODULE_OF = {name: module for module, names in _CALLS.items() for name in names}
 __all__ = ["PuzzleError", "__version__", "cancel", "compare", "report", "results", "resume", "solve", "split", "status",
            "sweep", "sweep_plan", "tune", "verify"]
+
+
+def __getattr__(name: str) -> Any:
+    """The call `name`, from the module that holds it (imported now, the first time)."""
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module 'slidelab' has no attribute {name!r}")
+    return getattr(importlib.import_module(_MODULE_OF[name]), name)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_MODULE_OF])

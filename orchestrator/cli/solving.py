@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from orchestrator.cli.options import GoalOption, MaxNodesOption, MemoryLimitOption, TimeLimitOption, configured, user_errors, with_parameters
+from orchestrator.cli.options import GoalOption, MaxNodesOption, MemoryLimitOption, TimeLimitOption, user_errors, with_parameters
 from puzzles.algorithms import ALGORITHMS, OFFERED, compiling_notice
 from puzzles.errors import PuzzleError
 
@@ -46,28 +46,22 @@ def solve_command(
     """
     from rich.console import Console
 
+    import slidelab
     from orchestrator.boards import show
-    from orchestrator.sweeps.job_limits import job_limits
-    from puzzles.domains import load_problem
-    from puzzles.result import Limits
-    from puzzles.solver import solve
-    from workers.runner import memory_cap
 
     with user_errors():
         if as_json and show_frames:
             raise PuzzleError("--json and --show cannot be combined")
-        configured()
-        problem = load_problem(board, size=size, move_model=params.get("move_model") or "slide", goal=goal)
-        limits = job_limits(time_limit, max_nodes, memory_limit)
-        with memory_cap(limits["memory_limit"]), show.search_log():
-            result = solve(problem, algo, params, Limits(max_nodes=max_nodes, time_limit=time_limit), seed=seed,
-                           on_compile=compile_notice(algo))
+        with show.search_log():
+            solved = slidelab.solve(board, algo, seed=seed, goal=goal, size=size, time_limit=time_limit,
+                                    max_nodes=max_nodes, memory_limit=memory_limit, on_compile=compile_notice(algo),
+                                    **params)
         if as_json:
-            typer.echo(json.dumps({**result.to_dict(), "solution": problem.json_solution(result.solution)}))
+            typer.echo(json.dumps(solved.to_dict()))
             return
         if show_frames:
-            show.print_frames(problem, result, Console(highlight=False))
-        typer.echo(show.summary(result))
+            show.print_frames(solved.problem, solved.result, Console(highlight=False))
+        typer.echo(show.summary(solved.result))
 
 
 def compile_notice(algorithm: str) -> Callable[[], None] | None:

@@ -50,3 +50,11 @@ def test_an_unknown_sweep_or_database_is_a_puzzle_error(swept, tmp_path):
     with pytest.raises(PuzzleError, match="no results database there"):
         slidelab.results("py", db=f"sqlite:///{tmp_path / 'none.db'}")
     assert not (tmp_path / "none.db").exists()
+
+
+def test_every_call_of_the_library_is_named_documented_and_typed():
+    calls = [name for name in slidelab.__all__ if name not in ("PuzzleError", "__version__")]
+    assert {"solve", "sweep", "tune", "status", "cancel", "report", "compare", "results"} <= set(calls)
+    for name in calls:
+        call = getattr(slidelab, name)
+        assert callable(call) and call.__doc__ and call.__annotations__.get("return"), name
