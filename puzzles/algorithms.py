@@ -70,7 +70,7 @@ register_algorithm("layered", Algorithm(
      "memory_gib": Param(4.0, float, "the memory budget of one part's table, in GiB", 1e-6),
      "processes": Param(1, int, "parts of a layer built at once, each in a process of its own (and its own"
                         " table: memory-gib each)", 1, maximum=_MAX_PROCESSES)},
-    optimal=True, heuristic=DEFAULT_HEURISTIC,
+    optimal=True, enumerates=True, heuristic=DEFAULT_HEURISTIC,
 ))
 loaded()  # the domains' own algorithms too, before OFFERED is read
 OFFERED = tuple(name for name, entry in ALGORITHMS.items() if not entry.internal)  # the algorithms a user chooses from

@@ -65,6 +65,7 @@ class Algorithm:
     randomized: bool = False
     optimal: bool = False  # finds a shortest solution (with an admissible heuristic, if it takes one)
     internal: bool = False  # run by a command for its jobs (split's subtrees), never offered to choose
+    enumerates: bool = False  # counts the states it reaches (its layers), so it runs where a check proves no solution
     compile_s: int = 40  # about how long its kernels take to compile, the first time on a machine (2 quiet cores)
     heuristic: str | None = None
     fixed_heuristic: str | None = None  # the domain whose heuristic `heuristic` it always runs

@@ -45,7 +45,8 @@ def solve(
         seed = secrets.randbelow(SEEDS) if seed is None else seed
         if not 0 <= seed < SEEDS:
             raise PuzzleError(f"a seed must be between 0 and {SEEDS - 1}, not {seed}")
-    unsolvable = None if values.get("exhaustive") else problem.unsolvable_reason()  # an enumeration counts the states
+    enumerating = entry.enumerates or values.get("exhaustive")  # it counts the states: it runs to count them
+    unsolvable = None if enumerating else problem.unsolvable_reason()
     if unsolvable is not None:
         return SolveResult(outcome=Outcome.UNSOLVABLE, algorithm=algorithm, params=values,
                            seed=seed if entry.randomized else None, reason=f"{unsolvable}: nothing searched")

@@ -70,8 +70,9 @@ class ResumedSweep:
 
 
 def resumed(db: Database, experiment: SweepRow, *, force: bool = False, chunk: int | None = None) -> ResumedSweep:
-    """Propose the sweep's jobs without a result; those live workers hold only with `force` (taken over)."""
-    job_ids = unfinished_jobs(db, experiment.id, held_too=force)
-    held = len(unfinished_jobs(db, experiment.id)) - len(job_ids)
+    """Propose the sweep's jobs without a result. Those live workers hold are left to them and waited for (their
+    lease renewed while the worker lives, the job run again here if it lapses); with `force` they are taken over."""
+    job_ids = unfinished_jobs(db, experiment.id, held_too=True)
+    held = len(job_ids) - len(unfinished_jobs(db, experiment.id, held_too=False))
     take_over = held_leases(db, job_ids) if force else None
     return ResumedSweep(GridProposer(experiment, job_ids, chunk=chunk, take_over=take_over), held)

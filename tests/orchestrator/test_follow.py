@@ -53,13 +53,13 @@ def test_a_grid_sweep_done_is_followed_no_further(url):
 
 
 def test_a_study_between_two_batches_is_followed_on(url, monkeypatch):
-    monkeypatch.setattr(driver, "SETTLE_S", 1.0)
+    monkeypatch.setattr(driver, "SETTLE_S", 2.0)
     set_kind(url, "study")
     follower = threading.Thread(target=follow, args=(url,), daemon=True)
     follower.start()
-    time.sleep(0.5)
-    set_first_job(url, status="running", outcome=None)  # the driver's next batch
-    time.sleep(2.0)
+    time.sleep(0.2)
+    set_first_job(url, status="running", outcome=None)  # the driver's next batch, well within SETTLE_S
+    time.sleep(3.0)
     assert follower.is_alive()  # past SETTLE_S since it first looked done: the new batch kept it following
     set_first_job(url, status="done", outcome="solved")
     follower.join(timeout=10)

@@ -135,7 +135,7 @@ def test_a_layer_that_outgrows_its_memory_is_split_finer_by_the_next_run(tmp_pat
     params = {"checkpoint": str(tmp_path)}
     solve(problem, "layered", params, Limits(max_nodes=2_000))
     real = layered.expand_part
-    monkeypatch.setattr(layered, "expand_part", lambda *args: (layered.limits.MEMORY_LIMIT, args[4], args[5]))
+    monkeypatch.setattr(layered, "expand_part", lambda *args: (layered.stops.MEMORY_LIMIT, args[4], args[5]))
     cut = solve(problem, "layered", params)
     assert cut.outcome == Outcome.LIMIT and "out of memory" in cut.reason
     assert json.loads((tmp_path / "manifest.json").read_text())["building"]["parts"] == 2
