@@ -158,7 +158,7 @@ def commands(url: str, workdir: Path) -> list[dict]:
         seconds, peak = timed([*orchestrate, *args], env)
         rows.append(row(case, seconds, target_s, peak, target_bytes))
         print(rows[-1], flush=True)
-    script = f"import slidelab; slidelab.results({url!r}, 'big')"
+    script = f"import slidelab; slidelab.results('big', db={url!r})"
     seconds, peak = timed([sys.executable, "-c", script], env)
     rows.append(row("slidelab.results(sweep)", seconds, 10, peak))
     return rows
