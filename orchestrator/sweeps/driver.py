@@ -48,11 +48,13 @@ T = TypeVar("T")
 @dataclass(frozen=True)
 class Batch:
     """Jobs a proposer wants run now (stored already), in the order to run them; `chunk`: jobs per message or
-    local batch (default: `chunk_size`); `take_over`: jobs to run even where others hold them under these leases."""
+    local batch (default: `chunk_size`); `take_over`: jobs to run even where others hold them under these leases;
+    `held`: jobs live workers hold, left to them, which the Celery queue follows to their end as well."""
 
     job_ids: list[int]
     chunk: int | None = None
     take_over: Mapping[int, int] | None = None
+    held: tuple[int, ...] = ()
 
 
 class Proposer(Protocol):
@@ -155,7 +157,7 @@ class CeleryQueue:
         def over() -> bool:
             recover()
             poll(None)
-            current = job_states(db, batch.job_ids)
+            current = job_states(db, [*batch.job_ids, *batch.held])
             return is_cancelled(db, experiment.id) or not any(state in (*WAITING, JobState.RUNNING)
                                                               for state, _ in current.values())
 

@@ -20,9 +20,9 @@ class GridProposer:
     """Proposes the given jobs once, then nothing: a sweep learns nothing from its results."""
 
     def __init__(self, experiment: SweepRow, job_ids: list[int], *, chunk: int | None = None,
-                 take_over: Mapping[int, int] | None = None) -> None:
+                 take_over: Mapping[int, int] | None = None, held: tuple[int, ...] = ()) -> None:
         self.experiment = experiment
-        self._batch: Batch | None = Batch(job_ids, chunk, take_over)
+        self._batch: Batch | None = Batch(job_ids, chunk, take_over, held)
 
     def suggest(self) -> Batch | None:
         """Every job, the first time; then None."""
@@ -70,9 +70,11 @@ class ResumedSweep:
 
 
 def resumed(db: Database, experiment: SweepRow, *, force: bool = False, chunk: int | None = None) -> ResumedSweep:
-    """Propose the sweep's jobs without a result. Those live workers hold are left to them and waited for (their
-    lease renewed while the worker lives, the job run again here if it lapses); with `force` they are taken over."""
-    job_ids = unfinished_jobs(db, experiment.id, held_too=True)
-    held = len(job_ids) - len(unfinished_jobs(db, experiment.id, held_too=False))
-    take_over = held_leases(db, job_ids) if force else None
-    return ResumedSweep(GridProposer(experiment, job_ids, chunk=chunk, take_over=take_over), held)
+    """Propose the sweep's jobs without a result; those live workers hold are left to them (the Celery queue waits
+    for them too), or with `force` taken over."""
+    free = unfinished_jobs(db, experiment.id, held_too=False)
+    held = tuple(sorted(set(unfinished_jobs(db, experiment.id)) - set(free)))
+    if force:
+        every = sorted([*free, *held])
+        return ResumedSweep(GridProposer(experiment, every, chunk=chunk, take_over=held_leases(db, every)), len(held))
+    return ResumedSweep(GridProposer(experiment, free, chunk=chunk, held=held), len(held))
