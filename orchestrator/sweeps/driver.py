@@ -25,7 +25,7 @@ from functools import partial
 from types import TracebackType
 from typing import Protocol, TypeVar
 
-from orchestrator.sweeps.running import POLL_S, Paced, WarmUp, job_processes, run_local, watch
+from orchestrator.sweeps.running import POLL_S, Paced, WarmUp, deferred_interrupts, job_processes, run_local, watch
 from workers.dispatch import chunk_size, send
 from workers.recovery import Recovery
 from workers.runner import JobRunner
@@ -182,6 +182,8 @@ def run_experiment(db: Database, proposer: Proposer, backend: LocalPool | Celery
     notes = _Outage(on_note)
 
     def poll(warm_up: WarmUp | None) -> str | None:
+        if interrupted.is_set():
+            raise KeyboardInterrupt
         reason = notes.answered(proposer.observe)
         if on_progress is not None:
             current = notes.answered(lambda: sweep_status(db, experiment))
@@ -189,10 +191,12 @@ def run_experiment(db: Database, proposer: Proposer, backend: LocalPool | Celery
                 on_progress(current, warm_up)
         return reason
 
-    with backend:
+    with backend, deferred_interrupts() as interrupted:  # Ctrl-C raised at the next poll or batch, never mid-write
         while not is_cancelled(db, experiment.id) and (batch := proposer.suggest()) is not None:
             backend.run(db, experiment, batch, poll)
             proposer.observe()
+            if interrupted.is_set():
+                raise KeyboardInterrupt
             if isinstance(backend, CeleryQueue) and not backend.wait:
                 break
     final = find(db, experiment.name) or experiment
