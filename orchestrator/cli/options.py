@@ -129,16 +129,16 @@ def printable(text: str) -> str:
 
 def database(db: str | None, broker: str | None = None) -> "Database":
     """The results database of the options (or the settings), at the newest schema; the process configured with them."""
-    from workers.store import open_database
+    from slidelab.connection import database as opened
 
-    return open_database(configured(db, broker).database_url)
+    return opened(db, broker)
 
 
 def existing_database(db: str | None, broker: str | None = None) -> "Database":
     """The results database of the option (or the settings) as it is, for a command that only reads; never created."""
-    from workers.store import open_existing
+    from slidelab.connection import database as opened
 
-    return open_existing(configured(db, broker).database_url)
+    return opened(db, broker, existing=True)
 
 
 def read_only_database(db: str | None) -> "Database":

@@ -44,7 +44,8 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from orchestrator.publish import html_report
-from orchestrator.publish.outputs import Source, html_parts, sweep_rows
+from orchestrator.publish.document import Source
+from orchestrator.publish.outputs import html_parts, sweep_rows
 from orchestrator.reports import rows as report_rows
 from orchestrator.reports.comparability import report_summary
 from orchestrator.reports.study import is_study
