@@ -64,10 +64,10 @@ def run_pool(items: list[T], workers: int, handle: Callable[[JobRunner, T], obje
     ended = threading.Event()  # set by each thread as it returns
     threads = [threading.Thread(target=_drain, args=(work, runner, handle, errors, ended), daemon=True)
                for runner in runners]
-    for thread in threads:
-        thread.start()
     try:
-        with deferred_interrupts() as interrupted:
+        with deferred_interrupts() as interrupted:  # before any thread starts: a Ctrl-C then waits for them all
+            for thread in threads:
+                thread.start()
             while any(thread.is_alive() for thread in threads) and not interrupted.is_set():
                 ended.wait(POLL_S)  # not Thread.join: Ctrl-C inside it marks a running thread finished (CPython < 3.13)
                 ended.clear()
@@ -78,7 +78,8 @@ def run_pool(items: list[T], workers: int, handle: Callable[[JobRunner, T], obje
         for runner in runners:
             runner.stop()
         for thread in threads:
-            thread.join()
+            if thread.ident is not None:  # started
+                thread.join()
         raise
     if errors:
         raise errors[0]

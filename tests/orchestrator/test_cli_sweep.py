@@ -310,8 +310,10 @@ def test_a_wrong_setting_is_exit_2_with_one_line(monkeypatch, tmp_path, command,
 def test_ctrl_c_in_the_local_pool_waits_for_the_threads_to_store_what_they_hold(monkeypatch):
     """A KeyboardInterrupt that lands in `Thread.join` (CPython < 3.13) must not let run_local return early."""
     stored = []
+    running = threading.Event()  # the interrupt comes once a thread holds its batch, however slow the start
 
     def slow_to_store(db, batch, runner, host, **_):
+        running.set()
         while not runner.stopping:
             time.sleep(0.01)
         time.sleep(0.5)  # writing the results the stopped batch had
@@ -321,14 +323,15 @@ def test_ctrl_c_in_the_local_pool_waits_for_the_threads_to_store_what_they_hold(
     monkeypatch.setattr(running_module, "execute", slow_to_store)
     monkeypatch.setattr(running_module, "job_inputs", lambda db, job_ids: [])  # no database: no kinds to warm up
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    interrupt = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    interrupt = threading.Thread(target=lambda: running.wait(60) and os.kill(os.getpid(), signal.SIGINT), daemon=True)
     try:
         interrupt.start()
         with pytest.raises(KeyboardInterrupt):
             running_module.run_local(None, [1], 1, 1, lambda _: None)
         assert stored == [[1]]
     finally:
-        interrupt.cancel()
+        running.set()
+        interrupt.join()
         signal.signal(signal.SIGINT, previous)
 
 
