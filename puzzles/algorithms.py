@@ -12,6 +12,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from puzzles.errors import PuzzleError
+from puzzles.plugins import is_file_name, load_file
 from puzzles.registry import ALGORITHMS, Algorithm, Param, loaded, option_takers, register_algorithm
 from puzzles.textio import brief
 
@@ -119,7 +120,10 @@ PROBLEM_OPTIONS: dict[str, Param] = {
 
 
 def find_algorithm(name: str) -> Algorithm:
-    """The table's entry of the algorithm called `name`; PuzzleError naming the choices if there is none."""
+    """The table's entry of the algorithm called `name` (a plugin file's, loaded); PuzzleError naming the choices if
+    there is none."""
+    if name not in ALGORITHMS and is_file_name(name):
+        name = load_file(name)
     if name not in ALGORITHMS:
         offered = [algorithm for algorithm, entry in ALGORITHMS.items() if not entry.internal]
         close = difflib.get_close_matches(name, offered, n=1)

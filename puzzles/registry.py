@@ -9,6 +9,7 @@ in the order the domain registers its heuristics. Light enough for a `--help`:
 no numba.
 """
 
+import functools
 import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -18,6 +19,7 @@ from puzzles.errors import PuzzleError
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from puzzles.plugins import Origin
     from puzzles.result import SearchReport
 
 
@@ -47,6 +49,8 @@ class HeuristicEntry:
     admissible: bool
     options: dict[str, Param] = field(default_factory=dict)
     code: int = 0  # the domain's compiled `heuristic` (and in-place makes) know it by this number
+    origin: "Origin | None" = None  # a plugin's package, version and source hash; None for slidelab's own
+    function: "Callable[..., Any] | None" = None  # a plugin's function of (spec, work, key)
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,8 @@ class Algorithm:
     compile_s: int = 40  # about how long its kernels take to compile, the first time on a machine (2 quiet cores)
     heuristic: str | None = None
     fixed_heuristic: str | None = None  # the domain whose heuristic `heuristic` it always runs
+    origin: "Origin | None" = None  # a plugin's package, version and source hash; None for slidelab's own
+    function: "Callable[..., Any] | None" = None  # a plugin's function, which `puzzles.plugged` runs
 
     @property
     def params(self) -> dict[str, Param]:
@@ -83,9 +89,10 @@ class Algorithm:
 
     @property
     def search(self) -> "Callable[..., SearchReport]":
-        """The module's `search` (importing it loads, or compiles, the kernels)."""
+        """The module's `search` (importing it loads, or compiles, the kernels); a plugin's, run by `puzzles.plugged`."""
         module = self.module if "." in self.module else f"puzzles.search.{self.module}"
-        return importlib.import_module(module).search
+        search = importlib.import_module(module).search
+        return search if self.function is None else functools.partial(search, self.function)
 
 
 ALGORITHMS: dict[str, Algorithm] = {}
@@ -102,19 +109,22 @@ def register_algorithm(name: str, algorithm: Algorithm) -> Algorithm:
 
 
 def register_heuristic(domain: str, name: str, summary: str, *, admissible: bool,
-                       options: dict[str, Param] | None = None) -> HeuristicEntry:
+                       options: dict[str, Param] | None = None, origin: "Origin | None" = None,
+                       function: "Callable[..., Any] | None" = None) -> HeuristicEntry:
     """Add heuristic `name` to `domain`, numbered after the domain's others; PuzzleError if the domain has one so named."""
     if (domain, name) in HEURISTICS:
         raise PuzzleError(f"a heuristic named {name!r} is registered already for {domain}")
-    entry = HeuristicEntry(domain, name, summary, admissible, dict(options or {}), len(heuristics_of(domain)))
+    code = sum(owner == domain for owner, _ in HEURISTICS)
+    entry = HeuristicEntry(domain, name, summary, admissible, dict(options or {}), code, origin, function)
     HEURISTICS[domain, name] = entry
     return entry
 
 
 def loaded() -> None:
-    """Register slidelab's own algorithms and domains, if nothing has imported them yet."""
+    """Register slidelab's own algorithms and domains, then the installed plugins, if nothing has yet."""
     for module in _BUILT_IN:
         importlib.import_module(module)
+    importlib.import_module("puzzles.plugins").load_installed()
 
 
 def heuristics_of(domain: str) -> tuple[HeuristicEntry, ...]:

@@ -13,7 +13,9 @@ from typing import Any
 
 from puzzles.algorithms import PROBLEM_OPTIONS, SEEDS, bind_params, find_algorithm, heuristic_options, with_domain_defaults
 from puzzles.errors import PuzzleError
+from puzzles.plugged import heuristic_for
 from puzzles.problem import Problem
+from puzzles.replay import replayed
 from puzzles.result import Limits, Outcome, SearchReport, SolveResult, findings_of
 
 
@@ -60,6 +62,8 @@ def solve(
     except MemoryError:
         report = SearchReport(outcome=Outcome.LIMIT, reason="out of memory (memory limit reached)")
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+    if entry.origin is not None:
+        report = replayed(problem, report)
     solved = report.outcome == Outcome.SOLVED
     return SolveResult(
         **findings_of(report)
@@ -113,7 +117,7 @@ def _search_arguments(problem: Problem, algorithm: str, values: dict[str, Any], 
     arguments = {name: value for name, value in values.items() if name not in options and name not in PROBLEM_OPTIONS}
     heuristic = values.get("heuristic") or find_algorithm(algorithm).heuristic
     if heuristic is not None:
-        arguments["heuristic"] = problem.heuristic(heuristic, **options)
+        arguments["heuristic"] = heuristic_for(problem, algorithm, heuristic, options)
     if seed is not None:
         arguments["seed"] = seed
     return arguments

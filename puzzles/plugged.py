@@ -1,0 +1,176 @@
+"""A plugin algorithm's search: its function run over a counting view of the problem, under slidelab's limits.
+
+The plugin sees `SearchProblem`: hashable states (Python ints holding the key
+words), their successors, the goal test and the chosen heuristic. The view
+counts what the plugin does, states expanded (successor calls) and generated
+(children returned), and stops it at the node and time limits, so its figures
+are slidelab's own, never the plugin's. What it returns is a list of moves
+(the move codes `successors` gives), which the solver replays before it
+believes it (`puzzles.replay`); None means it gave up.
+"""
+
+import contextlib
+import io
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from puzzles.errors import PuzzleError
+from puzzles.problem import Heuristic, Problem
+from puzzles.result import Limits, Outcome, SearchReport
+
+State = int  # a state as plugins see it: its key words as one number
+
+
+class _Stopped(BaseException):
+    """Raised through a plugin's code when a limit is reached: slidelab stops it, whatever it catches below."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class SearchProblem:
+    """The problem a plugin algorithm searches: its states, their successors, the goal test and the heuristic.
+
+    Every call of `successors` counts one state expanded and its children
+    generated; past the node or time limit it raises an exception the plugin
+    must not catch (it derives from BaseException, as KeyboardInterrupt).
+    """
+
+    def __init__(self, problem: Problem, limits: Limits, estimate: Callable[[np.ndarray], int] | None) -> None:
+        self._problem = problem
+        self._words = problem.kernels.key_words
+        self._key = np.zeros(self._words, dtype=np.uint64)
+        self._estimate = estimate
+        self._max_nodes = limits.max_nodes
+        self._deadline = time.monotonic() + limits.time_limit if limits.time_limit is not None else None
+        self._limits = limits
+        self.expanded = 0
+        self.generated = 0
+        self.domain: str = problem.domain
+        self.start: State = self.state_of(problem.start_key())
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Call what the plugin will call once, uncounted: compiling or loading it is no part of the search's time."""
+        start = self.key(self.start)
+        self._problem.successors(start)
+        self._problem.is_goal(start)
+        if self._estimate is not None:
+            self._estimate(start)
+
+    def successors(self, state: State) -> list[tuple[int, State]]:
+        """The (move, state) pairs one move from `state`; counted, and where a limit stops the search."""
+        if self._max_nodes is not None and self.expanded >= self._max_nodes:
+            raise _Stopped(f"node limit of {self._limits.max_nodes} expansions reached")
+        if self._deadline is not None and time.monotonic() > self._deadline:
+            raise _Stopped(f"time limit of {self._limits.time_limit} s reached")
+        children = [(int(move), self.state_of(key)) for move, key in self._problem.successors(self.key(state))]
+        self.expanded += 1
+        self.generated += len(children)
+        return children
+
+    def is_goal(self, state: State) -> bool:
+        """True if `state` is a goal."""
+        return bool(self._problem.is_goal(self.key(state)))
+
+    def h(self, state: State) -> int:
+        """The chosen heuristic's estimate of `state` (`--heuristic`); PuzzleError if the algorithm takes none."""
+        if self._estimate is None:
+            raise PuzzleError("this algorithm was declared without heuristic=True: it has no heuristic to call")
+        return int(self._estimate(self.key(state)))
+
+    def move_text(self, move: int) -> str:
+        """A move in the domain's notation (Rush Hour `C+2`, the N-puzzle's `U`)."""
+        return self._problem.format_move(move)
+
+    def key(self, state: State) -> np.ndarray:
+        """The state's key words (a fresh array), as the domain's compiled functions read them."""
+        key = np.empty(self._words, dtype=np.uint64)
+        key.view(np.uint8)[:] = np.frombuffer(state.to_bytes(8 * self._words, "little"), dtype=np.uint8)
+        return key
+
+    def state_of(self, key: np.ndarray) -> State:
+        """The state of a key."""
+        return int.from_bytes(np.ascontiguousarray(key, dtype=np.uint64).tobytes(), "little")
+
+
+def search(function: Callable[..., Any], problem: Problem, limits: Limits, *, heuristic: Any = None,
+           **params: Any) -> SearchReport:
+    """Run a plugin algorithm's `function` on `problem` under `limits`; what it returns becomes the report's path."""
+    view = SearchProblem(problem, limits, estimator(problem, heuristic))
+    written = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(written):
+            found = function(view, **params)
+    except _Stopped as stopped:
+        return _report(view, Outcome.LIMIT, [], stopped.reason)
+    finally:
+        if written.getvalue():
+            raise PuzzleError(f"the plugin printed to stdout while it searched ({written.getvalue().strip()[:60]!r}):"
+                              " a plugin must not print (log instead)")
+    if found is None:
+        return _report(view, Outcome.FAILED, [], "the algorithm found no solution")
+    return _report(view, Outcome.SOLVED, _moves(found), None)
+
+
+def _moves(found: Any) -> list[int]:
+    """A plugin's solution as move codes; PuzzleError if it is not a sequence of whole numbers."""
+    if not isinstance(found, Sequence) or isinstance(found, (str, bytes)) or not all(
+            isinstance(move, (int, np.integer)) and not isinstance(move, bool) for move in found):
+        raise PuzzleError(f"a plugin algorithm returns a list of moves (the codes successors gives) or None,"
+                          f" not {type(found).__name__}")
+    return [int(move) for move in found]
+
+
+def _report(view: SearchProblem, outcome: Outcome, path: list[int], reason: str | None) -> SearchReport:
+    return SearchReport(outcome=outcome, path=path, expanded=view.expanded, generated=view.generated, reason=reason)
+
+
+def estimator(problem: Problem, heuristic: Any) -> Callable[[np.ndarray], int] | None:
+    """A Python function of a key giving `heuristic`'s estimate: a built heuristic, a plugin's, or None."""
+    from puzzles.kernels import heuristic as compiled_heuristic
+    from puzzles.kernels import workspace
+
+    if heuristic is None:
+        return None
+    if isinstance(heuristic, PythonHeuristic):
+        work = workspace(problem.kernels.spec)
+        return lambda key: heuristic.function(problem.kernels.spec, work, key)
+    built: Heuristic = heuristic
+    work = workspace(built.spec)
+    return lambda key: compiled_heuristic(built.spec, work, built.code, built.args, key, 0)
+
+
+def heuristic_for(problem: Problem, algorithm: str, name: str, options: dict[str, Any]) -> "Heuristic | PythonHeuristic":
+    """The heuristic `name` built for `algorithm` on `problem`: the domain's own, or a plugin's.
+
+    A numba plugin heuristic runs inside the compiled searches
+    (`puzzles.plugin_kernels`); a plain-Python one serves plugin algorithms only.
+    """
+    from puzzles.algorithms import find_algorithm
+    from puzzles.registry import heuristic_entry
+
+    entry = heuristic_entry(problem.domain, name)
+    if entry.function is None or entry.origin is None:
+        return problem.heuristic(name, **options)
+    if hasattr(entry.function, "py_func"):
+        from puzzles.plugin_kernels import plugged_heuristic
+
+        return plugged_heuristic(problem, entry)
+    if find_algorithm(algorithm).function is not None:
+        return PythonHeuristic(name, entry.function, entry.admissible)
+    raise PuzzleError(f"heuristic {name} ({entry.origin.label}) is plain Python, and {algorithm} is compiled: decorate"
+                      " the heuristic with @numba.njit to run it there, or use it with a plugin algorithm")
+
+
+class PythonHeuristic:
+    """A plugin heuristic in plain Python: run by plugin algorithms, never inside a compiled search."""
+
+    def __init__(self, name: str, function: Callable[..., Any], admissible: bool) -> None:
+        self.name = name
+        self.function = function
+        self.admissible = admissible
