@@ -290,3 +290,33 @@ def _built_in_names() -> set[str]:
         if heuristic_entry.origin is None:
             names.update(heuristic_entry.options)
     return names
+
+
+def origins(domain: str, algorithm: str, params: dict[str, Any]) -> tuple[Origin, ...]:
+    """The plugins a job runs: its algorithm's and its heuristic's, where they are plugins (none for slidelab's own)."""
+    from puzzles.algorithms import find_algorithm
+    from puzzles.registry import heuristic_names
+
+    entry = find_algorithm(algorithm)
+    found = [entry.origin] if entry.origin is not None else []
+    heuristic_name = params.get("heuristic") or entry.heuristic
+    if heuristic_name is not None and heuristic_name in heuristic_names(domain):
+        heuristic_origin = HEURISTICS[domain, heuristic_name].origin
+        if heuristic_origin is not None and heuristic_origin not in found:
+            found.append(heuristic_origin)
+    return tuple(found)
+
+
+def plugins_key(found: tuple[Origin, ...]) -> str | None:
+    """The plugins of a job as one text, `a==0.1#hash b==1.0#hash`, as `jobs.plugins` stores it; None for none."""
+    return " ".join(sorted(origin.key for origin in found)) or None
+
+
+def installed_keys() -> tuple[str, ...]:
+    """The keys of every plugin this process has registered: what a worker can run, and advertises."""
+    from puzzles.registry import loaded
+
+    loaded()
+    keys = {entry.origin.key for entry in ALGORITHMS.values() if entry.origin is not None and not entry.origin.local}
+    keys |= {entry.origin.key for entry in HEURISTICS.values() if entry.origin is not None}
+    return tuple(sorted(keys))

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from orchestrator.cli import app
 from workers.store import masked
 from workers.store.database import SCHEMA_HEAD, engine_for
-from workers.store.migrate import VERSION_TABLE, downgrade, head_revision, upgrade
+from workers.store.migrate import VERSION_TABLE, compare_type, downgrade, head_revision, upgrade
 from workers.store.schema import metadata
 
 BEFORE_RESTRUCTURING = Path(__file__).resolve().parents[1] / "data" / "results-0004.db"  # made by the code of schema 0004
@@ -24,7 +24,7 @@ TABLES = {"slidelab_version", "boards", "board_sets", "board_set_members", "swee
 
 def _context(connection) -> MigrationContext:
     """A migration context on slidelab's version table, as the migrations see the database."""
-    return MigrationContext.configure(connection, opts={"version_table": VERSION_TABLE})
+    return MigrationContext.configure(connection, opts={"version_table": VERSION_TABLE, "compare_type": compare_type})
 
 
 def test_the_migrations_build_exactly_the_models_and_undo(tmp_path):

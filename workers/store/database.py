@@ -29,7 +29,7 @@ T = TypeVar("T")
 # slidelab's schema revision is kept in its own table (`workers.store.migrate`), and this code reads and writes the
 # newest: the last migration's revision (a test holds the two equal).
 VERSION_TABLE = "slidelab_version"
-SCHEMA_HEAD = "0011"
+SCHEMA_HEAD = "0012"
 DatabaseError = SQLAlchemyError  # what a failed call of a storage function raises
 # A server that stops answering (a cut link) fails a call within seconds, rather than when TCP gives up (minutes):
 # a worker's heartbeat must come back to life soon after its link does. The server's side of the same: a session

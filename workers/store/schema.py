@@ -108,7 +108,7 @@ jobs = Table(
     Column("id", Integer, primary_key=True),
     Column("sweep_id", ForeignKey("sweeps.id", ondelete="CASCADE"), nullable=False),
     Column("board_id", ForeignKey("boards.id"), nullable=False),
-    Column("algorithm", String(32), nullable=False),
+    Column("algorithm", String(255), nullable=False),  # a plugin file's is its path
     Column("params", CanonicalParams, nullable=False),  # a dict, stored as canonical JSON text
     Column("seed", BigInteger),
     Column("repeat", Integer, nullable=False, default=0),
@@ -123,6 +123,7 @@ jobs = Table(
     Column("started_at", DateTime(timezone=True)),  # when the batch holding it was claimed
     Column("finished_at", DateTime(timezone=True)),
     Column("seconds", Float),  # a done job's: its result's `run_seconds`, repeated here for the ETA's GROUP BY
+    Column("plugins", Text),  # the keys of the plugins it runs (`puzzles.plugins.plugins_key`); NULL for slidelab's own
     Index("ix_jobs_sweep_id_status_outcome", "sweep_id", "status", "outcome", "worker_host"),  # status, sweeps
     Index("ix_jobs_sweep_id_id", "sweep_id", "id"),  # jobs --limit
     Index("ix_jobs_sweep_id_started_at", "sweep_id", "started_at"),  # a sweep's first start
@@ -137,6 +138,7 @@ workers = Table(
     Column("host", NAME, primary_key=True),  # a worker's name (`w1@host`, `host/local`), as jobs.worker_host has it
     Column("started_at", DateTime(timezone=True), nullable=False),  # its first heartbeat
     Column("beat_at", DateTime(timezone=True), nullable=False),  # its last: no beat for a lease and it is offline
+    Column("plugins", JSON),  # the keys of the plugins it has (`puzzles.plugins.installed_keys`): it runs their jobs
 )
 
 

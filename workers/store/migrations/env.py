@@ -5,7 +5,7 @@ from typing import Any
 from alembic import context
 
 from workers.settings import settings
-from workers.store.migrate import VERSION_TABLE, migration_engine
+from workers.store.migrate import VERSION_TABLE, compare_type, migration_engine
 from workers.store.schema import metadata
 
 url = context.config.get_main_option("sqlalchemy.url") or settings().database_url
@@ -16,7 +16,8 @@ def ours(name, kind, _parent) -> bool:
     return kind != "table" or name in metadata.tables
 
 
-OPTIONS: dict[str, Any] = {"target_metadata": metadata, "render_as_batch": True, "version_table": VERSION_TABLE, "include_name": ours}
+OPTIONS: dict[str, Any] = {"target_metadata": metadata, "render_as_batch": True, "version_table": VERSION_TABLE, "include_name": ours,
+                           "compare_type": compare_type}
 
 
 def run_migrations() -> None:
