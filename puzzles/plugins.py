@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 import importlib.util
 import io
+import os
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ API_VERSION = "1.0"  # of `slidelab.plugin`: what plugins import (docs/plugins.m
 ALGORITHM_GROUP = "slidelab.algorithms"
 HEURISTIC_GROUP = "slidelab.heuristics"
 DEFAULT_HEURISTIC = "blockers-lb"  # of a plugin algorithm that takes a heuristic, as of slidelab's own
+AUTOLOAD_OFF = "SLIDELAB_DISABLE_PLUGIN_AUTOLOAD"  # as pytest's PYTEST_DISABLE_PLUGIN_AUTOLOAD
 PARAM_KINDS = (int, float, str, bool)
 # The options of solve, sweep and tune that are not algorithm parameters: a plugin's parameter may not take one of
 # these names, nor a name slidelab's own algorithms and heuristics use (tests/puzzles/test_plugins.py keeps it whole).
@@ -122,10 +124,16 @@ _LOADED: list[bool] = []
 
 
 def load_installed() -> None:
-    """Register every installed plugin (the entry points of both groups), once per process."""
+    """Register every installed plugin (the entry points of both groups), once per process.
+
+    With SLIDELAB_DISABLE_PLUGIN_AUTOLOAD set (to anything but 0 or empty), none
+    is: slidelab's own alone, as a baseline or a worker that must not run them.
+    """
     if _LOADED:
         return
     _LOADED.append(True)
+    if os.environ.get(AUTOLOAD_OFF, "0") not in ("", "0"):
+        return
     for group in (HEURISTIC_GROUP, ALGORITHM_GROUP):  # heuristics first: an algorithm's default may be one
         for entry in sorted(metadata.entry_points(group=group), key=lambda entry: entry.name):
             _register(entry.name, _load_entry(entry), _entry_origin(entry))
