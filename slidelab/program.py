@@ -8,8 +8,6 @@ exit 2.
 
 import sys
 
-from typer import echo
-
 from puzzles.errors import PuzzleError
 
 
@@ -22,7 +20,7 @@ def run() -> None:
         loaded()
         loaded_file_names(sys.argv[1:])
     except PuzzleError as err:
-        echo(f"error: {' '.join(str(err).split())}", err=True)
+        print(f"error: {' '.join(str(err).split())}", file=sys.stderr)
         raise SystemExit(2) from None
     from orchestrator.cli import run as command_line
 
