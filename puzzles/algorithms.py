@@ -132,6 +132,11 @@ def find_algorithm(name: str) -> Algorithm:
     return ALGORITHMS[name]
 
 
+def canonical_name(name: str) -> str:
+    """The name an algorithm is stored and run by: a plugin file's with its absolute path (loaded), others as given."""
+    return load_file(name) if is_file_name(name) else name
+
+
 def bind_params(algorithm: str, params: dict[str, Any]) -> dict[str, Any]:
     """`params` checked and converted against the algorithm's table (and the problem options), defaults filled in."""
     table = find_algorithm(algorithm).params | PROBLEM_OPTIONS
