@@ -29,7 +29,7 @@ from orchestrator.sweeps.driver import ExperimentStatus, OnNote, OnProgress, bac
 from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.job_limits import job_limits
 from orchestrator.sweeps.lookups import find_sweep, newest_sweep
-from orchestrator.sweeps.plan import SweepPlan, grid_plan
+from orchestrator.sweeps.plan import SweepPlan, grid_plan, settle_plugins
 from orchestrator.sweeps.sources import load_boards, needs_database
 from orchestrator.sweeps.study import OnTold, StudyProposer, StudySpec
 from orchestrator.sweeps.tune_objective import parse_scoring
@@ -70,14 +70,17 @@ def sweep_plan(algorithms: str | None = None, params: dict[str, str] | None = No
 
 
 def sweep(plan: SweepPlan, *, workers: int = CORES, chunk: int | None = None, wait: bool = True, rerun: bool = False,
-          extend: bool = False, db: DbArg = None, broker: str | None = None,
+          extend: bool = False, plugin_changed: str | None = None, db: DbArg = None, broker: str | None = None,
           on_stored: Callable[[grid_sweep.Started], None] | None = None,
           on_progress: OnProgress | None = None, on_note: OnNote | None = None) -> ExperimentStatus:
     """Store the plan's sweep (`extend`: into a sweep of that name with another grid; `rerun`: its done jobs run
     again) and run its jobs without a result: here in `workers` job processes, or on the broker's Celery workers
-    (followed to the end with `wait`, else only queued). KeyboardInterrupt leaves the rest to `resume`."""
+    (followed to the end with `wait`, else only queued). KeyboardInterrupt leaves the rest to `resume`.
+
+    If a plugin changed since the sweep was stored, its done jobs that the other version made stop it with a
+    PuzzleError naming them, unless `plugin_changed` is `rerun` (they run again) or `keep` (their results stay)."""
     results = database(db, broker)
-    started = grid_sweep.start(results, plan, rerun=rerun, extend=extend, chunk=chunk)
+    started = grid_sweep.start(results, plan, rerun=rerun, extend=extend, chunk=chunk, plugin_changed=plugin_changed)
     if on_stored is not None:
         on_stored(started)
     return run_experiment(results, started.proposer, backend_for(workers, wait=wait), on_progress=on_progress,
@@ -166,13 +169,19 @@ class Resumed:
 
 
 def resume(name: str, *, workers: int = CORES, chunk: int | None = None, force: bool = False, wait: bool = True,
-           db: DbArg = None, broker: str | None = None, on_round: OnRound | None = None, on_told: OnTold | None = None,
+           plugin_changed: str | None = None, db: DbArg = None, broker: str | None = None,
+           on_round: OnRound | None = None, on_told: OnTold | None = None,
            on_progress: OnProgress | None = None) -> Resumed:
     """Go on with an experiment of any kind stopped by Ctrl-C, a crash or `cancel`: a sweep or an optimum proof runs
     its jobs without a result (those live workers hold only with `force`), a study goes on to its trial count, a
-    split search lists its bounds again (the jobs done are not run again)."""
+    split search lists its bounds again (the jobs done are not run again).
+
+    A sweep's jobs take the plugins installed now: done jobs another version made stop it, as in `sweep`, unless
+    `plugin_changed` is `rerun` or `keep`."""
     results = database(db, broker)
     experiment = find_sweep(results, name)
+    if experiment.kind == ExperimentKind.GRID:
+        settle_plugins(results, experiment, plugin_changed)
     if experiment.kind == ExperimentKind.STUDY:
         spec = StudySpec.stored(results, experiment)
         study, storage = studies.open_study(results, spec)

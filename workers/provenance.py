@@ -6,23 +6,27 @@ hash of its source files, and the versions of Python, numba and numpy.
 `code_version` condenses that into the one label two results are compared by:
 the same sources give the same label, with or without git.
 `host_speed()` times a fixed piece of work in this process, so a report can
-tell hosts of different speed apart.
+tell hosts of different speed apart. A result made by plugins also records
+their origins; `plugin_keys` reads the plugins key a job was planned with
+(`jobs.plugins`) back, for messages and reports.
 """
 
 import hashlib
 import os
 import platform
+import re
 import subprocess
 import time
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("puzzles", "workers")  # the code that produces a result (the orchestrator only plans and reports)
 CALIBRATION_STEPS = 200_000
 CALIBRATION_ROUNDS = 5
+_KEYS = re.compile(r"(?<=#[0-9a-f]{12}) ")  # between two plugins' keys (a file's path may hold spaces)
 TIMING = (
     "elapsed_s is the wall time of the search alone, in the job process, after its kernels and tables were compiled"
     " or loaded: it excludes queue waiting, process start-up and that warm-up (warmup_s, apart);"
@@ -83,6 +87,43 @@ def host_speed() -> float:
 def process() -> dict[str, Any]:
     """This process's part of a result's provenance: the environment, its pid and its speed."""
     return {**environment(), "pid": os.getpid(), "speed": host_speed()}
+
+
+class PluginKey(NamedTuple):
+    """One plugin's part of a plugins key (`puzzles.plugins.Origin.key`): its distribution (a file's path), version
+    (`local` for a file) and the first 12 hex digits of its source's sha256."""
+
+    distribution: str
+    version: str
+    source: str
+
+    @property
+    def label(self) -> str:
+        """`greedy-search 0.2.0`, or a file plugin's path."""
+        return self.distribution if self.version == "local" else f"{self.distribution} {self.version}"
+
+    @property
+    def text(self) -> str:
+        """`greedy-search 0.2.0 (source 3f2a9c1b07de)`: the label and the source that tell two versions apart."""
+        return f"{self.label} (source {self.source})"
+
+
+def plugin_keys(plugins: str | None) -> list[PluginKey]:
+    """The plugins of a plugins key (`jobs.plugins`, as `puzzles.plugins.plugins_key` makes it); none for None."""
+    if not plugins:
+        return []
+    found = []
+    for key in _KEYS.split(plugins):
+        head, _, source = key.rpartition("#")
+        distribution, _, version = head.rpartition("==")
+        found.append(PluginKey(distribution, version, source))
+    return found
+
+
+def plugins_text(plugins: str | None) -> str:
+    """The plugins of a plugins key as messages name them, `greedy-search 0.2.0 (source 3f2a9c1b07de)` (two joined by
+    `and`); `slidelab's own` for None."""
+    return " and ".join(key.text for key in plugin_keys(plugins)) or "slidelab's own"
 
 
 def _slidelab_version() -> str:

@@ -41,6 +41,12 @@ from workers.store.states import JobState, Outcome, parse_status
 app = typer.Typer()
 STATUS_WORDS = (*JobState, *Outcome)
 T = TypeVar("T")
+PluginChangedOption = Annotated[
+    str | None,
+    typer.Option("--plugin-changed", metavar="rerun|keep",
+                 help="Done jobs that another version of their plugin made (a plugin changed since they ran): run them"
+                 " again (rerun) or keep their results (keep). Without it, such jobs stop the sweep, named."),
+]
 
 
 @app.command("sweep")
@@ -78,6 +84,7 @@ def sweep_command(
         bool, typer.Option("--extend", help="Add this grid's jobs to the sweep of that --name even if its grid differs.")
     ] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the grid size and a sample of jobs; write nothing.")] = False,
+    plugin_changed: PluginChangedOption = None,
     workers: WorkersOption = CORES,
     chunk: ChunkOption = None,
     db: DbOption = None,
@@ -113,7 +120,8 @@ def sweep_command(
             return
     progress = LiveProgress(wait)
     ended = interruptible(lambda: experiments.sweep(
-        plan, workers=workers, chunk=chunk, wait=wait, rerun=rerun, extend=extend, db=db, broker=broker,
+        plan, workers=workers, chunk=chunk, wait=wait, rerun=rerun, extend=extend, plugin_changed=plugin_changed, db=db,
+        broker=broker,
         on_stored=lambda s: typer.echo(f"sweep {s.name}: {plural(s.jobs, 'job')}, {s.added:,} new"),
         on_progress=progress, on_note=progress.note), plan.name, shown=progress)
     typer.echo(status_view.run_text(ended))
@@ -204,6 +212,7 @@ def resume_command(
         bool, typer.Option("--force", help="Also run again the jobs live workers hold (they may run twice; the first"
                            " result is kept).")
     ] = False,
+    plugin_changed: PluginChangedOption = None,
     db: DbOption = None,
     broker: BrokerOption = None,
 ) -> None:
@@ -222,7 +231,8 @@ def resume_command(
         configured(db, broker)
     progress = LiveProgress(wait)
     resumed = interruptible(lambda: experiments.resume(
-        sweep_name, workers=workers, chunk=chunk, force=force, wait=wait, db=db, broker=broker,
+        sweep_name, workers=workers, chunk=chunk, force=force, wait=wait, plugin_changed=plugin_changed, db=db,
+        broker=broker,
         on_round=lambda r: typer.echo(status_view.bound_text(r)), on_told=_told, on_progress=progress), sweep_name,
         shown=progress)
     typer.echo(resumed_text(resumed))

@@ -47,14 +47,15 @@ class Started:
         return self.proposer.experiment.name
 
 
-def start(db: Database, plan: SweepPlan, *, rerun: bool = False, extend: bool = False,
-          chunk: int | None = None) -> Started:
-    """Store the plan (`extend`: into a sweep of another grid) and propose its jobs without a result.
+def start(db: Database, plan: SweepPlan, *, rerun: bool = False, extend: bool = False, chunk: int | None = None,
+          plugin_changed: str | None = None) -> Started:
+    """Store the plan (`extend`: into a sweep of another grid; `plugin_changed`: what to do with done jobs another
+    version of their plugins made, see `plan.plugin_changes`) and propose its jobs without a result.
 
     With a broker, only those never queued: it may still hold the queued jobs
     of an earlier run (`resume` queues them all).
     """
-    sweep_id, added = store_plan(db, plan, rerun=rerun, extend=extend)
+    sweep_id, added = store_plan(db, plan, rerun=rerun, extend=extend, plugin_changed=plugin_changed)
     job_ids = unfinished_jobs(db, sweep_id, pending_only=bool(settings().broker_url))
     experiment = find(db, plan.name)
     assert experiment is not None  # stored just now

@@ -5,6 +5,13 @@ algorithm or parameter, or empty range aborts the sweep with a `PuzzleError`.
 Each job has a deterministic key, so planning the same sweep again adds only the
 jobs it lacks. A name names one grid: a plan with another grid than a stored
 sweep's is refused, saying what differs, unless it is meant to extend it.
+
+A job of plugins records their keys (`jobs.plugins`: distribution, version,
+source hash), which its key leaves out. A sweep planned again, or resumed,
+after a plugin changed gives its waiting jobs the plugins installed now; its
+done jobs that other versions made are never taken as done silently: the
+sweep stops, naming them, unless told to run them again or keep them
+(`--plugin-changed rerun|keep`).
 """
 
 import hashlib
@@ -21,14 +28,17 @@ from orchestrator.sweeps.sources import load_boards
 from puzzles.algorithms import PROBLEM_OPTIONS, SEEDS, find_algorithm, heuristic_options, with_domain_defaults
 from puzzles.domains import Instance, problem_for
 from puzzles.errors import PuzzleError
-from puzzles.textio import quote
+from puzzles.plugins import origins, plugins_key
+from puzzles.textio import plural, quote
+from workers.provenance import plugins_text
 from workers.store import Database
 from workers.store import sweeps as sweep_store
 from workers.store.records import PlannedJob
 from workers.store.schema import canonical_params
-from workers.store.sweeps import SweepRow
+from workers.store.sweeps import PluginJobs, SweepRow
 
 DEFAULT = "(its default)"  # how a grid that leaves a parameter to its default reads beside one that gives it
+PLUGIN_CHANGES = ("rerun", "keep")  # what to do with done jobs that another version of their plugins made
 _SWEEP_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,199}")
 
 
@@ -105,16 +115,34 @@ def plan_sweep(name: str, boards: list[Instance], grid: SweepGrid, limits: dict[
     planned = replace(grid, boards=[board.name for board in boards], seed_namespace=namespace)
     plan = SweepPlan(name, [planned], checked_limits(limits or {}), boards)
     checked: set[tuple] = set()
+    plugins = PluginKeys()
     for board in boards:
         for algorithm, bound in points:
             randomized = find_algorithm(algorithm).randomized
             values = with_domain_defaults(problems[board.id], algorithm, bound, given=grid.params)
             _check_heuristic(board, problems[board.id], values, checked)
             _check_move_model(board, values, checked)
-            key_text = canonical_params(values)
+            key_text, runs = canonical_params(values), plugins(board.domain, algorithm, values)
             for seed, index in _runs(randomized, seeds, repeat):
-                plan.jobs.append(_job(name, namespace, board.id, algorithm, values, key_text, seed, index, randomized))
+                plan.jobs.append(_job(name, namespace, board.id, algorithm, values, key_text, seed, index, randomized,
+                                      runs))
     return plan
+
+
+class PluginKeys:
+    """The plugins key (`puzzles.plugins.plugins_key`) of each kind of job as this process has its plugins: None for
+    slidelab's own. Found once per domain, algorithm and heuristic, however many jobs of the kind a plan makes."""
+
+    def __init__(self) -> None:
+        self._found: dict[tuple[str, str, Any], str | None] = {}
+
+    def __call__(self, domain: str, algorithm: str, params: dict[str, Any]) -> str | None:
+        """The key of the plugins a job of `algorithm` with `params` on a board of `domain` runs; PuzzleError if the
+        algorithm or its heuristic is unknown here."""
+        kind = (domain, algorithm, params.get("heuristic"))
+        if kind not in self._found:
+            self._found[kind] = plugins_key(origins(domain, algorithm, params))
+        return self._found[kind]
 
 
 def _check_job_count(count: int) -> None:
@@ -126,30 +154,86 @@ def _check_job_count(count: int) -> None:
                           " (narrow the grid, or raise the cap with SLIDELAB_MAX_JOBS)")
 
 
-def store_plan(db: Database, plan: SweepPlan, *, rerun: bool = False, extend: bool = False) -> tuple[int, int]:
+def store_plan(db: Database, plan: SweepPlan, *, rerun: bool = False, extend: bool = False,
+               plugin_changed: str | None = None) -> tuple[int, int]:
     """Write the sweep, its boards and the jobs it lacks: (sweep id, jobs added).
 
     A sweep stored before keeps its seed namespace and its limits (other
     limits need `rerun`, which deletes the results of the plan's jobs so they
     run again), and its grid: a plan whose grid has values it lacks needs
-    `extend`, and the stored grid becomes the union of both.
+    `extend`, and the stored grid becomes the union of both. Its jobs take the
+    plugins installed now (see `plugin_changes`; `rerun` runs again those
+    another version made unless `plugin_changed` says otherwise).
     """
+    _check_plugin_changed(plugin_changed)
     existing = sweep_store.find(db, plan.name)
     kind = plan.definition.kind if plan.definition is not None else GridDefinition.kind
     if existing is not None and existing.kind != kind:
         raise PuzzleError(f"{plan.name!r} names {existing.kind.noun}, not {kind.noun}: give another --name")
+    changes: list[tuple[PluginJobs, str | None]] = []
+    choice = plugin_changed or ("rerun" if rerun else None)
     if existing is not None:
         stored = stored_grid(existing)
         _check_compatible(existing, stored, plan, rerun)
         if not extend:
             _check_same_grid(stored, plan)
+        changes = plugin_changes(db, existing, choice)
         if stored is not None and len(plan.grids) == 1:  # a grid stored before becomes the union of both
             plan.grids = [stored.union(plan.grids[0], plan.name)]
     definition = plan.definition or GridDefinition(plan.grids[0])
     saved = sweep_store.save(db, plan.name, definition.kind, definition.to_json(), plan.limits, plan.boards, plan.jobs,
                              rerun=rerun)
+    if changes:
+        sweep_store.replug(db, saved[0], changes, rerun=choice == "rerun")
     catalogue.remember_optima(db, plan.boards)
     return saved
+
+
+def settle_plugins(db: Database, sweep: SweepRow, plugin_changed: str | None = None) -> int:
+    """Give the stored sweep's jobs the plugins installed now (see `plugin_changes`), before it is resumed; how many
+    done jobs were made to run again."""
+    changes = plugin_changes(db, sweep, plugin_changed)
+    return sweep_store.replug(db, sweep.id, changes, rerun=plugin_changed == "rerun") if changes else 0
+
+
+def plugin_changes(db: Database, sweep: SweepRow, plugin_changed: str | None) -> list[tuple[PluginJobs, str | None]]:
+    """The sweep's jobs planned with other plugins than those installed now, by kind, each with the installed ones'
+    key. Their waiting jobs simply take the installed ones; done ones that another version made need
+    `plugin_changed`: `rerun` (run them again) or `keep` (keep their results). Without it, a PuzzleError names them,
+    and nothing is changed.
+
+    A kind whose plugin is not installed here is left to the workers that run it (they check their own).
+    """
+    _check_plugin_changed(plugin_changed)
+    installed = PluginKeys()
+    changes: list[tuple[PluginJobs, str | None]] = []
+    for group in sweep_store.plugin_jobs(db, sweep.id):
+        try:
+            now = installed(group.domain, group.algorithm, group.params)
+        except PuzzleError:
+            continue
+        if now != group.plugins:
+            changes.append((group, now))
+    made = [(group, now) for group, now in changes if group.done]
+    if made and plugin_changed is None:
+        raise PuzzleError(_plugin_change_text(made))
+    return changes
+
+
+def _check_plugin_changed(plugin_changed: str | None) -> None:
+    if plugin_changed not in (None, *PLUGIN_CHANGES):
+        raise PuzzleError(f"--plugin-changed: {plugin_changed!r} is neither rerun nor keep")
+
+
+def _plugin_change_text(made: list[tuple[PluginJobs, str | None]]) -> str:
+    """`12 done jobs of greedy came from greedy-search 0.1.0 (source ...), installed is greedy-search 0.2.0 (source
+    ...): rerun them with --plugin-changed rerun, keep them with --plugin-changed keep`."""
+    done: dict[tuple[str, str, str | None], int] = {}
+    for group, now in made:
+        done[group.algorithm, group.plugins, now] = done.get((group.algorithm, group.plugins, now), 0) + group.done
+    found = [f"{plural(count, 'done job')} of {algorithm} came from {plugins_text(old)}, installed is {plugins_text(now)}"
+             for (algorithm, old, now), count in done.items()]
+    return "; ".join(found) + ": rerun them with --plugin-changed rerun, keep them with --plugin-changed keep"
 
 
 def _check_compatible(sweep: SweepRow, stored: SweepGrid | None, plan: SweepPlan, rerun: bool) -> None:
@@ -241,13 +325,14 @@ def _runs(randomized: bool, seeds: list[int] | None, repeat: int) -> list[tuple[
 
 def _job(
     name: str, namespace: str, board_id: str, algorithm: str, params: dict[str, Any], key_text: str, seed: int | None,
-    repeat: int, randomized: bool,
+    repeat: int, randomized: bool, plugins: str | None,
 ) -> PlannedJob:
-    """A job: its key digests the parameters' canonical text (`key_text`), as do its derived seeds."""
+    """A job: its key digests the parameters' canonical text (`key_text`), as do its derived seeds; not its plugins,
+    so that a job run by another version of them is the same job."""
     key = _digest(name, board_id, algorithm, key_text, seed, repeat)
     if randomized and seed is None:
         seed = int(_digest(namespace, board_id, algorithm, key_text, seed, repeat)[:8], 16) % SEEDS
-    return PlannedJob(board_id, algorithm, params, seed, repeat, key)
+    return PlannedJob(board_id, algorithm, params, seed, repeat, key, plugins)
 
 
 def _digest(*identity: Any) -> str:

@@ -251,7 +251,7 @@ def _inputs_query(ids: list[int]) -> Select:
     """The columns of the inputs of the jobs among `ids`, in id order."""
     return (
         select(jobs.c.id, boards.c.id, boards.c.domain, boards.c.canonical_text, jobs.c.algorithm, jobs.c.params,
-               jobs.c.seed, sweeps.c.limits)
+               jobs.c.seed, sweeps.c.limits, jobs.c.plugins)
         .join(boards, jobs.c.board_id == boards.c.id)
         .join(sweeps, jobs.c.sweep_id == sweeps.c.id)
         .where(jobs.c.id.in_(ids))
@@ -260,7 +260,8 @@ def _inputs_query(ids: list[int]) -> Select:
 
 
 def _input(
-    job_id: int, board_id: str, domain: str, text: str, algorithm: str, params: dict[str, Any], seed: int | None, limits: dict[str, Any]
+    job_id: int, board_id: str, domain: str, text: str, algorithm: str, params: dict[str, Any], seed: int | None,
+    limits: dict[str, Any], plugins: str | None,
 ) -> JobInput:
     return JobInput(
         job_id=job_id,
@@ -273,4 +274,5 @@ def _input(
         max_nodes=limits.get("max_nodes"),
         time_limit=limits.get("time_limit"),
         memory_limit=limits.get("memory_limit"),
+        plugins=plugins,
     )

@@ -33,6 +33,7 @@ class JobInput:
     time_limit: float | None = None
     memory_limit: int | None = None  # bytes the job may add to its process's address space
     board_id: str = ""
+    plugins: str | None = None  # the plugins it was planned with (`puzzles.plugins.plugins_key`); None for slidelab's own
 
     def described(self, params: dict[str, Any], seed: int | None) -> dict[str, Any]:
         """The job as it ran: its board, algorithm, every parameter (defaults included), seed and limits.
@@ -91,8 +92,9 @@ class JobResult(Findings):
 
 
 class PlannedJob(NamedTuple):
-    """A job as a plan makes it and the store writes it: its board, algorithm, parameters, seed, repeat index, and its
-    key (a digest of all these and the sweep's name), which a job already stored is recognised by.
+    """A job as a plan makes it and the store writes it: its board, algorithm, parameters, seed, repeat index, its
+    key (a digest of all these and the sweep's name), which a job already stored is recognised by, and the plugins it
+    runs (`puzzles.plugins.plugins_key`: None for slidelab's own), which the key leaves out.
 
     A named tuple rather than a frozen dataclass: a plan makes up to a million, and a frozen dataclass is made three
     times slower (its `__init__` sets each field through `object.__setattr__`).
@@ -104,12 +106,13 @@ class PlannedJob(NamedTuple):
     seed: int | None
     repeat: int
     job_key: str
+    plugins: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class JobRow:
-    """A stored job: what it runs, its state, the worker that holds or last held it, and its result (None until it
-    has one)."""
+    """A stored job: what it runs, its state, the worker that holds or last held it, its result (None until it
+    has one), and the plugins it was planned with (None for slidelab's own)."""
 
     job_id: int
     board_id: str
@@ -120,6 +123,7 @@ class JobRow:
     state: JobState
     worker_host: str | None
     result: JobResult | None
+    plugins: str | None = None
 
     @property
     def outcome(self) -> Outcome | None:

@@ -6,13 +6,14 @@ no worker claims them, and the heartbeat of a worker running one sees it
 jobs and their results, never a board, and is refused while a job of it runs.
 """
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import Select, delete, func, or_, select, update
 from sqlalchemy.engine import Connection, RowMapping
 
 from puzzles.errors import PuzzleError
@@ -27,13 +28,13 @@ if TYPE_CHECKING:
 
 INSERT_CHUNK = 5_000  # rows per INSERT statement
 # The columns a new job's row is copied with (PostgreSQL); the others are NULL until it runs.
-COPIED = ("sweep_id", "board_id", "algorithm", "params", "seed", "repeat", "job_key", "status", "attempts", "lost",
-          "created_at")
+COPIED = ("sweep_id", "board_id", "algorithm", "params", "seed", "repeat", "job_key", "plugins", "status", "attempts",
+          "lost", "created_at")
 WAITING = (JobState.PENDING, JobState.QUEUED)
 HELD = (JobState.RUNNING, JobState.CANCELLED)  # a worker may hold these while their lease lives
 # A job's columns and its result's, as `job_row` reads them (with the results table outer-joined on the job).
 JOB_COLUMNS = (jobs.c.id.label("job_id"), jobs.c.board_id, jobs.c.algorithm, jobs.c.params, jobs.c.seed, jobs.c.repeat,
-               jobs.c.status, jobs.c.worker_host, *(results.c[name] for name in RESULT_FIELDS))
+               jobs.c.status, jobs.c.worker_host, jobs.c.plugins, *(results.c[name] for name in RESULT_FIELDS))
 
 
 class ExperimentKind(StrEnum):
@@ -130,7 +131,7 @@ def _insert_jobs(db: Database, connection: Connection, sweep_id: int, planned: l
     """The sweep's jobs the database lacks inserted, INSERT_CHUNK rows a statement; how many."""
     before = _job_count(connection, sweep_id)
     rows = [{"board_id": job.board_id, "algorithm": job.algorithm, "params": job.params, "seed": job.seed,
-             "repeat": job.repeat, "job_key": job.job_key, "sweep_id": sweep_id} for job in planned]
+             "repeat": job.repeat, "job_key": job.job_key, "plugins": job.plugins, "sweep_id": sweep_id} for job in planned]
     for start in range(0, len(rows), INSERT_CHUNK):
         statement = db.insert(jobs).on_conflict_do_nothing(index_elements=["job_key"])
         connection.execute(statement, rows[start : start + INSERT_CHUNK])
@@ -149,7 +150,7 @@ def _copy_jobs(db: Database, connection: Connection, sweep_id: int, planned: lis
         with cursor.copy(f"COPY new_jobs ({columns}) FROM STDIN") as copy:
             for job in planned:
                 copy.write_row((sweep_id, job.board_id, job.algorithm, canonical_params(job.params), job.seed,
-                                job.repeat, job.job_key, JobState.PENDING.value, 0, 0, now))
+                                job.repeat, job.job_key, job.plugins, JobState.PENDING.value, 0, 0, now))
     return connection.exec_driver_sql(
         f"INSERT INTO jobs ({columns}) SELECT {columns} FROM new_jobs ON CONFLICT (job_key) DO NOTHING").rowcount
 
@@ -270,14 +271,70 @@ def _sweep_id(connection: Connection, name: str, kind: ExperimentKind, definitio
 
 def _reset(connection: Connection, sweep_id: int, keys: list[str]) -> None:
     for start in range(0, len(keys), INSERT_CHUNK):
-        ids = select(jobs.c.id).where(jobs.c.sweep_id == sweep_id, jobs.c.job_key.in_(keys[start : start + INSERT_CHUNK]))
-        connection.execute(delete(results).where(results.c.job_id.in_(ids)))
-        connection.execute(
-            update(jobs)
-            .where(jobs.c.id.in_(ids))
-            .values(status=JobState.PENDING, outcome=None, seconds=None, attempts=0, lost=0, worker_host=None, lease_until=None,
-                    started_at=None, finished_at=None)
-        )
+        _run_again(connection, select(jobs.c.id).where(jobs.c.sweep_id == sweep_id,
+                                                        jobs.c.job_key.in_(keys[start : start + INSERT_CHUNK])))
+
+
+def _run_again(connection: Connection, ids: Select, **values: Any) -> int:
+    """Delete the results of the jobs `ids` selects and make them pending again (their columns also set to `values`);
+    how many."""
+    connection.execute(delete(results).where(results.c.job_id.in_(ids)))
+    return connection.execute(
+        update(jobs)
+        .where(jobs.c.id.in_(ids))
+        .values(status=JobState.PENDING, outcome=None, seconds=None, attempts=0, lost=0, worker_host=None, lease_until=None,
+                started_at=None, finished_at=None, **values)
+    ).rowcount
+
+
+@dataclass(frozen=True)
+class PluginJobs:
+    """A sweep's jobs of one kind (algorithm, parameters, their boards' domain) planned with the same plugins (their
+    `jobs.plugins` key): how many, how many are done, and how many wait (pending, queued or cancelled)."""
+
+    algorithm: str
+    params: dict[str, Any]
+    domain: str
+    plugins: str
+    jobs: int
+    done: int
+    waiting: int
+
+
+def plugin_jobs(db: Database, sweep_id: int) -> list[PluginJobs]:
+    """The experiment's jobs that run plugins, by kind and plugins key, in the order of their algorithms and keys."""
+    query = (
+        select(jobs.c.algorithm, jobs.c.params, boards.c.domain, jobs.c.plugins, jobs.c.status, func.count())
+        .join(boards, jobs.c.board_id == boards.c.id)
+        .where(jobs.c.sweep_id == sweep_id, jobs.c.plugins.is_not(None))
+        .group_by(jobs.c.algorithm, jobs.c.params, boards.c.domain, jobs.c.plugins, jobs.c.status)
+    )
+    with db.engine.connect() as connection:
+        rows = connection.execute(query).all()
+    counts: dict[tuple[str, str, str, str], list[int]] = {}
+    for algorithm, params, domain, plugins, status, count in rows:
+        found = counts.setdefault((algorithm, canonical_params(params), domain, plugins), [0, 0, 0])
+        found[0] += count
+        found[1] += count if status == JobState.DONE else 0
+        found[2] += count if status in (*WAITING, JobState.CANCELLED) else 0
+    return [PluginJobs(algorithm, json.loads(params), domain, plugins, *found)
+            for (algorithm, params, domain, plugins), found in sorted(counts.items())]
+
+
+def replug(db: Database, sweep_id: int, changes: list[tuple[PluginJobs, str | None]], *, rerun: bool = False) -> int:
+    """Give each group's waiting jobs the plugins key paired with it (the plugins installed now); with `rerun`, its
+    done jobs too, their results deleted and the jobs pending again. The number of done jobs made pending."""
+    again = 0
+    with db.engine.begin() as connection:
+        for group, plugins in changes:
+            chosen = select(jobs.c.id).where(
+                jobs.c.sweep_id == sweep_id, jobs.c.algorithm == group.algorithm, jobs.c.params == group.params,
+                jobs.c.plugins == group.plugins, jobs.c.board_id.in_(select(boards.c.id).where(boards.c.domain == group.domain)))
+            waiting = chosen.where(jobs.c.status.in_((*WAITING, JobState.CANCELLED)))
+            connection.execute(update(jobs).where(jobs.c.id.in_(waiting)).values(plugins=plugins))
+            if rerun:
+                again += _run_again(connection, chosen.where(jobs.c.status == JobState.DONE), plugins=plugins)
+    return again
 
 
 def _job_count(connection: Connection, sweep_id: int) -> int:
@@ -322,4 +379,4 @@ def job_row(row: RowMapping) -> JobRow:
     values = {name: row[name] for name in RESULT_FIELDS}
     result = JobResult(**values | {"outcome": Outcome(row["outcome"])}) if row["outcome"] is not None else None
     return JobRow(row["job_id"], row["board_id"], row["algorithm"], row["params"], row["seed"], row["repeat"],
-                  JobState(row["status"]), row["worker_host"], result)
+                  JobState(row["status"]), row["worker_host"], result, row["plugins"])
