@@ -21,18 +21,20 @@ from puzzles.errors import PuzzleError
 
 if TYPE_CHECKING:
     from slidelab.experiments import cancel, resume, split, status, sweep, sweep_plan, tune
+    from slidelab.listing import algorithms, heuristics
     from slidelab.reporting import compare, report, results, verify
     from slidelab.solving import solve
 
 __version__ = metadata.version("slidelab")
 _CALLS = {
     "slidelab.experiments": ("cancel", "resume", "split", "status", "sweep", "sweep_plan", "tune"),
+    "slidelab.listing": ("algorithms", "heuristics"),
     "slidelab.reporting": ("compare", "report", "results", "verify"),
     "slidelab.solving": ("solve",),
 }
 _MODULE_OF = {name: module for module, names in _CALLS.items() for name in names}
-__all__ = ["PuzzleError", "__version__", "cancel", "compare", "report", "results", "resume", "solve", "split", "status",
-           "sweep", "sweep_plan", "tune", "verify"]
+__all__ = ["PuzzleError", "__version__", "algorithms", "cancel", "compare", "heuristics", "report", "results", "resume",
+           "solve", "split", "status", "sweep", "sweep_plan", "tune", "verify"]
 
 
 def __getattr__(name: str) -> Any:

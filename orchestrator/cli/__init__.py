@@ -2,7 +2,8 @@
 
 Commands are grouped by what they work on: `solving` (solve, demo), `sweeping`
 (sweep, sweep show, resume, cancel, status, sweeps, sweeps delete, jobs, job, worker), `tuning` (tune, split), `catalogue`
-(boards, pdb, db) and `reporting` (report, compare, export, verify, analyze);
+(boards, pdb, db), `listing` (algorithms: slidelab's own and the plugins') and `reporting` (report, compare, export,
+verify, analyze);
 `options` holds what they share. Only here is an error turned into `error:
 <message>` on stderr and an exit status: 2 for bad input, 1 for a service that
 failed; a search that ends unsolved is data and exits 0.
@@ -20,7 +21,7 @@ import typer
 from typer import echo
 from typer.core import TyperGroup
 
-from orchestrator.cli import catalogue, options, reporting, solving, sweeping, tuning
+from orchestrator.cli import catalogue, listing, options, reporting, solving, sweeping, tuning
 
 # `sweep` takes boards as arguments, `sweeps` lists: `sweep show` and `sweeps delete` are commands apart
 SUBCOMMANDS: dict[tuple[str, ...], str] = {("sweep", "show"): "sweep-show", ("sweeps", "delete"): "sweeps-delete"}
@@ -67,7 +68,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=True,
 )
-for commands in (solving.app, sweeping.app, tuning.app, catalogue.app, reporting.app):
+for commands in (solving.app, sweeping.app, tuning.app, catalogue.app, listing.app, reporting.app):
     app.add_typer(commands)
 
 
