@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from orchestrator.sweeps import grid_sweep, optima, spec_file
 from orchestrator.sweeps import study as studies
-from orchestrator.sweeps.driver import ExperimentStatus, OnNote, OnProgress, backend_for, follow, run_experiment
+from orchestrator.sweeps.driver import ExperimentStatus, OnNote, OnProgress, backend_for, check_runnable, follow, run_experiment
 from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.job_limits import job_limits
 from orchestrator.sweeps.lookups import find_sweep, newest_sweep
@@ -36,6 +36,7 @@ from orchestrator.sweeps.tune_objective import parse_scoring
 from orchestrator.sweeps.tune_space import parse_space
 from puzzles.errors import PuzzleError
 from slidelab.connection import DbArg, database
+from workers.settings import settings
 from workers.store import Database
 from workers.store import studies as study_store
 from workers.store import sweeps as sweep_store
@@ -80,6 +81,7 @@ def sweep(plan: SweepPlan, *, workers: int = CORES, chunk: int | None = None, wa
     If a plugin changed since the sweep was stored, its done jobs that the other version made stop it with a
     PuzzleError naming them, unless `plugin_changed` is `rerun` (they run again) or `keep` (their results stay)."""
     results = database(db, broker)
+    check_runnable(algorithm for grid in plan.grids for algorithm in grid.algorithms)
     started = grid_sweep.start(results, plan, rerun=rerun, extend=extend, chunk=chunk, plugin_changed=plugin_changed)
     if on_stored is not None:
         on_stored(started)
@@ -120,6 +122,7 @@ def tune(name: str, algorithm: str, space: dict[str, str], boards: list[str], *,
     studies.make_pruner(pruner)
     points = studies.grid_points(sampler, dimensions)
     results = database(db, broker)
+    check_runnable([algorithm])
     instances = load_boards(boards, goal=goal, db=results)
     spec = StudySpec(name, algorithm, dimensions, scoring, instances, limits, grid.seeds, grid.repeat, sampler, seed,
                      pruner, min(trials, points) if points is not None else trials)
@@ -181,9 +184,11 @@ def resume(name: str, *, workers: int = CORES, chunk: int | None = None, force: 
     results = database(db, broker)
     experiment = find_sweep(results, name)
     if experiment.kind == ExperimentKind.GRID:
+        check_runnable(SweepGrid.from_json(experiment.definition).algorithms)
         settle_plugins(results, experiment, plugin_changed)
     if experiment.kind == ExperimentKind.STUDY:
         spec = StudySpec.stored(results, experiment)
+        check_runnable([spec.algorithm])
         study, storage = studies.open_study(results, spec)
         proposer = StudyProposer(results, spec, study, storage, parallel=studies.default_parallel(results, workers),
                                  on_told=on_told or _ignore_told)
@@ -242,7 +247,7 @@ def status(name: str | None = None, *, watch: bool = False, db: DbArg = None, br
     experiment = find_sweep(results, name) if name else newest_sweep(results)
     if watch:
         return follow(results, experiment, on_progress=on_progress or _ignore_progress, on_note=on_note)
-    return sweep_status(results, experiment)
+    return sweep_status(results, experiment, lease_s=settings().lease_seconds)
 
 
 def _run_study(results: Database, spec: StudySpec, parallel: int | None, workers: int,

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from celery import Celery
 from kombu import Producer
 
-from workers.messages import QUEUE
+from workers.messages import QUEUE, queues_for
 from workers.settings import settings
 from workers.store import connect
 from workers.store.database import ping
@@ -78,9 +78,15 @@ def check_services() -> None:
 def start_worker(concurrency: int, hostname: str | None = None) -> None:
     """Run a worker in this process until it is stopped: `concurrency` threads, each with its own job process.
 
-    What slidelab's own modules log (leases, hand-backs, late results) goes to Celery's log at INFO and above.
+    It takes the jobs of slidelab's own algorithms, and those of the plugins
+    installed here (`workers.messages.queues_for`), which its heartbeat
+    advertises. What slidelab's own modules log (leases, hand-backs, late
+    results) goes to Celery's log at INFO and above.
     """
+    from puzzles.plugins import installed_keys
+
     logging.getLogger("workers").setLevel(logging.INFO)
-    argv = ["worker", "--pool=threads", f"--concurrency={concurrency}", "--loglevel=INFO", f"--queues={QUEUE}",
+    queues = ",".join(queues_for(installed_keys()))
+    argv = ["worker", "--pool=threads", f"--concurrency={concurrency}", "--loglevel=INFO", f"--queues={queues}",
             "--without-gossip", "--without-mingle"]
     broker_app().worker_main(argv + ([f"--hostname={hostname}"] if hostname else []))

@@ -3,7 +3,8 @@
 Each beat renews the leases held with one UPDATE (`workers.store.jobs.renew`),
 records itself (`workers.store.activity.record_beat`: the dashboard's
 online/offline, and the database's ping) while the process is a worker (it has
-duties) or holds jobs (the local pool), touches the settings' `health_file`
+duties: then with the plugins installed here, whose jobs it takes) or holds
+jobs (the local pool), touches the settings' `health_file`
 if there is one (a container's healthcheck reads its age), stops the
 executions whose jobs were cancelled (`orchestrate cancel`: their leases are
 no longer renewed, and the job's state says why), then runs the process's
@@ -21,6 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
+from puzzles.plugins import installed_keys
 from workers.settings import settings
 from workers.store import Database
 from workers.store.activity import record_beat
@@ -55,6 +57,7 @@ class Heartbeat:
         self._duties: list[Callable[[], None]] = []
         self._stopped = threading.Event()
         self._unreachable_since: float | None = None  # when the database stopped answering, during an outage
+        self._installed: tuple[str, ...] | None = None  # the plugins' keys, advertised by a worker's beats
         self._thread = threading.Thread(target=self._run, name=f"slidelab-heartbeat {host}", daemon=True)
 
     def start(self) -> None:
@@ -117,11 +120,17 @@ class Heartbeat:
             lost = set(held) - renew(self.db, held, self.host, settings().lease_seconds)
             self._report_taken(lost - self._stop_cancelled(lost))
         if held or self._duties:  # a worker is alive while idle; a finished local run is no worker
-            record_beat(self.db, self.host, settings().lease_seconds)
+            record_beat(self.db, self.host, settings().lease_seconds, self._plugins() if self._duties else None)
         elif health:
             ping(self.db)
         if health:
             health.touch()
+
+    def _plugins(self) -> tuple[str, ...]:
+        """The keys of the plugins installed here (`puzzles.plugins.installed_keys`), read once."""
+        if self._installed is None:
+            self._installed = installed_keys()
+        return self._installed
 
     def _stop_cancelled(self, gone: set[int]) -> set[int]:
         """Stop each execution holding one of the jobs among `gone` (no longer renewed) that were cancelled; those."""

@@ -1,4 +1,4 @@
-"""The queue's message contract: the task's name and queue, and how a message of job ids is made, checked and read back.
+"""The queue's message contract: the task's name and queues, and how a message of job ids is made, checked and read back.
 
 A message carries a batch of job ids as its one argument and the sweep (and,
 for `resume --force`, `take_over`: the [job id, lease] pairs of the leases it
@@ -9,20 +9,46 @@ rather than an id. The sender (`workers.dispatch`) sends it by name, the worker
 (`workers.tasks`) checks it before touching the database, and the reconciler
 (`workers.recovery`) reads its job ids back from the broker. This module
 imports none of them, nor Celery.
+
+Jobs of slidelab's own algorithms and heuristics go to one queue, QUEUE. A job
+that runs plugins (at most an algorithm's and a heuristic's) goes to the queue
+its plugins name (`queue_of`), which only the workers that have every one of
+them consume (`queues_for`): a worker never takes a job it cannot run.
 """
 
 import base64
+import hashlib
+import itertools
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 QUEUE = "slidelab"
+PLUGIN_QUEUES = f"{QUEUE}.p."  # a plugins queue's name: this, then 16 hex digits of the plugins' digest
+PLUGINS_PER_JOB = 2  # a job runs at most an algorithm plugin and a heuristic plugin
 TASK = "slidelab.run_jobs"
 SHOWN_IDS = 10  # job ids written out in a message's description; more are counted
 MAX_MESSAGE_JOBS = 10_000  # job ids in one message, at most (the orchestrator sends up to 100)
 
 
-def message(job_ids: list[int], sweep: str | None, *, take_over: Mapping[int, int] | None = None) -> dict:
-    """The arguments of Celery's `app.send_task` that make the message of a batch of jobs (of `sweep`).
+def queue_of(plugins: str | None) -> str:
+    """The queue of the jobs that run `plugins` (`jobs.plugins`: their keys, sorted, space separated): QUEUE for
+    slidelab's own (None), else `slidelab.p.` and the first 16 hex digits of the text's sha256."""
+    if not plugins:
+        return QUEUE
+    return PLUGIN_QUEUES + hashlib.sha256(plugins.encode()).hexdigest()[:16]
+
+
+def queues_for(installed: Iterable[str]) -> list[str]:
+    """The queues a worker with the `installed` plugin keys consumes: QUEUE, and the queue of every set of one or
+    two of them (what a job may run)."""
+    keys = sorted(set(installed))
+    sets = itertools.chain.from_iterable(itertools.combinations(keys, size) for size in range(1, PLUGINS_PER_JOB + 1))
+    return [QUEUE, *(queue_of(" ".join(chosen)) for chosen in sets)]
+
+
+def message(job_ids: list[int], sweep: str | None, *, take_over: Mapping[int, int] | None = None,
+            queue: str = QUEUE) -> dict:
+    """The arguments of Celery's `app.send_task` that make the message of a batch of jobs (of `sweep`) on `queue`.
 
     `take_over` (job id -> lease) names the leases of other workers that the
     batch may take (`resume --force`). Named for Flower and the logs, not
@@ -33,6 +59,7 @@ def message(job_ids: list[int], sweep: str | None, *, take_over: Mapping[int, in
     kwargs = {"sweep": sweep} | ({"take_over": replaced} if replaced else {})
     return {
         "name": TASK,
+        "queue": queue,
         "args": [job_ids],
         "kwargs": kwargs,
         "shadow": f"{TASK}[{sweep or '-'}]",

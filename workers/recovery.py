@@ -18,7 +18,7 @@ from functools import partial
 
 from workers import dispatch
 from workers.heartbeat import Heartbeat
-from workers.messages import QUEUE, carried_job_ids
+from workers.messages import PLUGIN_QUEUES, QUEUE, carried_job_ids
 from workers.settings import settings
 from workers.store import Database
 from workers.store.database import DatabaseError, ping
@@ -126,8 +126,8 @@ def eviction_warning(url: str) -> str | None:
 
 
 def broker_job_ids(url: str) -> set[int]:
-    """The job ids in the broker's messages of jobs (`workers.messages`), waiting, or delivered within the last
-    `reconcile_seconds` and not acknowledged.
+    """The job ids in the broker's messages of jobs (`workers.messages`), waiting on any of its queues (slidelab's
+    own and those of plugins), or delivered within the last `reconcile_seconds` and not acknowledged.
 
     A worker claims a delivered message's jobs at once, so a queued job whose
     message was delivered longer ago is on an orphan: one a worker took just
@@ -138,7 +138,8 @@ def broker_job_ids(url: str) -> set[int]:
 
     client = redis.Redis.from_url(url)
     try:
-        queues = [QUEUE, *(f"{QUEUE}{PRIORITY_SEP}{p}" for p in (3, 6, 9))]
+        plugin_queues = [name.decode() for name in client.scan_iter(match=f"{PLUGIN_QUEUES}*", count=1000)]
+        queues = [*plugin_queues, QUEUE, *(f"{QUEUE}{PRIORITY_SEP}{p}" for p in (3, 6, 9))]
         waiting = [payload for name in queues for payload in client.lrange(name, 0, -1)]
         since = time.time() - settings().reconcile_seconds
         recent = set(client.zrangebyscore(UNACKED_INDEX, since, "+inf"))

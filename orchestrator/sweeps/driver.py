@@ -19,13 +19,16 @@ stored definition again: jobs already done are not run again.
 """
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from types import TracebackType
 from typing import Protocol, TypeVar
 
 from orchestrator.sweeps.running import POLL_S, Paced, WarmUp, deferred_interrupts, job_processes, run_local, watch
+from puzzles.errors import PuzzleError
+from puzzles.plugins import is_file_name
 from workers.dispatch import chunk_size, send
 from workers.recovery import Recovery
 from workers.runner import JobRunner
@@ -169,6 +172,26 @@ def backend_for(workers: int, *, wait: bool = True) -> LocalPool | CeleryQueue:
     return CeleryQueue(wait=wait) if settings().broker_url else LocalPool(workers)
 
 
+def check_runnable(algorithms: Iterable[str]) -> None:
+    """PuzzleError if the settings name a broker and one of `algorithms` is a plugin in a file (`--algo FILE.py:NAME`):
+    the workers run only what is installed on them. Called before anything is stored."""
+    if not settings().broker_url:
+        return
+    for name in algorithms:
+        if is_file_name(name):
+            path, _, function = name.rpartition(":")
+            raise PuzzleError(f"--algo {_shown_path(path)}:{function} is a file on this machine: install it as a package"
+                              " on the workers to run it there (docs/plugins.md)")
+
+
+def _shown_path(path: str) -> str:
+    """A file's path as the user may have typed it: from the current folder if it is under it."""
+    try:
+        return str(Path(path).relative_to(Path.cwd()))
+    except ValueError:
+        return path
+
+
 def run_experiment(db: Database, proposer: Proposer, backend: LocalPool | CeleryQueue, *,
                    on_progress: OnProgress | None = None, on_note: OnNote | None = None) -> ExperimentStatus:
     """Run the proposer's batches on the backend until it proposes nothing more, or the experiment is cancelled.
@@ -186,7 +209,7 @@ def run_experiment(db: Database, proposer: Proposer, backend: LocalPool | Celery
             raise KeyboardInterrupt
         reason = notes.answered(proposer.observe)
         if on_progress is not None:
-            current = notes.answered(lambda: sweep_status(db, experiment))
+            current = notes.answered(lambda: sweep_status(db, experiment, lease_s=settings().lease_seconds))
             if current is not None:
                 on_progress(current, warm_up)
         return reason
@@ -200,7 +223,7 @@ def run_experiment(db: Database, proposer: Proposer, backend: LocalPool | Celery
             if isinstance(backend, CeleryQueue) and not backend.wait:
                 break
     final = find(db, experiment.name) or experiment
-    status = sweep_status(db, final)
+    status = sweep_status(db, final, lease_s=settings().lease_seconds)
     if on_progress is not None:
         on_progress(status, None)
     if isinstance(backend, CeleryQueue):
@@ -225,7 +248,7 @@ def follow(db: Database, experiment: SweepRow, *, on_progress: OnProgress, on_no
 
     def poll() -> bool:
         recover()
-        current = notes.answered(lambda: sweep_status(db, experiment))
+        current = notes.answered(lambda: sweep_status(db, experiment, lease_s=settings().lease_seconds))
         if current is None:
             return False
         on_progress(current, None)

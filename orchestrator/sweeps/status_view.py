@@ -13,6 +13,7 @@ from rich.text import Text
 from orchestrator.text import counts_text, duration_text, plain_table, progress_bar
 from puzzles.algorithms import find_algorithm, param_text
 from puzzles.textio import plural
+from workers.store.plugins import Unserved
 from workers.store.progress import CANCELLED, COMPLETE, QUEUED, STOPPED, SweepStatus, SweepSummary
 from workers.store.schema import canonical_params
 from workers.store.states import JobState
@@ -57,8 +58,11 @@ def live_bar(console: Console, name: str, total: int, *, here: bool = False) -> 
 
 
 def caption_text(status: SweepStatus, here: bool) -> str:
-    """What a sweep does, under its bar: its `pace`; in this process's pool, the first jobs running until one is done."""
-    return FIRST_JOBS if here and not status.jobs_per_s and not status.complete else pace(status)
+    """What a sweep does, under its bar: its `pace`, and the jobs that wait for a worker with their plugins; in this
+    process's pool, the first jobs running until one is done."""
+    if here and not status.jobs_per_s and not status.complete:
+        return FIRST_JOBS
+    return "; ".join(filter(None, (pace(status), *map(unserved_text, status.unserved))))
 
 
 def warm_up_text(warm_up: "WarmUp") -> str:
@@ -175,9 +179,28 @@ def status_text(status: SweepStatus, database: str | None = None) -> str:
     ]
     if status.phase != COMPLETE:
         lines.append(f"pace:     {pace(status)}")
+    lines += [f"waiting:  {unserved_text(waiting)}" for waiting in status.unserved]
     if status.hosts:
         lines.append(f"hosts:    {counts_text(status.hosts)}")
     return "\n".join(lines)
+
+
+def unserved_text(waiting: Unserved) -> str:
+    """`12 jobs wait for a worker with greedy-search 0.2.0 (workers have greedy-search 0.1.0)`: jobs whose plugins no
+    live worker has, and the other versions of those plugins that live workers have."""
+    shown = {plugin_label(key) for key in waiting.plugins} & {plugin_label(key) for key in waiting.others}
+    needed = " and ".join(plugin_label(key, sources=plugin_label(key) in shown) for key in waiting.plugins)
+    others = ", ".join(plugin_label(key, sources=plugin_label(key) in shown) for key in waiting.others)
+    verb = "waits" if waiting.jobs == 1 else "wait"
+    return f"{plural(waiting.jobs, 'job')} {verb} for a worker with {needed}" + (f" (workers have {others})" if others else "")
+
+
+def plugin_label(key: str, *, sources: bool = False) -> str:
+    """`greedy-search 0.2.0` for the plugin key `greedy-search==0.2.0#3f2a9c1b07de`; with `sources`, `greedy-search
+    0.2.0 (sources 3f2a9c1b07de)`, which tells apart two builds of one version."""
+    distribution, _, rest = key.partition("==")
+    version, _, digest = rest.partition("#")
+    return f"{distribution} {version}" + (f" (sources {digest})" if sources else "")
 
 
 def plan_text(plan: "SweepPlan") -> str:

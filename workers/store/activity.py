@@ -2,9 +2,10 @@
 
 Each read returns records: a job held by a worker carries its worker host,
 since when, its attempts and the time its lease runs out. The one write is a
-worker's heartbeat (`record_beat`): liveness is data, read by `worker_beats`.
+worker's heartbeat (`record_beat`): liveness is data, read by `worker_beats`, with the plugins it has.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -20,11 +21,13 @@ from workers.store.sweeps import SweepRow
 
 @dataclass(frozen=True)
 class WorkerBeat:
-    """A worker that beat: since it last came online (`started_at`), and its last heartbeat (`beat_at`)."""
+    """A worker that beat: since it last came online (`started_at`), its last heartbeat (`beat_at`), and the keys of
+    the plugins it has (`plugins`; None for a local run's host, which takes no queue's jobs)."""
 
     host: str
     started_at: datetime
     beat_at: datetime
+    plugins: list[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -70,14 +73,17 @@ class RecentResult:
     reason: str | None
 
 
-def record_beat(db: Database, host: str, lease_s: float) -> None:
-    """Record a heartbeat of the worker `host` now; a worker silent for more than a lease starts anew."""
+def record_beat(db: Database, host: str, lease_s: float, plugins: Sequence[str] | None = None) -> None:
+    """Record a heartbeat of the worker `host` now, with the keys of the plugins it has (a Celery worker's: it runs
+    their jobs; None for a local run's, which takes no queue's jobs); a worker silent for more than a lease starts
+    anew."""
     with db.engine.begin() as connection:
         now = database_now(connection)
-        insert = db.insert(workers).values(host=host, started_at=now, beat_at=now)
+        advertised = {} if plugins is None else {"plugins": list(plugins)}
+        insert = db.insert(workers).values(host=host, started_at=now, beat_at=now, **advertised)
         restarted = case((workers.c.beat_at < now - timedelta(seconds=lease_s), now), else_=workers.c.started_at)
         connection.execute(insert.on_conflict_do_update(index_elements=["host"],
-                                                        set_={"beat_at": now, "started_at": restarted}))
+                                                        set_={"beat_at": now, "started_at": restarted, **advertised}))
 
 
 def database_time(db: Database) -> datetime:

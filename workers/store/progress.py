@@ -16,6 +16,7 @@ from puzzles.errors import PuzzleError
 from puzzles.result import Outcome
 from workers.store.database import Database
 from workers.store.eta import job_kinds, remaining_seconds
+from workers.store.plugins import Unserved, unserved
 from workers.store.schema import boards, database_now, jobs, results, sweeps
 from workers.store.states import JobState
 from workers.store.sweeps import ExperimentKind, SweepRow
@@ -36,6 +37,7 @@ class SweepStatus:
     `lapsed`: running jobs whose lease lapsed, their worker (or local run) gone.
     `study`: the sweep is a study's (`orchestrate tune`), whose pruner cancels
     the jobs of the trials it stops: those end a study, they do not stop it.
+    `unserved`: queued jobs whose plugins no live worker has (read when asked).
     """
 
     name: str
@@ -47,6 +49,7 @@ class SweepStatus:
     eta_s: float | None = None
     lapsed: int = 0
     study: bool = False
+    unserved: list[Unserved] = field(default_factory=list)
 
     @property
     def finished(self) -> int:
@@ -108,8 +111,16 @@ class Origin:
     last_finish: datetime | None
 
 
-def sweep_status(db: Database, sweep: SweepRow) -> SweepStatus:
-    """The sweep's counts, its throughput over the last minute and, while it runs, its ETA."""
+def sweep_status(db: Database, sweep: SweepRow, *, lease_s: float | None = None) -> SweepStatus:
+    """The sweep's counts, its throughput over the last minute and, while it runs, its ETA; with `lease_s`, also its
+    queued jobs that no worker live within the last `lease_s` seconds can run, lacking their plugins."""
+    status = _counted_status(db, sweep)
+    if lease_s is not None and status.states.get(JobState.QUEUED):
+        status.unserved = unserved(db, sweep.id, lease_s)
+    return status
+
+
+def _counted_status(db: Database, sweep: SweepRow) -> SweepStatus:
     in_sweep = jobs.c.sweep_id == sweep.id
     with db.engine.connect() as connection:
         now = database_now(connection)
