@@ -430,7 +430,9 @@ def worker_command(
     A worker on another machine needs only the two URLs; it checks both before it says ready, and exits with
     status 1 if either does not answer. It holds each job under a lease it renews every
     SLIDELAB_HEARTBEAT_SECONDS, and re-queues the jobs of lost workers. SIGTERM or Ctrl-C stops it at once:
-    its running jobs go back to the queue.
+    its running jobs go back to the queue. It runs the jobs of slidelab's own algorithms and of the plugins
+    installed where it runs, in exactly those versions (its first line names them): a job of other plugins
+    waits for a worker that has them, and orchestrate status says so.
 
     Example: orchestrate worker --broker redis://:secret@queue-host:6379/0 --db postgresql+psycopg://slidelab@db-host/slidelab
     """
@@ -438,10 +440,13 @@ def worker_command(
         current = configured(db, broker)
     if not current.broker_url:
         fail("a worker needs a broker: --broker or SLIDELAB_BROKER_URL", 2)
+    from orchestrator.sweeps.status_view import plugin_label
+    from puzzles.plugins import installed_keys
     from workers.celery_app import check_services, start_worker  # Celery only for the commands that use it
 
     with user_errors():
         check_services()
+    typer.echo(f"plugins: {', '.join(map(plugin_label, installed_keys())) or 'none'} (this worker runs their jobs)")
     start_worker(concurrency, hostname)
 
 

@@ -23,7 +23,7 @@ from orchestrator.sweeps.sources import load_boards
 from orchestrator.sweeps.status_view import unserved_text
 from tests.polling import wait_for
 from tests.workers import test_distributed
-from tests.workers.cluster import BOARDS_6X6, SLOW_START_S, board_paths
+from tests.workers.cluster import BOARDS_6X6, SLOW_START_S, board_paths, status_json
 from workers import dispatch
 from workers.messages import QUEUE, queue_of, queues_for
 from workers.recovery import broker_job_ids
@@ -167,9 +167,14 @@ def test_plugin_jobs_wait_for_a_worker_with_their_plugin_and_run_only_there(clus
              "both workers to advertise their plugins")
     said = cluster.orchestrate("status", "first", "--db", cluster.database_url).stdout
     assert "waiting:  12 jobs wait for a worker with route-plugin 0.2.0 (workers have route-plugin 0.1.0)\n" in said
+    (waiting,) = status_json(cluster, "first")["unserved"]
+    assert waiting["plugins"] == sorted(needed) and waiting["jobs"] == 12, waiting
+    assert [key.split("#")[0] for key in waiting["others"]] == ["route-plugin==0.1.0"], waiting
 
     having = cluster.worker("having", env={**BEAT, **on_path(new)})
     cluster.wait_finished(24)
+    assert "plugins: route-plugin 0.2.0 (this worker runs their jobs)" in having.text()
+    assert "plugins: none (this worker runs their jobs)" in plain.text()
     advertised = cluster.scalar("SELECT plugins FROM workers WHERE host = :host", host=having.hostname)
     assert advertised == sorted(needed)
     hosts = hosts_by_algorithm(cluster, "first")
