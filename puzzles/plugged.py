@@ -4,15 +4,19 @@ The plugin sees `SearchProblem`: hashable states (Python ints holding the key
 words), their successors, the goal test and the chosen heuristic. The view
 counts what the plugin does, states expanded (successor calls) and generated
 (children returned), and stops it at the node and time limits, so its figures
-are slidelab's own, never the plugin's. What it returns is a list of moves
+are slidelab's own, never the plugin's; one that stops asking for successors
+is stopped by an alarm at its time limit all the same (in a process's main
+thread, where jobs and `solve` run). What it returns is a list of moves
 (the move codes `successors` gives), which the solver replays before it
 believes it (`puzzles.replay`); None means it gave up.
 """
 
 import contextlib
 import io
+import signal
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -100,30 +104,68 @@ class SearchProblem:
 
 def search(function: Callable[..., Any], problem: Problem, limits: Limits, *, heuristic: Any = None,
            **params: Any) -> SearchReport:
-    """Run a plugin algorithm's `function` on `problem` under `limits`; what it returns becomes the report's path."""
+    """Run a plugin algorithm's `function` on `problem` under `limits`; what it returns becomes the report's path.
+
+    With no node to expand (the warm-up job a pool runs first, to compile and
+    load what the search needs), the plugin itself is not run: the view has
+    called everything it will call once already.
+    """
     view = SearchProblem(problem, limits, estimator(problem, heuristic))
+    if limits.max_nodes == 0:
+        return _report(view, Outcome.LIMIT, [], "node limit of 0 expansions reached")
     written = io.StringIO()
     try:
-        with contextlib.redirect_stdout(written):
+        with contextlib.redirect_stdout(written), _alarm(limits.time_limit):
             found = function(view, **params)
     except _Stopped as stopped:
         return _report(view, Outcome.LIMIT, [], stopped.reason)
     finally:
         if written.getvalue():
-            raise PuzzleError(f"the plugin printed to stdout while it searched ({written.getvalue().strip()[:60]!r}):"
-                              " a plugin must not print (log instead)")
+            raise PuzzleError(f"{_named(function)} printed to stdout while it searched"
+                              f" ({written.getvalue().strip()[:60]!r}): a plugin must not print (log instead)")
     if found is None:
         return _report(view, Outcome.FAILED, [], "the algorithm found no solution")
-    return _report(view, Outcome.SOLVED, _moves(found), None)
+    return _report(view, Outcome.SOLVED, _moves(found, function), None)
 
 
-def _moves(found: Any) -> list[int]:
+@contextlib.contextmanager
+def _alarm(time_limit: float | None) -> Iterator[None]:
+    """Stop a plugin at its time limit even if it never asks for successors again: SIGALRM raises `_Stopped` in it.
+
+    Only in the main thread, which alone receives signals; elsewhere the view's
+    own checks stop it, and the pool kills a job past its hard deadline.
+    """
+    if time_limit is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise _Stopped(f"time limit of {time_limit} s reached")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, max(time_limit, 1e-3))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _moves(found: Any, function: Callable[..., Any]) -> list[int]:
     """A plugin's solution as move codes; PuzzleError if it is not a sequence of whole numbers."""
     if not isinstance(found, Sequence) or isinstance(found, (str, bytes)) or not all(
             isinstance(move, (int, np.integer)) and not isinstance(move, bool) for move in found):
-        raise PuzzleError(f"a plugin algorithm returns a list of moves (the codes successors gives) or None,"
-                          f" not {type(found).__name__}")
+        raise PuzzleError(f"{_named(function)} returned {type(found).__name__}: a plugin algorithm returns a list of"
+                          " moves (the codes successors gives) or None")
     return [int(move) for move in found]
+
+
+def _named(function: Callable[..., Any]) -> str:
+    """`plugin greedy-search 0.2.0`: the package (or file) the algorithm `function` comes from, as messages name it."""
+    from puzzles.registry import ALGORITHMS
+
+    origins = [entry.origin for entry in ALGORITHMS.values() if entry.function is function and entry.origin is not None]
+    return f"plugin {origins[0].label}" if origins else "the plugin"
 
 
 def _report(view: SearchProblem, outcome: Outcome, path: list[int], reason: str | None) -> SearchReport:

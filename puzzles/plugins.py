@@ -35,9 +35,11 @@ PARAM_KINDS = (int, float, str, bool)
 # The options of solve, sweep and tune that are not algorithm parameters: a plugin's parameter may not take one of
 # these names, nor a name slidelab's own algorithms and heuristics use (tests/puzzles/test_plugins.py keeps it whole).
 COMMAND_OPTIONS = frozenset({
-    "algo", "boards", "name", "seed", "seeds", "heuristic", "time_limit", "node_limit", "memory_limit", "db", "broker",
-    "json", "workers", "wait", "out", "format", "domain", "size", "goal", "move_model", "trials", "metric", "sampler",
-    "pruner", "study", "spec", "board", "show", "animate", "picture", "dry_run", "force", "plugin_changed",
+    "algo", "boards", "more_boards", "name", "seed", "seeds", "heuristic", "time_limit", "node_limit", "max_nodes",
+    "memory_limit", "db", "broker", "json", "as_json", "workers", "wait", "chunk", "out", "format", "domain", "size",
+    "goal", "move_model", "trials", "metric", "objective", "aggregate", "unsolved", "parallel", "sampler", "pruner",
+    "study", "spec", "from_spec", "board", "show", "show_frames", "animate", "picture", "dry_run", "force", "extend",
+    "repeat", "rerun", "plugin_changed", "help",
 })
 
 
@@ -52,8 +54,8 @@ class Origin:
 
     @property
     def label(self) -> str:
-        """`greedy-search 0.2.0`, as messages name it."""
-        return f"{self.distribution} {self.version}"
+        """`greedy-search 0.2.0`, as messages name it; a plugin file's path."""
+        return self.distribution if self.local else f"{self.distribution} {self.version}"
 
     @property
     def key(self) -> str:
@@ -134,9 +136,10 @@ def load_installed() -> None:
     _LOADED.append(True)
     if os.environ.get(AUTOLOAD_OFF, "0") not in ("", "0"):
         return
-    for group in (HEURISTIC_GROUP, ALGORITHM_GROUP):  # heuristics first: an algorithm's default may be one
+    groups = ((HEURISTIC_GROUP, HeuristicPlugin), (ALGORITHM_GROUP, AlgorithmPlugin))  # an algorithm's heuristic may be one
+    for group, kind in groups:
         for entry in sorted(metadata.entry_points(group=group), key=lambda entry: entry.name):
-            _register(entry.name, _load_entry(entry), _entry_origin(entry))
+            _register(entry.name, _load_entry(entry), _entry_origin(entry), kind)
 
 
 def load_file(name: str) -> str:
@@ -154,12 +157,12 @@ def load_file(name: str) -> str:
         raise PuzzleError(f"{path_text}: no such file (--algo FILE.py:FUNCTION names a plugin in a file)")
     origin = Origin(str(path), "local", hashlib.sha256(path.read_bytes()).hexdigest(), local=True)
     module_name = f"slidelab_local_{hashlib.sha256(str(path).encode()).hexdigest()[:12]}"
-    with _quiet(origin):
-        spec = importlib.util.spec_from_file_location(module_name, path)
-        if spec is None or spec.loader is None:
-            raise PuzzleError(f"{path_text}: not a Python file")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise PuzzleError(f"{path_text}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    with _quiet(origin), _loading(f"plugin {path_text}: the file does not load"):
         spec.loader.exec_module(module)
     if not hasattr(module, function_name):
         raise PuzzleError(f"{path_text}: no function named {function_name!r}")
@@ -185,12 +188,17 @@ def loaded_file_names(argv: list[str]) -> None:
 def _load_entry(entry: metadata.EntryPoint) -> Any:
     """The object an entry point names, imported; PuzzleError naming the package if that fails or prints."""
     origin = _entry_origin(entry, hashed=False)
-    with _quiet(origin):
-        try:
-            return entry.load()
-        except Exception as err:  # noqa: BLE001 - a plugin's import error is reported as one line
-            raise PuzzleError(f"plugin {origin.label}: entry point {entry.name} = {entry.value} does not load"
-                              f" ({type(err).__name__}: {_one_line(err)})") from None
+    with _quiet(origin), _loading(f"plugin {origin.label}: entry point {entry.name} = {entry.value} does not load"):
+        return entry.load()
+
+
+@contextlib.contextmanager
+def _loading(problem: str) -> Iterator[None]:
+    """Import a plugin's code; any error it raises (a syntax error, an import error, a missing name) is one line."""
+    try:
+        yield
+    except Exception as err:  # noqa: BLE001 - a plugin's import error is reported as one line
+        raise PuzzleError(f"{problem} ({type(err).__name__}: {_one_line(err)})") from None
 
 
 @contextlib.contextmanager
@@ -229,25 +237,25 @@ def _package_hash(module_name: str) -> str:
     return digest.hexdigest()
 
 
-def _register(name: str, declared: Any, origin: Origin, kind: type | None = None) -> None:
-    """Register one plugin object under `name`; PuzzleError naming its package if it is not a sound declaration."""
+def _register(name: str, declared: Any, origin: Origin, kind: type) -> None:
+    """Register one plugin object under `name` as a `kind`; PuzzleError naming its package unless it is declared one."""
     plugin = getattr(declared, "__slidelab__", None)
-    expected = kind or (AlgorithmPlugin if isinstance(plugin, AlgorithmPlugin) else HeuristicPlugin)
-    if not isinstance(plugin, expected):
-        decorator = "algorithm" if expected is AlgorithmPlugin else "heuristic"
-        raise PuzzleError(f"plugin {origin.label}: {name} is not declared with slidelab.plugin.{decorator}")
-    if isinstance(plugin, AlgorithmPlugin):
+    if kind is AlgorithmPlugin and isinstance(plugin, AlgorithmPlugin):
         _register_algorithm(name, plugin, origin)
-    else:
+    elif kind is HeuristicPlugin and isinstance(plugin, HeuristicPlugin):
         _register_heuristic(name, plugin, origin)
+    else:
+        decorator = "algorithm" if kind is AlgorithmPlugin else "heuristic"
+        raise PuzzleError(f"plugin {origin.label}: {name} is not declared with slidelab.plugin.{decorator}")
 
 
 def _register_algorithm(name: str, plugin: AlgorithmPlugin, origin: Origin) -> None:
     if name in ALGORITHMS:
         raise PuzzleError(f"plugin {origin.label}: an algorithm named {name!r} is registered already"
                           f"{_by(ALGORITHMS[name].origin)}")
+    shown = name.rpartition(":")[2] if origin.local else name  # a file's function: the file is the origin's label
     for param_name, param in plugin.params.items():
-        _check_param(name, param_name, param, origin)
+        _check_param(shown, param_name, param, origin)
     register_algorithm(name, Algorithm(
         "puzzles.plugged", plugin.summary, dict(plugin.params), plugin.randomized, plugin.optimal,
         heuristic=DEFAULT_HEURISTIC if plugin.takes_heuristic else None, origin=origin, function=plugin.function,
