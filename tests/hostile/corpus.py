@@ -3,11 +3,14 @@
 Each case is the arguments after `orchestrate`, the exit status expected (2 for
 bad input, 1 for a failure) and a fragment of the one `error:` line. Files
 named in a case are made by `write_files` in the work folder first, beside a
-results database holding the sweep `demo`.
+results database holding the sweep `demo`. The plugin cases run with broken
+plugin packages installed (`write_plugin`, on PYTHONPATH): each stops the
+command before it stores anything, in one line naming the package.
 """
 
 import json
 from pathlib import Path
+from typing import NamedTuple
 
 HEADER = "car,orientation,col,row,length\n"
 COURSE = "data/boards/rushhour/Rushhour6x6_1.csv"
@@ -147,6 +150,93 @@ CASES: list[tuple[list[str], int, str]] = [
 ]
 
 SECRETS = ("SECRET",)  # never printed
+
+
+class PluginPackage(NamedTuple):
+    """An installed plugin package: its version, its entry points (group to name to `module:attribute`), its modules."""
+
+    version: str
+    entry_points: dict[str, dict[str, str]]
+    modules: dict[str, str]  # a module's path (`pkg/mod.py`) to its source
+
+
+def _declared(params: str = "", body: str = "return None", top: str = "") -> str:
+    """The source of a module declaring one plugin algorithm `search`, with `params` (a dict's text) and `body`."""
+    return (f"from slidelab.plugin import Param, algorithm\n{top}\n\n@algorithm(params={{{params}}})\n"
+            f"def search(problem, **params):\n    \"\"\"A plugin of the hostile corpus.\"\"\"\n    {body}\n")
+
+
+def _algorithm(name: str, module: str) -> dict[str, dict[str, str]]:
+    return {"slidelab.algorithms": {name: f"{module}:search"}}
+
+
+# Plugin packages broken each in one way (issue 48, section 5). A case names the packages on its PYTHONPATH,
+# where each is installed as pip would: its modules beside a `<name>-<version>.dist-info` folder.
+PLUGINS: dict[str, PluginPackage] = {
+    "ghost-module": PluginPackage("1.0", _algorithm("ghost", "ghost_module.algorithms"), {}),
+    "ghost-attribute": PluginPackage("1.0", {"slidelab.algorithms": {"absent": "ghost_attribute:absent"}},
+                                     {"ghost_attribute.py": _declared()}),
+    "broken-import": PluginPackage("0.3", _algorithm("broken", "broken_import"),
+                                   {"broken_import.py": "import numpy.no_such_module\n" + _declared()}),
+    "syntax-error": PluginPackage("0.1", _algorithm("typo", "syntax_error"), {"syntax_error.py": "def search(:\n"}),
+    **{f"clash-{name}": PluginPackage("1.0", _algorithm(f"clash-{name}", f"clash_{name}"),
+                                       {f"clash_{name}.py": _declared(f"{name!r}: Param(1, int, 'clashes')")})
+       for name in ("k", "seed", "heuristic", "time_limit", "json")},
+    "untyped": PluginPackage("2.1", _algorithm("untyped", "untyped"), {"untyped.py": _declared("'depth': 3")}),
+    "twin-a": PluginPackage("1.0", _algorithm("twin", "twin_a"), {"twin_a.py": _declared()}),
+    "twin-b": PluginPackage("1.0", _algorithm("twin", "twin_b"), {"twin_b.py": _declared()}),
+    "astar-again": PluginPackage("1.0", _algorithm("astar", "astar_again"), {"astar_again.py": _declared()}),
+    "undeclared": PluginPackage("1.0", _algorithm("bare", "undeclared"), {"undeclared.py": "def search(problem):\n    return None\n"}),
+    "heuristic-as-algorithm": PluginPackage("1.0", {"slidelab.algorithms": {"h": "heuristic_as_algorithm:h"}}, {
+        "heuristic_as_algorithm.py": "from slidelab.plugin import heuristic\n\n\n@heuristic(domain='rushhour', admissible=True)\n"
+                                     "def h(spec, work, key):\n    return 0\n"}),
+    "no-domain": PluginPackage("1.0", {"slidelab.heuristics": {"h": "no_domain:h"}}, {
+        "no_domain.py": "from slidelab.plugin import heuristic\n\n\n@heuristic(domain='sokoban', admissible=True)\n"
+                        "def h(spec, work, key):\n    return 0\n"}),
+    "chatty-import": PluginPackage("1.0", _algorithm("chatty", "chatty_import"),
+                                   {"chatty_import.py": _declared(top="print('hello from chatty-import')")}),
+    "chatty-search": PluginPackage("1.0", _algorithm("chatter", "chatty_search"),
+                                   {"chatty_search.py": _declared(body="print('expanding', problem.start)")}),
+}
+
+PLUGIN_CASES: list[tuple[list[str], list[str], int, str]] = [  # (packages, arguments, exit status, fragment)
+    (["ghost-module"], ["sweep", "--algo", "bfs", "--boards", COURSE], 2,
+     "plugin ghost-module 1.0: entry point ghost = ghost_module.algorithms:search does not load (ModuleNotFoundError"),
+    (["ghost-attribute"], ["algorithms", "--json"], 2, "plugin ghost-attribute 1.0: entry point absent = ghost_attribute:absent"
+     " does not load (AttributeError"),
+    (["broken-import"], ["solve", COURSE, "--algo", "bfs", "--json"], 2, "plugin broken-import 0.3: entry point broken"),
+    (["syntax-error"], ["sweeps"], 2, "plugin syntax-error 0.1: entry point typo = syntax_error:search does not load (SyntaxError"),
+    *[([f"clash-{name}"], ["sweep", "--algo", "bfs", "--boards", COURSE], 2,
+       f"plugin clash-{name} 1.0: clash-{name}'s parameter '{name}' is named like one of slidelab's own options")
+      for name in ("k", "seed", "heuristic", "time_limit", "json")],
+    (["untyped"], ["tune", "--name", "t", "--algo", "beam", "--k", "1..5", "--boards", COURSE, "--trials", "1"], 2,
+     "plugin untyped 2.1: untyped's parameter 'depth' has no type"),
+    (["twin-a", "twin-b"], ["sweep", "--algo", "bfs", "--boards", COURSE], 2, "an algorithm named 'twin' is registered"
+     " already by twin-"),
+    (["astar-again"], ["algorithms"], 2, "plugin astar-again 1.0: an algorithm named 'astar' is registered already by slidelab"),
+    (["undeclared"], ["sweep", "--algo", "bfs", "--boards", COURSE], 2,
+     "plugin undeclared 1.0: bare is not declared with slidelab.plugin.algorithm"),
+    (["heuristic-as-algorithm"], ["algorithms"], 2, "h is not declared with slidelab.plugin.algorithm"),
+    (["no-domain"], ["algorithms"], 2, "plugin no-domain 1.0: heuristic h is for 'sokoban', which is no domain"),
+    (["chatty-import"], ["algorithms", "--json"], 2, "plugin chatty-import 1.0 printed to stdout when imported"),
+    (["chatty-search"], ["solve", COURSE, "--algo", "chatter", "--json"], 2,
+     "plugin chatty-search 1.0 printed to stdout while it searched ('expanding"),
+]
+
+
+def write_plugin(folder: Path, name: str, package: PluginPackage) -> Path:
+    """`package` installed as `name` in a folder of its own under `folder` (put it on PYTHONPATH); that folder."""
+    site = folder / f"site-{name}"
+    info = site / f"{name.replace('-', '_')}-{package.version}.dist-info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {package.version}\n")
+    (info / "entry_points.txt").write_text("".join(
+        f"[{group}]\n" + "".join(f"{entry} = {value}\n" for entry, value in entries.items()) + "\n"
+        for group, entries in package.entry_points.items()))
+    for path, source in package.modules.items():
+        (site / path).parent.mkdir(parents=True, exist_ok=True)
+        (site / path).write_text(source)
+    return site
 
 
 def write_files(folder: Path, spec: dict) -> None:

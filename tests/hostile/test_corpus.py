@@ -2,8 +2,9 @@
 
 Each case runs `orchestrate` as a user would, a real process in a work folder
 holding a results database with one finished sweep, the corpus's files and a
-foreign application's SQLite file. No case may print a traceback or a secret,
-take 30 s, or change a byte of any file there.
+foreign application's SQLite file (a plugin case with its broken plugin
+packages installed). No case may print a traceback or a secret, take 30 s, or
+change a byte of any file there.
 """
 
 import hashlib
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hostile.corpus import CASES, COURSE, SECRETS, write_files
+from tests.hostile.corpus import CASES, COURSE, PLUGIN_CASES, PLUGINS, SECRETS, write_files, write_plugin
 
 ROOT = Path(__file__).resolve().parents[2]
 ORCHESTRATE = Path(sys.executable).parent / "orchestrate"
@@ -26,13 +27,16 @@ HANG_S = 30
 SETUP_S = 900  # a command that searches may first compile the kernels (a fresh machine, an edited source)
 
 
-def run(folder: Path, *args: str, user: int | None = None, home: Path | None = None,
-        timeout: float = HANG_S) -> subprocess.CompletedProcess:
+def run(folder: Path, *args: str, user: int | None = None, home: Path | None = None, timeout: float = HANG_S,
+        path: list[Path] | None = None) -> subprocess.CompletedProcess:
     """`orchestrate ARGS` in `folder` with no SLIDELAB_* environment, within `timeout`.
 
-    As `user` with `home`, if given, and then with numba's default cache (under that home).
+    As `user` with `home`, if given, and then with numba's default cache (under that home); with the folders
+    `path` on PYTHONPATH, if given (plugin packages installed there).
     """
     environment = {name: value for name, value in os.environ.items() if not name.startswith("SLIDELAB_")}
+    if path:
+        environment["PYTHONPATH"] = os.pathsep.join(map(str, path))
     command = [str(ORCHESTRATE), *args]
     if user is not None:
         environment.pop("NUMBA_CACHE_DIR", None)
@@ -72,6 +76,20 @@ def test_hostile_input_ends_in_one_line_and_changes_nothing(work, args, status, 
     assert lines[0].startswith("error: ") and fragment in lines[0], lines[0]
     assert len(lines[0]) <= 320 and "Traceback" not in result.stderr and "internal error" not in lines[0]
     assert not any(secret in result.stderr + result.stdout for secret in SECRETS)
+    assert fingerprint(work) == before
+
+
+@pytest.mark.parametrize("packages, args, status, fragment", PLUGIN_CASES,
+                         ids=[f"{'+'.join(packages)} {args[0]}" for packages, args, _, _ in PLUGIN_CASES])
+def test_a_broken_plugin_stops_the_command_in_one_line_naming_it_and_nothing_is_stored(work, packages, args, status,
+                                                                                        fragment):
+    sites = [write_plugin(work.parent / f"{work.name}-plugins", name, PLUGINS[name]) for name in packages]
+    before = fingerprint(work)
+    result = run(work, *args, path=sites)
+    lines = result.stderr.strip().splitlines()
+    assert (result.returncode, len(lines)) == (status, 1), result.stderr[-2000:]
+    assert lines[0].startswith("error: ") and fragment in lines[0], lines[0]
+    assert "Traceback" not in result.stderr and result.stdout == ""  # a --json output stays clean: nothing at all
     assert fingerprint(work) == before
 
 
