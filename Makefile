@@ -1,6 +1,6 @@
 # make demo | make test | make lint | make bench — each creates or reuses .venv.
-# A stamp file records the install (every extra and the test tools); it is redone only when
-# pyproject.toml changes.
+# A stamp file records the install (every extra, the test tools and the example plugin); it is redone only when
+# pyproject.toml or the example's changes.
 
 PYTHON ?= python3
 VENV := .venv
@@ -45,7 +45,8 @@ $(PY):
 # uv installs the same packages as pip in a third of the time (16 s against 53 s here); pip stays the fallback.
 # Their bytecode is compiled at install, as pip does: where PYTHONDONTWRITEBYTECODE is set (this machine), no
 # process would write it, and every job process would compile the libraries' sources again.
-$(VENV)/.stamp-test: pyproject.toml | $(PY)
+# The example plugin package (examples/greedy-search) is installed beside slidelab: the tests run it as a user's plugin.
+$(VENV)/.stamp-test: pyproject.toml examples/greedy-search/pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet uv && $(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(PY) -e '.[test]' \
-		|| $(PY) -m pip install -e '.[test]'
+		-e examples/greedy-search || $(PY) -m pip install -e '.[test]' -e examples/greedy-search
 	touch $@
