@@ -237,9 +237,11 @@ def _package_hash(module_name: str) -> str:
     return digest.hexdigest()
 
 
-def _register(name: str, declared: Any, origin: Origin, kind: type) -> None:
-    """Register one plugin object under `name` as a `kind`; PuzzleError naming its package unless it is declared one."""
+def _register(name: str, declared: Any, origin: Origin, kind: type | None = None) -> None:
+    """Register one plugin object under `name`; PuzzleError naming its package unless it is declared as a `kind`
+    (AlgorithmPlugin or HeuristicPlugin: what its entry point's group or `--algo` expects; None: either)."""
     plugin = getattr(declared, "__slidelab__", None)
+    kind = kind or type(plugin)
     if kind is AlgorithmPlugin and isinstance(plugin, AlgorithmPlugin):
         _register_algorithm(name, plugin, origin)
     elif kind is HeuristicPlugin and isinstance(plugin, HeuristicPlugin):
