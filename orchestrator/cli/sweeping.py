@@ -181,13 +181,15 @@ def sweep_show_command(
     as_json: JsonOption = False,
     db: DbOption = None,
 ) -> None:
-    """Describe a sweep: its grid, limits, boards, jobs, and the code, software and hosts its results came from.
+    """Describe a sweep: its grid, limits, boards, jobs, the code, software and hosts its results came from, and the
+    plugins (package, version, source hash) its jobs run.
 
     Example: orchestrate sweep show beam-k --spec > beam-k.json
     """
     from orchestrator.sweeps import provenance_view, spec_file
     from orchestrator.sweeps.lookups import find_sweep
     from workers.store.progress import sweep_provenance, sweep_status
+    from workers.store.sweeps import plugin_jobs
 
     with user_errors():
         results = existing_database(db)
@@ -196,10 +198,12 @@ def sweep_show_command(
             typer.echo(json.dumps(spec_file.export_spec(results, sweep), indent=1))
             return
         status, origins = sweep_status(results, sweep), sweep_provenance(results, sweep)
+        plugins = plugin_jobs(results, sweep.id)
     if as_json:
-        print_json({**dataclasses.asdict(sweep), "status": status.to_dict(), "origins": origins})
+        print_json({**dataclasses.asdict(sweep), "status": status.to_dict(), "origins": origins,
+                    "plugins": [dataclasses.asdict(group) for group in plugins]})
         return
-    typer.echo(provenance_view.sweep_text(sweep, status, origins))
+    typer.echo(provenance_view.sweep_text(sweep, status, origins, plugins))
 
 
 @app.command("resume")

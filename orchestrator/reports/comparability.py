@@ -3,7 +3,10 @@
 Every sentence is built from the `Family` objects `like_with_like` found for
 that very table (`orchestrator.reports.common`): the units left out because
 not every side ran them, named; the sides that solved nothing and so are not
-compared; how many units the common figures are over, per family.
+compared; how many units the common figures are over, per family. A
+comparison also opens with the plugins' claims of optimality its sweeps belie
+(`errors.claim_lines`), and warns where its sweeps ran an algorithm with
+different versions of its plugins, naming each sweep's.
 """
 
 
@@ -11,10 +14,12 @@ import pandas as pd
 
 from orchestrator.reports.common import SWEEP, Compared, Family, names_text
 from orchestrator.reports.comparison import compared_table, test_note
-from orchestrator.reports.rows import group_columns, params_key_text
+from orchestrator.reports.errors import claim_lines
+from orchestrator.reports.rows import group_columns, params_key_text, plugged_rows
 from orchestrator.reports.summary import families, summarized
 from puzzles.algorithms import param_text
 from puzzles.textio import plural
+from workers.provenance import plugins_text
 
 OWN = ("own figures: each row's moves, steps and gap over its own solved runs; its states, time and memory over its "
        "own done runs, failed ones and those stopped by a limit included")
@@ -30,9 +35,25 @@ def report_summary(rows: pd.DataFrame, by: list[str] | None = None, *,
 
 
 def comparison(frames: dict[str, pd.DataFrame], groups: list[str]) -> tuple[pd.DataFrame, list[str]]:
-    """The sweeps lined up (`compare`) and the notes on what each row compared, with the test's."""
+    """The sweeps lined up (`compare`) and the notes on what each row compared, with the test's: the claims of
+    optimality they belie first, and the plugin versions the sweeps differ in."""
     table, compared = compared_table(frames, groups)
-    return table, [*compare_notes(compared, groups), test_note(table)]
+    claims = [line for rows in frames.values() for line in claim_lines(rows)]
+    return table, [*claims, *plugin_version_notes(frames), *compare_notes(compared, groups), test_note(table)]
+
+
+def plugin_version_notes(frames: dict[str, pd.DataFrame]) -> list[str]:
+    """A warning per algorithm the sweeps ran with different versions of its plugins, naming each sweep's:
+    `warning: the sweeps ran greedy with different versions of its plugins: greedy-search 0.1.0 (source ...) in a,
+    greedy-search 0.2.0 (source ...) in b`."""
+    versions: dict[str, dict[str, list[str]]] = {}
+    for name, rows in frames.items():
+        done = plugged_rows(rows[rows["outcome"].notna()])
+        for algorithm, part in done.groupby("algorithm", sort=True):
+            versions.setdefault(algorithm, {})[name] = sorted(part["plugins"].unique())
+    return [f"warning: the sweeps ran {algorithm} with different versions of its plugins: "
+            + ", ".join(f"{' and '.join(map(plugins_text, keys))} in {name}" for name, keys in sides.items())
+            for algorithm, sides in versions.items() if len(sides) > 1 and len(set(map(tuple, sides.values()))) > 1]
 
 
 def report_notes(compared: Compared, family: list[str], sides: list[str], baseline: str | None = None) -> list[str]:

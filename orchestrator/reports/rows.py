@@ -8,7 +8,8 @@ each algorithm parameter as a column (kept apart from the others: see
 (`boards.known_optimum`), the best optimum known (that one, else the fewest
 moves an optimal search found on the board anywhere in the database) and the
 optimality gap against it, as a ratio (`gap`) and in moves (`gap_moves`),
-and where each result came from (`host`, `code_version`, the host's `speed`);
+and where each result came from (`host`, `code_version`, the job's `plugins`
+key, the host's `speed`);
 `orchestrator.reports.summary` aggregates them; `notes` says what a reader must know to
 trust the numbers; `orchestrator.publish.files` writes them out. `row_slices`
 makes the same rows a slice at a time, for a CSV export whose memory does not
@@ -26,7 +27,7 @@ from orchestrator.sweeps.status_view import params_text
 from puzzles.errors import PuzzleError
 from puzzles.result import measures
 from puzzles.textio import plural
-from workers.provenance import TIMING
+from workers.provenance import TIMING, plugins_text
 from workers.store import Database
 from workers.store.boards import StoredBoard
 from workers.store.rows import board_table, job_slices, job_table, sweep_board_ids, sweep_params
@@ -43,7 +44,7 @@ TIMING_NOTE = f"time: {TIMING}"
 RESULT_COLUMNS = measures()
 LEADING_COLUMNS = ("job_id", "board", "board_id", "board_size", "domain", "algorithm", "params")
 TRAILING_COLUMNS = ("seed", "repeat", "state", "outcome", *RESULT_COLUMNS, "reason", "host", "code_version",
-                    "speed", "known_optimum", "optimal")
+                    "plugins", "speed", "known_optimum", "optimal")
 DERIVED_COLUMNS = ("optimum", "gap", "gap_moves")
 RESERVED = frozenset((*LEADING_COLUMNS, *TRAILING_COLUMNS, *DERIVED_COLUMNS))  # no parameter's column takes these names
 PARAM_PREFIX = "param:"  # before the name of a parameter called like a reserved column: `param:steps`
@@ -100,7 +101,7 @@ def rows_frame(table: "pa.Table", boards: dict[str, StoredBoard], optima: dict[s
         "params": _taken([canonical_params(params) for params in decoded], params_codes),
         **{parameter_column(name): _taken([params.get(name) for params in decoded], params_codes) for name in names},
         **{column: stored[column] for column in ("seed", "repeat", "state", "outcome", *RESULT_COLUMNS, "reason",
-                                                 "host", "code_version", "speed")},
+                                                 "host", "code_version", "plugins", "speed")},
         "known_optimum": _taken([found.known_optimum for found in of_board], board_codes),
         "optimal": _optimal(stored, decoded, params_codes, boards),
     })
@@ -160,11 +161,13 @@ def group_columns(rows: pd.DataFrame, by: list[str] | None = None) -> list[str]:
 
 def notes(rows: pd.DataFrame, sweep_name: str, by: list[str] | None = None) -> list[str]:
     """Every note a report prints, one line each: a sweep still running or stopped, groups (as `summarize` groups by)
-    spanning boards or mixing code versions or hosts of different speed classes, and how time is measured."""
+    spanning boards or mixing code versions, plugin versions or hosts of different speed classes, the plugins its
+    results came from, and how time is measured."""
     groups = group_columns(rows, by)
     finished = rows[rows["outcome"].notna()]
     return [*_unfinished_note(rows, sweep_name), *_boards_note(groups, rows), *_version_warning(finished, groups),
-            *_speed_warning(finished, groups), TIMING_NOTE]
+            *_plugin_version_warning(finished, groups), *_speed_warning(finished, groups),
+            *_plugins_note(finished, sweep_name), TIMING_NOTE]
 
 
 def parameter_column(name: str) -> str:
@@ -224,6 +227,37 @@ def _version_warning(finished: pd.DataFrame, groups: list[str]) -> list[str]:
     named = ", ".join(sorted(set().union(*mixed)))
     return [f"warning: {_share(mixed, finished, groups)} mix results of different code versions ({named}); "
             "timings in those groups are not comparable"]
+
+
+def plugged_rows(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows of jobs that run plugins (none in a frame without a `plugins` column, such as one exported before
+    plugins were recorded)."""
+    return rows[rows["plugins"].notna()] if "plugins" in rows.columns else rows.iloc[:0]
+
+
+def _plugin_version_warning(finished: pd.DataFrame, groups: list[str]) -> list[str]:
+    """A warning if some group has results of one algorithm made by different versions of its plugins."""
+    plugged = plugged_rows(finished)
+    versions = plugged.groupby(list(dict.fromkeys([*groups, "algorithm"])), dropna=False)["plugins"].unique()
+    mixed = versions[versions.map(len) > 1]
+    if mixed.empty:
+        return []
+    count = len(mixed.reset_index()[groups].drop_duplicates())
+    named = ", ".join(sorted({plugins_text(key) for keys in mixed for key in keys}))
+    return [f"warning: {count:,} of {finished.groupby(groups, dropna=False).ngroups:,} groups mix results of different"
+            f" versions of a plugin ({named}); orchestrate sweep --plugin-changed rerun runs them again with the one"
+            " installed"]
+
+
+def _plugins_note(finished: pd.DataFrame, name: str) -> list[str]:
+    """The plugins the sweep's results came from, each version with its algorithms and results:
+    `plugins of beam-k: greedy-search 0.2.0 (source 3f2a9c1b07de) for greedy (40 results)`."""
+    plugged = plugged_rows(finished)
+    if plugged.empty:
+        return []
+    used = [f"{plugins_text(key)} for {' and '.join(part['algorithm'].unique())} ({plural(len(part), 'result')})"
+            for key, part in plugged.groupby("plugins", sort=True)]
+    return [f"plugins of {name}: {'; '.join(used)}"]
 
 
 def _speed_warning(finished: pd.DataFrame, groups: list[str]) -> list[str]:

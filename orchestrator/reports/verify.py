@@ -6,7 +6,9 @@ searches are deterministic (the randomized ones given their stored seed), so a
 result that differs from the stored one means the code, or the database,
 changed. A result stopped by a time or memory limit depends on the machine
 and its load, not on the code: a stored one is skipped, a fresh one is
-inconclusive. Node limits are deterministic and compared.
+inconclusive. Node limits are deterministic and compared. A result that
+another version of its plugins made than the one installed here is not run
+again (a worker would refuse it): it is listed as of another plugin version.
 """
 
 import random
@@ -14,10 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from orchestrator.sweeps.plan import PluginKeys
 from orchestrator.sweeps.running import run_pool
 from puzzles.errors import PuzzleError
 from puzzles.result import Outcome
-from workers.provenance import environment
+from workers.provenance import environment, plugins_text
 from workers.runner import JobRunner, Lost
 from workers.store import Database
 from workers.store.jobs import job_inputs
@@ -28,6 +31,7 @@ from workers.store.sweeps import SweepRow
 FIELDS = ("outcome", "moves", "steps", "expanded", "generated", "max_frontier", "stored", "solution")
 MACHINE_BOUND = ("time limit", "memory")  # words of the reasons of limits that depend on the machine, not the code
 IDENTICAL, DIFFERING, SKIPPED, INCONCLUSIVE = "identical", "differing", "skipped", "inconclusive"
+OTHER_PLUGIN = "other plugin version"  # made by other plugins than those installed here: not run again
 Progress = Callable[[int, int], None]  # (jobs run again so far, jobs to run)
 
 
@@ -43,6 +47,8 @@ class StoredJob:
     code_version: str | None  # None for results stored before provenance
     result: dict[str, Any]  # the FIELDS of the stored result
     reason: str | None
+    domain: str = ""
+    plugins: str | None = None  # the key of the plugins that made it (None: slidelab's own)
 
     @property
     def reproducible(self) -> bool:
@@ -64,9 +70,9 @@ class Check:
     """How one job's stored result compares with a run now."""
 
     job: StoredJob
-    outcome: str  # IDENTICAL, DIFFERING, SKIPPED or INCONCLUSIVE
+    outcome: str  # IDENTICAL, DIFFERING, SKIPPED, INCONCLUSIVE or OTHER_PLUGIN
     differences: list[Difference] = field(default_factory=list)
-    note: str | None = None  # why it was skipped or is inconclusive
+    note: str | None = None  # why it was skipped or is inconclusive; the plugins installed, for OTHER_PLUGIN
 
 
 @dataclass(frozen=True)
@@ -85,18 +91,18 @@ class Verification:
 
     @property
     def ok(self) -> bool:
-        """True when no result differs and every job checked came from this code version."""
-        return not self.count(DIFFERING) and not self.other_versions
+        """True when no result differs and every job checked came from this code version and the plugins installed."""
+        return not self.count(DIFFERING) and not self.other_versions and not self.count(OTHER_PLUGIN)
 
     def count(self, outcome: str) -> int:
         """How many checks had this outcome."""
         return sum(check.outcome == outcome for check in self.checks)
 
     def summary(self) -> dict[str, int]:
-        """The counts: checked, identical, differing, other code version, skipped, inconclusive."""
+        """The counts: checked, identical, differing, other code version, other plugin version, skipped, inconclusive."""
         return {"checked": len(self.checks), IDENTICAL: self.count(IDENTICAL), DIFFERING: self.count(DIFFERING),
-                "other_code_version": len(self.other_versions), SKIPPED: self.count(SKIPPED),
-                INCONCLUSIVE: self.count(INCONCLUSIVE)}
+                "other_code_version": len(self.other_versions), "other_plugin_version": self.count(OTHER_PLUGIN),
+                SKIPPED: self.count(SKIPPED), INCONCLUSIVE: self.count(INCONCLUSIVE)}
 
     def to_dict(self) -> dict[str, Any]:
         """The verification as plain JSON-ready data."""
@@ -111,6 +117,8 @@ class Verification:
                 for check in self.checks for d in check.differences
             ],
             "other_code_version": [{**_identity(c.job), "code_version": c.job.code_version} for c in self.other_versions],
+            "other_plugin_version": [{**_identity(c.job), "plugins": c.job.plugins, "installed": c.note}
+                                     for c in self.checks if c.outcome == OTHER_PLUGIN],
             "not_compared": [
                 {**_identity(c.job), "outcome": c.outcome, "reason": c.note}
                 for c in self.checks if c.outcome in (SKIPPED, INCONCLUSIVE)
@@ -138,18 +146,42 @@ def select_jobs(db: Database, sweep: SweepRow, *, sample: int | None = None, sam
 
 
 def verify(db: Database, selection: Selection, *, workers: int = 1, progress: Progress | None = None) -> Verification:
-    """Run the selected jobs again, `workers` at once, and compare each result with the stored one; writes nothing."""
-    reproducible = [job.job_id for job in selection.jobs if job.reproducible]
+    """Run the selected jobs again, `workers` at once, and compare each result with the stored one; writes nothing.
+
+    A job whose plugins are installed here in another version is not run: its check says which (OTHER_PLUGIN).
+    """
+    others = other_plugins(selection.jobs)
+    reproducible = [job.job_id for job in selection.jobs if job.reproducible and job.job_id not in others]
     runs = rerun(job_inputs(db, reproducible), workers, progress)
-    checks = [compare(job, runs.get(job.job_id)) for job in selection.jobs]
+    checks = [Check(job, OTHER_PLUGIN, note=others[job.job_id]) if job.job_id in others
+              else compare(job, runs.get(job.job_id)) for job in selection.jobs]
     return Verification(selection.sweep, environment()["code_version"], selection.finished, checks)
+
+
+def other_plugins(jobs: list[StoredJob]) -> dict[int, str]:
+    """The jobs among `jobs` whose plugins differ from those installed here: what is installed (`greedy-search 0.2.0
+    (source ...)`, `none` where the plugin is not), by job id."""
+    installed = PluginKeys()
+    found: dict[int, str] = {}
+    for job in jobs:
+        if job.plugins is None:
+            continue
+        try:
+            now = installed(job.domain, job.algorithm, job.params)
+        except PuzzleError:
+            found[job.job_id] = "none"
+            continue
+        if now != job.plugins:
+            found[job.job_id] = plugins_text(now)
+    return found
 
 
 def finished_jobs(db: Database, sweep: SweepRow) -> list[StoredJob]:
     """The sweep's jobs that have a result, in id order."""
     return [
         StoredJob(job.job_id, board.name or board.id[:12], job.algorithm, job.params, job.seed,
-                  job.result.code_version, {name: getattr(job.result, name) for name in FIELDS}, job.result.reason)
+                  job.result.code_version, {name: getattr(job.result, name) for name in FIELDS}, job.result.reason,
+                  board.domain, job.plugins)
         for job, board in job_rows(db, sweep)
         if job.result is not None
     ]

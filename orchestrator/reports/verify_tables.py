@@ -1,20 +1,24 @@
-"""Printing a verification: the differences, the jobs of other code versions, the jobs not compared, a summary."""
+"""Printing a verification: the differences, the jobs of other code versions or plugin versions, the jobs not compared,
+a summary."""
 
 from itertools import groupby
 
 from rich import box
 from rich.table import Table
 
-from orchestrator.reports.verify import INCONCLUSIVE, SKIPPED, Check, Verification
+from orchestrator.reports.verify import INCONCLUSIVE, OTHER_PLUGIN, SKIPPED, Check, Verification
 from orchestrator.sweeps.status_view import params_text
+from workers.provenance import plugins_text
 
 UNKNOWN_VERSION = "unknown (before provenance)"
 VALUE_WIDTH = 40  # characters of a stored or current value shown in a table cell
 
 
 def tables(verification: Verification) -> list[Table]:
-    """The tables worth printing: differences, other code versions, jobs not compared (the empty ones left out)."""
-    shown = [differences_table(verification), versions_table(verification), not_compared_table(verification)]
+    """The tables worth printing: differences, other code versions and plugin versions, jobs not compared (the empty
+    ones left out)."""
+    shown = [differences_table(verification), versions_table(verification), plugins_table(verification),
+             not_compared_table(verification)]
     return [table for table in shown if table.row_count]
 
 
@@ -37,6 +41,18 @@ def versions_table(verification: Verification) -> Table:
     return table
 
 
+def plugins_table(verification: Verification) -> Table:
+    """One row per plugins that made results and plugins installed here instead: how many jobs, and their ids (not run
+    again: a worker would refuse them)."""
+    table = _table("results of another plugin version (not run again)", "made by", "installed", "jobs", "job ids")
+    others = sorted((check for check in verification.checks if check.outcome == OTHER_PLUGIN),
+                    key=lambda check: (check.job.plugins or "", check.note or "", check.job.job_id))
+    for (made, installed), checks in groupby(others, key=lambda check: (check.job.plugins, check.note)):
+        ids = [check.job.job_id for check in checks]
+        table.add_row(plugins_text(made), installed or "", f"{len(ids):,}", id_ranges(ids))
+    return table
+
+
 def not_compared_table(verification: Verification) -> Table:
     """The jobs skipped (stored under a time or memory limit) or inconclusive (stopped by one now), with the reason."""
     table = _table("results not compared", "job", "board", "algorithm", "params", "seed", "outcome", "reason")
@@ -49,6 +65,8 @@ def not_compared_table(verification: Verification) -> Table:
 def summary_text(verification: Verification) -> str:
     """One line: what was checked against which code version, and the counts."""
     counts = verification.summary()
+    if not counts["other_plugin_version"]:
+        del counts["other_plugin_version"]  # a sweep without plugins (or with the same ones) says nothing of them
     checked = f"{counts.pop('checked'):,} of {verification.finished:,} finished jobs"
     tally = ", ".join(f"{count:,} {name.replace('_', ' ')}" for name, count in counts.items())
     return f"sweep {verification.sweep}: {checked} checked against code version {verification.code_version}: {tally}"

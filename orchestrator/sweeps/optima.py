@@ -1,8 +1,11 @@
 """Known optima: which results prove one, the best proven per board, and the optimum proof that finds the missing ones.
 
-A result proves a board's optimum when it is `solved` by an algorithm flagged
-`optimal` in `puzzles.algorithms.ALGORITHMS`, with an admissible heuristic if it
-takes one. `orchestrate boards optimum` runs an optimum proof, an experiment
+A result proves a board's optimum when it is `solved` by one of slidelab's own
+algorithms flagged `optimal` in `puzzles.algorithms.ALGORITHMS`, with one of
+its own admissible heuristics if it takes one. A plugin's word is no proof:
+a plugin algorithm declared optimal, or a plugin heuristic declared
+admissible, only claims shortest solutions (`claims_optimal`), and the
+reports check the claim against the optima slidelab knows. `orchestrate boards optimum` runs an optimum proof, an experiment
 whose proposer (`OptimumProposer`) proposes a job per board that lacks a known
 optimum, with an optimal search that fits the board, and once they are done
 stores what their results prove in `boards.known_optimum`.
@@ -20,8 +23,10 @@ from orchestrator.sweeps.driver import Batch, OnProgress, backend_for, run_exper
 from orchestrator.sweeps.grid import SweepGrid
 from orchestrator.sweeps.grid_sweep import GridProposer, start
 from orchestrator.sweeps.plan import SweepPlan, plan_sweep
-from puzzles.algorithms import ALGORITHMS
+from puzzles.algorithms import ALGORITHMS, find_algorithm
 from puzzles.domains import Instance, problem_for
+from puzzles.errors import PuzzleError
+from puzzles.registry import HEURISTICS, Algorithm, HeuristicEntry, loaded
 from puzzles.textio import plural
 from workers.store import Database
 from workers.store import boards as board_store
@@ -34,16 +39,46 @@ BFS_CELLS = 9  # N-puzzles of up to 9 cells (3x3) by BFS: at most 181,440 states
 
 
 def is_optimal(algorithm: str, params: dict[str, Any], domain: str, text: str) -> bool:
-    """True if a solution of this job is a shortest one: an optimal algorithm, its heuristic (if any) admissible."""
+    """True if a solution of this job is a shortest one: an optimal algorithm of slidelab's, its heuristic (if any)
+    one of slidelab's admissible ones."""
     entry = ALGORITHMS.get(algorithm)
-    if entry is None or not entry.optimal or params.get("move_model", "slide") != "slide":
-        return False  # under the step model a search is optimal in steps, not in the moves an optimum counts
-    return "heuristic" not in params or _admissible(domain, text, params["heuristic"])
+    if entry is None or entry.origin is not None or not _optimal_search(entry, params):
+        return False
+    if "heuristic" not in params:
+        return True
+    heuristic = _heuristic(domain, params["heuristic"])
+    return heuristic is not None and heuristic.origin is None and _admissible(domain, text, params["heuristic"])
+
+
+def claims_optimal(algorithm: str, params: dict[str, Any], domain: str) -> bool:
+    """True if a solution of this job is a shortest one by a plugin's word only: a plugin algorithm declared optimal
+    (its heuristic, if any, declared admissible), or an optimal algorithm of slidelab's with a plugin heuristic
+    declared admissible. False for a plugin not installed here."""
+    try:
+        entry = find_algorithm(algorithm)  # a plugin file's, loaded
+    except PuzzleError:
+        return False
+    heuristic = _heuristic(domain, params["heuristic"]) if "heuristic" in params else None
+    if not _optimal_search(entry, params) or ("heuristic" in params and (heuristic is None or not heuristic.admissible)):
+        return False
+    return entry.origin is not None or (heuristic is not None and heuristic.origin is not None)
+
+
+def _optimal_search(entry: Algorithm, params: dict[str, Any]) -> bool:
+    """True for an algorithm declared optimal, searching in moves (under the step model a search is optimal in steps,
+    not in the moves an optimum counts)."""
+    return entry.optimal and params.get("move_model", "slide") == "slide"
+
+
+def _heuristic(domain: str, name: str) -> HeuristicEntry | None:
+    """The domain's heuristic `name`, None if it has none so named."""
+    loaded()
+    return HEURISTICS.get((domain, name))
 
 
 def best_optima(db: Database, board_ids: set[str]) -> dict[str, int]:
-    """The fewest moves any optimal search found on each board, over the whole database."""
-    optimal = [name for name, entry in ALGORITHMS.items() if entry.optimal]
+    """The fewest moves any optimal search of slidelab's found on each board, over the whole database."""
+    optimal = [name for name, entry in ALGORITHMS.items() if entry.optimal and entry.origin is None]
     optima: dict[str, int] = {}
     for found in board_store.solved_by(db, board_ids, optimal):
         if is_optimal(found.algorithm, found.params, found.domain, found.text):

@@ -30,7 +30,7 @@ from puzzles.domains import Instance, problem_for
 from puzzles.errors import PuzzleError
 from puzzles.plugins import origins, plugins_key
 from puzzles.textio import plural, quote
-from workers.provenance import plugins_text
+from workers.provenance import PluginKey, plugin_keys
 from workers.store import Database
 from workers.store import sweeps as sweep_store
 from workers.store.records import PlannedJob
@@ -226,14 +226,24 @@ def _check_plugin_changed(plugin_changed: str | None) -> None:
 
 
 def _plugin_change_text(made: list[tuple[PluginJobs, str | None]]) -> str:
-    """`12 done jobs of greedy came from greedy-search 0.1.0 (source ...), installed is greedy-search 0.2.0 (source
-    ...): rerun them with --plugin-changed rerun, keep them with --plugin-changed keep`."""
+    """`12 done jobs of greedy came from greedy-search 0.1.0 (source 3f2a9c1b07de), installed is 0.2.0 (source
+    9a8b7c6d5e4f): rerun them with --plugin-changed rerun, keep them with --plugin-changed keep`."""
     done: dict[tuple[str, str, str | None], int] = {}
     for group, now in made:
         done[group.algorithm, group.plugins, now] = done.get((group.algorithm, group.plugins, now), 0) + group.done
-    found = [f"{plural(count, 'done job')} of {algorithm} came from {plugins_text(old)}, installed is {plugins_text(now)}"
+    found = [f"{plural(count, 'done job')} of {algorithm} came from {_versions_text(plugin_keys(old), algorithm)},"
+             f" installed is {_versions_text(plugin_keys(now), algorithm, plugin_keys(old))}"
              for (algorithm, old, now), count in done.items()]
     return "; ".join(found) + ": rerun them with --plugin-changed rerun, keep them with --plugin-changed keep"
+
+
+def _versions_text(keys: list[PluginKey], algorithm: str, before: list[PluginKey] | None = None) -> str:
+    """Plugins as a change names them, short: a file the algorithm's name holds by its source alone (`source
+    9a8b7c6d5e4f`), one of the distributions of `before` by its version and source (`0.2.0 (source 9a8b7c6d5e4f)`);
+    `none` for no plugin."""
+    named = {key.distribution for key in before or []} | {algorithm.rpartition(":")[0]}
+    return " and ".join(key.text if key.distribution not in named else f"source {key.source}" if key.version == "local"
+                        else f"{key.version} (source {key.source})" for key in keys) or "none"
 
 
 def _check_compatible(sweep: SweepRow, stored: SweepGrid | None, plan: SweepPlan, rerun: bool) -> None:

@@ -8,13 +8,14 @@ from orchestrator.sweeps.job_limits import limits_text
 from orchestrator.sweeps.status_view import params_text, status_text
 from orchestrator.text import duration_text
 from puzzles.textio import plural
-from workers.provenance import TIMING, environment
+from workers.provenance import TIMING, environment, plugins_text
 from workers.store.progress import Origin, SweepStatus
-from workers.store.sweeps import SweepRow
+from workers.store.sweeps import PluginJobs, SweepRow
 
 
-def sweep_text(sweep: SweepRow, status: SweepStatus, origins: list[Origin]) -> str:
-    """The sweep's definition, progress, and its results per code version, host and software."""
+def sweep_text(sweep: SweepRow, status: SweepStatus, origins: list[Origin], plugins: list[PluginJobs]) -> str:
+    """The sweep's definition, progress, its results per code version, host and software, and the plugins its jobs
+    run (`plugins`: `workers.store.sweeps.plugin_jobs`)."""
     grid = stored_grid(sweep)
     shown = {"algorithms": grid.algorithms, "params": grid.params} if grid is not None else {}
     lines = [
@@ -27,7 +28,20 @@ def sweep_text(sweep: SweepRow, status: SweepStatus, origins: list[Origin]) -> s
         "results by origin:" if origins else "results by origin: none yet",
     ]
     lines += [f"  {_origin_text(origin)}" for origin in origins]
+    lines.append("plugins:" if plugins else "plugins:  none (slidelab's own algorithms and heuristics)")
+    lines += [f"  {line}" for line in plugin_lines(plugins)]
     return "\n".join(lines)
+
+
+def plugin_lines(plugins: list[PluginJobs]) -> list[str]:
+    """A line per plugins key of a sweep's jobs: `greedy-search 0.2.0 (source 3f2a9c1b07de): greedy, wastar (40 jobs,
+    40 done)`."""
+    by_key: dict[str, list[PluginJobs]] = {}
+    for group in plugins:
+        by_key.setdefault(group.plugins, []).append(group)
+    return [f"{plugins_text(key)}: {', '.join(dict.fromkeys(group.algorithm for group in groups))}"
+            f" ({plural(sum(group.jobs for group in groups), 'job')}, {sum(group.done for group in groups):,} done)"
+            for key, groups in by_key.items()]
 
 
 def sweep_header(sweep: SweepRow, status: SweepStatus, boards: int, origins: list[Origin]) -> list[tuple[str, str]]:
@@ -89,6 +103,7 @@ def job_text(record: dict[str, Any]) -> str:
         f" (job process {details.get('pid', '-')}, worker process {details.get('worker_pid', '-')},"
         f" speed {details.get('speed', '-')})",
         f"code:       {result['code_version'] or 'unknown (stored before provenance was recorded)'}",
+        f"plugins:    {_plugins_text(job, details)}",
     ]
     if details:
         lines += [
@@ -98,6 +113,17 @@ def job_text(record: dict[str, Any]) -> str:
             f"as run:     {json.dumps(details['spec'])}",
         ]
     return "\n".join(lines + [f"note:       {TIMING}"])
+
+
+def _plugins_text(job: dict[str, Any], details: dict[str, Any]) -> str:
+    """The plugins that made a job's result, as its provenance records them (none ran if it failed for want of them)."""
+    if job.get("plugins") is None:
+        return "none (slidelab's own algorithm and heuristic)"
+    ran = details.get("plugins")
+    if not ran:
+        return f"planned with {plugins_text(job['plugins'])}; none ran"
+    return ", ".join(f"{plugin['distribution']}{'' if plugin['local'] else ' ' + plugin['version']}"
+                     f" (source {plugin['source']})" for plugin in ran)
 
 
 def _runs_text(grid: SweepGrid | None) -> str:

@@ -177,7 +177,7 @@ def stored_row(job_id: int, params: dict, **result) -> dict:
     measures = dict.fromkeys(report_rows.RESULT_COLUMNS) | result
     return {"job_id": job_id, "board_id": BOARD.id, "algorithm": "beam", "params": canonical_params(params),
             "seed": None, "repeat": 0, "state": "done", "outcome": "solved", **measures, "reason": None, "host": "h",
-            "code_version": None, "speed": None}
+            "code_version": None, "plugins": None, "speed": None}
 
 
 BOARD = StoredBoard(id="b" * 64, name="board", size=6, domain="rushhour", canonical_text="", known_optimum=None)

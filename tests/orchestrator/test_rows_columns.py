@@ -53,7 +53,7 @@ def _record(job: JobRow, board: StoredBoard) -> dict[str, Any]:
         "seed": job.seed, "repeat": job.repeat, "state": str(job.state), "outcome": result["outcome"] and str(result["outcome"]),
         **{column: result[column] for column in report_rows.RESULT_COLUMNS},
         "reason": result["reason"] or result["error"], "host": result["host"] or job.worker_host,
-        "code_version": result["code_version"], "speed": (result["provenance"] or {}).get("speed"),
+        "code_version": result["code_version"], "plugins": job.plugins, "speed": (result["provenance"] or {}).get("speed"),
         "known_optimum": board.known_optimum,
         "optimal": is_optimal(job.algorithm, params, board.domain, board.canonical_text),
     }

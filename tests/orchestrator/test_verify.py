@@ -144,7 +144,7 @@ def test_a_sample_checks_that_many_jobs(db):
     report = json.loads(verify(db, "--sample", 3, "--json").stdout)
     assert report["ok"] and report["finished"] == JOBS
     assert report["summary"] == {"checked": 3, "identical": 3, "differing": 0, "other_code_version": 0,
-                                 "skipped": 0, "inconclusive": 0}
+                                 "other_plugin_version": 0, "skipped": 0, "inconclusive": 0}
     assert f"3 of {JOBS} finished jobs checked" in verify(db, "--sample", 3, "--sample-seed", 7).stdout
 
 
@@ -189,5 +189,5 @@ def test_verify_on_postgresql(db_url):
     alter(db_url, job_id(db_url, "astar"), generated=1)
     report = json.loads(orchestrate("verify", "small", "--json", "--workers", 2, "--db", db_url).stdout)
     assert report["summary"] == {"checked": 2, "identical": 1, "differing": 1, "other_code_version": 0,
-                                 "skipped": 0, "inconclusive": 0}
+                                 "other_plugin_version": 0, "skipped": 0, "inconclusive": 0}
     assert [d["field"] for d in report["differences"]] == ["generated"]

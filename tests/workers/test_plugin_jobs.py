@@ -6,7 +6,9 @@ new version is the file edited: its source hash changes. An installed
 package's version is simulated by giving the registered entry another origin.
 """
 
+import contextlib
 import dataclasses
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -67,15 +69,24 @@ def liar(problem):
 '''
 
 
+@contextlib.contextmanager
+def restored_registry() -> Iterator[None]:
+    """The registries of algorithms and heuristics as they were before, whatever was registered inside."""
+    algorithms, heuristics = dict(ALGORITHMS), dict(HEURISTICS)
+    try:
+        yield
+    finally:
+        ALGORITHMS.clear()
+        ALGORITHMS.update(algorithms)
+        HEURISTICS.clear()
+        HEURISTICS.update(heuristics)
+
+
 @pytest.fixture
 def registry():
-    """The registries of algorithms and heuristics as they were before the test, whatever it registered."""
-    algorithms, heuristics = dict(ALGORITHMS), dict(HEURISTICS)
-    yield
-    ALGORITHMS.clear()
-    ALGORITHMS.update(algorithms)
-    HEURISTICS.clear()
-    HEURISTICS.update(heuristics)
+    """The registries as they were before the test, whatever it registered."""
+    with restored_registry():
+        yield
 
 
 def plugin_file(folder: Path) -> Path:

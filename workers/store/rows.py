@@ -91,7 +91,7 @@ def job_table(db: Database, sweep: SweepRow) -> "pa.Table":
     Columns: job_id, board_id, algorithm, params (the canonical JSON text the
     row keeps), seed, repeat, state, outcome, the `MEASURES`, reason (the
     result's, else its error), host (the result's, else the job's worker),
-    code_version, speed (the host's, from the provenance).
+    code_version, plugins (the job's plugins key, None for slidelab's own), speed (the host's, from the provenance).
     """
     query, skipped = _job_query(db, sweep)
     return _arrow(db, query)[skipped:]
@@ -160,7 +160,8 @@ def _table_columns() -> list[tuple[str, ColumnElement[Any], type]]:
         **{name: results.c[name] for name in MEASURES},
         "reason": func.coalesce(func.nullif(results.c.reason, ""), results.c.error),
         "host": func.coalesce(func.nullif(results.c.host, ""), jobs.c.worker_host),
-        "code_version": results.c.code_version, "speed": results.c.provenance["speed"].as_float(),
+        "code_version": results.c.code_version, "plugins": jobs.c.plugins,
+        "speed": results.c.provenance["speed"].as_float(),
     }
     return [(name, expression, kinds.get(name, String)) for name, expression in expressions.items()]
 
