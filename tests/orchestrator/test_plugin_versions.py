@@ -23,7 +23,7 @@ from tests.tables import job_rows, result_rows
 from tests.workers.test_plugin_jobs import key_of, plugin_file, restored_registry, upgraded
 from workers.jobs import run_job
 from workers.store import connect
-from workers.store.jobs import claim, record
+from workers.store.jobs import claim, mark_queued, record
 from workers.store.sweeps import PluginJobs, plugin_jobs
 
 BOARDS = ("Rushhour6x6_1.csv", "Rushhour6x6_2.csv")  # 21 and 15 moves at the fewest
@@ -78,6 +78,7 @@ def test_a_plan_again_gives_waiting_jobs_the_installed_plugins_and_stops_at_done
     _, _, (first, second) = store_sweep(db, "plugged", boards, SweepGrid([name]))
     (job,) = claim(db, [first], "hand@test", 60)
     record(db, [(first, run_job(job))])
+    mark_queued(db, [second])  # its message is on the queue of the old version's jobs
     old = key_of(name)
     upgraded(plugged)
     new = key_of(name)
@@ -86,7 +87,8 @@ def test_a_plan_again_gives_waiting_jobs_the_installed_plugins_and_stops_at_done
     assert str(stopped.value) == (
         f"1 done job of {name} came from source {source(old)}, installed is source {source(new)}:"
         " rerun them with --plugin-changed rerun, keep them with --plugin-changed keep")
-    assert [job_rows(db)[job_id].plugins for job_id in (first, second)] == [old, old]  # nothing changed
+    jobs = job_rows(db)
+    assert [(jobs[job_id].plugins, jobs[job_id].status) for job_id in (first, second)] == [(old, "done"), (old, "queued")]
 
     store_plan(db, plan_sweep("plugged", boards, SweepGrid([name])), plugin_changed="keep")
     jobs = job_rows(db)

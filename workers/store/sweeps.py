@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Select, delete, func, or_, select, update
+from sqlalchemy import Select, case, delete, func, or_, select, update
 from sqlalchemy.engine import Connection, RowMapping
 
 from puzzles.errors import PuzzleError
@@ -322,8 +322,9 @@ def plugin_jobs(db: Database, sweep_id: int) -> list[PluginJobs]:
 
 
 def replug(db: Database, sweep_id: int, changes: list[tuple[PluginJobs, str | None]], *, rerun: bool = False) -> int:
-    """Give each group's waiting jobs the plugins key paired with it (the plugins installed now); with `rerun`, its
-    done jobs too, their results deleted and the jobs pending again. The number of done jobs made pending."""
+    """Give each group's waiting jobs the plugins key paired with it (the plugins installed now), a queued one pending
+    again (its message is on the queue of the old plugins); with `rerun`, its done jobs too, their results deleted and
+    the jobs pending again. The number of done jobs made pending."""
     again = 0
     with db.engine.begin() as connection:
         for group, plugins in changes:
@@ -331,7 +332,8 @@ def replug(db: Database, sweep_id: int, changes: list[tuple[PluginJobs, str | No
                 jobs.c.sweep_id == sweep_id, jobs.c.algorithm == group.algorithm, jobs.c.params == group.params,
                 jobs.c.plugins == group.plugins, jobs.c.board_id.in_(select(boards.c.id).where(boards.c.domain == group.domain)))
             waiting = chosen.where(jobs.c.status.in_((*WAITING, JobState.CANCELLED)))
-            connection.execute(update(jobs).where(jobs.c.id.in_(waiting)).values(plugins=plugins))
+            unqueued = case((jobs.c.status == JobState.QUEUED, JobState.PENDING.value), else_=jobs.c.status)
+            connection.execute(update(jobs).where(jobs.c.id.in_(waiting)).values(plugins=plugins, status=unqueued))
             if rerun:
                 again += _run_again(connection, chosen.where(jobs.c.status == JobState.DONE), plugins=plugins)
     return again
