@@ -19,6 +19,9 @@ from pathlib import Path
 
 import pytest
 
+import slidelab
+from puzzles.errors import PuzzleError
+
 ROOT = Path(__file__).resolve().parents[2]
 ORCHESTRATE = Path(sys.executable).parent / "orchestrate"
 COURSE = "data/boards/rushhour/Rushhour6x6_*.csv"
@@ -152,3 +155,14 @@ def test_a_plugin_in_a_file_runs_in_solve_and_sweep_on_the_local_pool(folder, tm
     rows = report_rows(folder, "file", "--by", "algorithm,board")
     moves = {(row["algorithm"].rpartition(":")[2], row["board"]): float(row["moves_mean"]) for row in rows}
     assert moves == {(algorithm, board): optimum for algorithm in ("breadth", "bfs") for board, optimum in OPTIMA.items()}
+
+
+def test_the_library_lists_slidelab_s_own_first_then_the_plugins():
+    names = [entry.name for entry in slidelab.algorithms()]
+    assert names[:4] == ["random", "spr", "iddfs", "bfs"] and "idastar-subtree" not in names  # split's jobs: never chosen
+    assert names.index("moves-freed") < names.index("greedy") < names.index("wastar")
+    own = [entry.plugin is None for entry in slidelab.algorithms()]
+    assert own == sorted(own, reverse=True)  # every one of slidelab's before every plugin
+    assert {entry.domain for entry in slidelab.heuristics("npuzzle")} == {"npuzzle"}
+    with pytest.raises(PuzzleError, match="unknown domain 'sokoban'"):
+        slidelab.heuristics("sokoban")
