@@ -82,10 +82,14 @@ class Algorithm:
         options beside it, default None)."""
         if self.heuristic is None:
             return self.own_params
-        if self.fixed_heuristic:
-            return {**self.own_params, **heuristic_entry(self.fixed_heuristic, self.heuristic).options}
-        chosen = {"heuristic": Param(self.heuristic, str, _heuristic_help())}
-        return {**self.own_params, **chosen, **offered_options()}
+        known = (id(self), len(HEURISTICS))  # the heuristics' options change only as heuristics are registered
+        if known not in _PARAMS:
+            if self.fixed_heuristic:
+                _PARAMS[known] = {**self.own_params, **heuristic_entry(self.fixed_heuristic, self.heuristic).options}
+            else:
+                chosen = {"heuristic": Param(self.heuristic, str, _heuristic_help())}
+                _PARAMS[known] = {**self.own_params, **chosen, **offered_options()}
+        return _PARAMS[known]
 
     @property
     def search(self) -> "Callable[..., SearchReport]":
@@ -96,8 +100,10 @@ class Algorithm:
 
 
 ALGORITHMS: dict[str, Algorithm] = {}
+_PARAMS: dict[tuple[int, int], dict[str, Param]] = {}  # an algorithm's parameters, by (algorithm, heuristics known)
 HEURISTICS: dict[tuple[str, str], HeuristicEntry] = {}  # by (domain, name)
 _BUILT_IN = ("puzzles.algorithms", "puzzles.domains")  # their imports register slidelab's own
+_ALL_LOADED: list[bool] = []  # set once they and the installed plugins are registered
 
 
 def register_algorithm(name: str, algorithm: Algorithm) -> Algorithm:
@@ -122,9 +128,12 @@ def register_heuristic(domain: str, name: str, summary: str, *, admissible: bool
 
 def loaded() -> None:
     """Register slidelab's own algorithms and domains, then the installed plugins, if nothing has yet."""
+    if _ALL_LOADED:
+        return
     for module in _BUILT_IN:
         importlib.import_module(module)
     importlib.import_module("puzzles.plugins").load_installed()
+    _ALL_LOADED.append(True)
 
 
 def heuristics_of(domain: str) -> tuple[HeuristicEntry, ...]:
