@@ -34,6 +34,7 @@ from orchestrator.sweeps.sources import load_boards, needs_database
 from orchestrator.sweeps.study import OnTold, StudyProposer, StudySpec
 from orchestrator.sweeps.tune_objective import parse_scoring
 from orchestrator.sweeps.tune_space import parse_space
+from puzzles.algorithms import canonical_name
 from puzzles.errors import PuzzleError
 from slidelab.connection import DbArg, database
 from workers.settings import settings
@@ -114,6 +115,7 @@ def tune(name: str, algorithm: str, space: dict[str, str], boards: list[str], *,
     """
     if not boards:
         raise PuzzleError("give the study's boards: --boards FILES, DIRECTORIES or set:NAME")
+    algorithm = canonical_name(algorithm)
     dimensions = parse_space(algorithm, space)
     scoring = parse_scoring(objective, aggregate, unsolved)
     grid = SweepGrid.from_options(algorithm, {}, seeds, repeat)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
-from puzzles.algorithms import ALGORITHMS, PROBLEM_OPTIONS, Param, bind_params, find_algorithm, without_foreign_options
+from puzzles.algorithms import ALGORITHMS, PROBLEM_OPTIONS, Param, bind_params, canonical_name, find_algorithm, without_foreign_options
 from puzzles.errors import PuzzleError
 from puzzles.registry import option_takers
 from puzzles.textio import quote
@@ -49,7 +49,7 @@ class SweepGrid:
     def from_options(cls, algorithms: str, params: dict[str, str], seeds: str | None = None, repeat: int = 1) -> "SweepGrid":
         """The grid of the command line's texts (`--algo beam --k 1..50:5 --seeds 1..10`); PuzzleError for a bad one."""
         values = {name: _numbers(name, parse_values(text, flag_name(name))) for name, text in params.items()}
-        chosen = [str(algorithm) for algorithm in parse_values(algorithms, "--algo")]
+        chosen = [canonical_name(str(algorithm)) for algorithm in parse_values(algorithms, "--algo")]
         seed_values = _numbers("seeds", parse_values(seeds, "--seeds")) if seeds else None
         if seed_values is not None and not all(isinstance(seed, int) for seed in seed_values):
             raise PuzzleError(f"--seeds: {seeds!r} are not whole numbers")

@@ -28,7 +28,7 @@ from orchestrator.sweeps.sources import load_boards
 from puzzles.algorithms import PROBLEM_OPTIONS, SEEDS, find_algorithm, heuristic_options, with_domain_defaults
 from puzzles.domains import Instance, problem_for
 from puzzles.errors import PuzzleError
-from puzzles.plugins import origins, plugins_key
+from puzzles.plugins import is_file_name, origins, plugins_key
 from puzzles.textio import plural, quote
 from workers.provenance import PluginKey, plugin_keys
 from workers.store import Database
@@ -86,9 +86,11 @@ def check_sweep_name(name: str) -> str:
 
 
 def default_name(grid: SweepGrid) -> str:
-    """`beam+astar-1a2b3c4d`: the algorithms and a digest of the grid, the same for the same grid."""
+    """`beam+astar-1a2b3c4d`: the algorithms (a plugin file's by its function) and a digest of the grid, the same for
+    the same grid."""
     digested = json.dumps([grid.algorithms, grid.params, grid.seeds, grid.repeat], sort_keys=True)
-    return f"{'+'.join(grid.algorithms)}-{hashlib.sha256(digested.encode()).hexdigest()[:8]}"
+    names = [algorithm.rpartition(":")[2] if is_file_name(algorithm) else algorithm for algorithm in grid.algorithms]
+    return f"{'+'.join(names)}-{hashlib.sha256(digested.encode()).hexdigest()[:8]}"
 
 
 def plan_sweep(name: str, boards: list[Instance], grid: SweepGrid, limits: dict[str, Any] | None = None) -> SweepPlan:
