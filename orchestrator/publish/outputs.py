@@ -21,7 +21,7 @@ from orchestrator.publish.document import Report, Source
 from orchestrator.publish.latex import latex_table
 from orchestrator.reports import rows as report_rows
 from orchestrator.reports import tables
-from orchestrator.reports.comparability import comparison, report_summary
+from orchestrator.reports.comparability import claims, comparison, report_summary
 from orchestrator.reports.comparison import shared_groups
 from orchestrator.reports.errors import error_lines
 from orchestrator.reports.figures import joined_rows
@@ -100,7 +100,8 @@ def comparison_report(db: Database, names: list[str], *, by: str | None = None) 
     for rows in frames.values():
         report_rows.group_columns(rows, groups)  # an unknown column is named before anything is computed
     table, compared = comparison(frames, groups)
-    notes = list(dict.fromkeys(note for name, rows in frames.items() for note in report_rows.notes(rows, name, groups)))
+    notes = [*claims(frames), *dict.fromkeys(note for name, rows in frames.items()
+                                             for note in report_rows.notes(rows, name, groups))]
     notes += [*trials, *compared]
     return Report(f"slidelab comparison: {' vs '.join(frames)}", "-vs-".join(frames), table, groups, notes,
                   joined_rows(frames, groups), names=list(frames), db=db)

@@ -4,8 +4,8 @@ Every sentence is built from the `Family` objects `like_with_like` found for
 that very table (`orchestrator.reports.common`): the units left out because
 not every side ran them, named; the sides that solved nothing and so are not
 compared; how many units the common figures are over, per family. A
-comparison also opens with the plugins' claims of optimality its sweeps belie
-(`errors.claim_lines`), and warns where its sweeps ran an algorithm with
+comparison report also opens with the plugins' claims of optimality its sweeps
+belie (`claims`), and warns where its sweeps ran an algorithm with
 different versions of its plugins, naming each sweep's.
 """
 
@@ -35,11 +35,15 @@ def report_summary(rows: pd.DataFrame, by: list[str] | None = None, *,
 
 
 def comparison(frames: dict[str, pd.DataFrame], groups: list[str]) -> tuple[pd.DataFrame, list[str]]:
-    """The sweeps lined up (`compare`) and the notes on what each row compared, with the test's: the claims of
-    optimality they belie first, and the plugin versions the sweeps differ in."""
+    """The sweeps lined up (`compare`) and the notes on what each row compared, with the test's, and the plugin versions
+    the sweeps differ in (the claims of optimality they belie are `claims`, which the report puts before all)."""
     table, compared = compared_table(frames, groups)
-    claims = [line for rows in frames.values() for line in claim_lines(rows)]
-    return table, [*claims, *plugin_version_notes(frames), *compare_notes(compared, groups), test_note(table)]
+    return table, [*plugin_version_notes(frames), *compare_notes(compared, groups), test_note(table)]
+
+
+def claims(frames: dict[str, pd.DataFrame]) -> list[str]:
+    """The claims of optimality the sweeps' results belie (`errors.claim_lines`), one list for them all."""
+    return list(dict.fromkeys(line for rows in frames.values() for line in claim_lines(rows)))
 
 
 def plugin_version_notes(frames: dict[str, pd.DataFrame]) -> list[str]:

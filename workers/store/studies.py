@@ -50,8 +50,8 @@ def cancel_jobs(db: Database, ids: list[int]) -> int:
 def reuse_results(db: Database, sweep_id: int, ids: list[int]) -> int:
     """Store, for the pending jobs among `ids`, the result of a done job of another sweep with the same point.
 
-    The same point: board, algorithm, parameters (canonical text), seed and
-    repeat index, under the same limits. The result is copied, with its
+    The same point: board, algorithm, parameters (canonical text), seed,
+    repeat index and plugins (the same versions), under the same limits. The result is copied, with its
     provenance, so the job is done without running again; how many were.
     """
     twin = jobs.alias("twin")
@@ -61,7 +61,8 @@ def reuse_results(db: Database, sweep_id: int, ids: list[int]) -> int:
         select(jobs.c.id, twin_sweep.c.limits, *(results.c[name] for name in RESULT_FIELDS))
         .join(twin, (twin.c.board_id == jobs.c.board_id) & (twin.c.algorithm == jobs.c.algorithm)
               & (twin.c.params == jobs.c.params) & (twin.c.repeat == jobs.c.repeat) & (twin.c.sweep_id != sweep_id)
-              & ((twin.c.seed == jobs.c.seed) | (twin.c.seed.is_(None) & jobs.c.seed.is_(None))))
+              & ((twin.c.seed == jobs.c.seed) | (twin.c.seed.is_(None) & jobs.c.seed.is_(None)))
+              & ((twin.c.plugins == jobs.c.plugins) | (twin.c.plugins.is_(None) & jobs.c.plugins.is_(None))))
         .join(twin_sweep, twin_sweep.c.id == twin.c.sweep_id)
         .join(results, results.c.job_id == twin.c.id)
         .where(jobs.c.status == JobState.PENDING, twin.c.status == JobState.DONE)
