@@ -153,7 +153,7 @@ def verify_command(
     Compares the outcome, moves, steps, node counts and the solution (random algorithms rerun with their
     stored seed). Results stored under a time or memory limit are skipped; a rerun stopped by one is
     inconclusive. Writes nothing. Exits 1 if any result differs or any job checked was produced by another
-    code version than the one running now, 0 otherwise.
+    code version (or plugin version) than the one running now, 0 otherwise.
 
     Example: orchestrate verify beam-k --sample 50 --workers 4
     """
