@@ -39,6 +39,7 @@ from puzzles.domains import load_problem
 from puzzles.kernels import estimates, has_in_place
 from puzzles.npuzzle import pdb
 from puzzles.problem import Problem
+from puzzles.registry import HEURISTICS
 from puzzles.result import Limits
 from puzzles.rushhour.generate import cluster_distances
 from puzzles.solver import solve
@@ -63,7 +64,13 @@ def variants(problem: Problem, algorithm: str) -> list[dict]:
     if "heuristic" not in ALGORITHMS[algorithm].params:
         return [params]
     return [{**params, "heuristic": name, **({"pdb": EIGHT_PUZZLE_PDB} if name.startswith("pdb") else {})}
-            for name in problem.heuristic_names]
+            for name in problem.heuristic_names if runs_with(algorithm, HEURISTICS[problem.domain, name].function)]
+
+
+def runs_with(algorithm: str, heuristic: Callable | None) -> bool:
+    """Whether `algorithm` can run a heuristic of this function: slidelab's own (None) or a numba plugin's always,
+    a plain-Python plugin's with a plugin algorithm only."""
+    return heuristic is None or hasattr(heuristic, "py_func") or ALGORITHMS[algorithm].function is not None
 
 
 def call_from_python(problem: Problem) -> None:

@@ -19,7 +19,7 @@ def registered():
 
 
 def test_each_domain_numbers_its_heuristics_in_the_order_it_registers_them():
-    assert heuristic_names("rushhour") == ("blockers", "blockers-lb", "moves-freed", "blocking-tree")
+    assert heuristic_names("rushhour")[:4] == ("blockers", "blockers-lb", "moves-freed", "blocking-tree")  # plugins after
     assert heuristic_names("npuzzle") == ("misplaced", "manhattan", "linear-conflict", "pdb", "pdb-max")
     assert [code_of("npuzzle", name) for name in heuristic_names("npuzzle")] == list(range(5))
     assert not HEURISTICS["rushhour", "moves-freed"].admissible and HEURISTICS["rushhour", "blocking-tree"].admissible
