@@ -173,25 +173,47 @@ def _report(view: SearchProblem, outcome: Outcome, path: list[int], reason: str 
 
 
 def estimator(problem: Problem, heuristic: Any) -> Callable[[np.ndarray], int] | None:
-    """A Python function of a key giving `heuristic`'s estimate: a built heuristic, a plugin's, or None."""
+    """A Python function of a key giving `heuristic`'s estimate: a built heuristic, a plugin's, or None.
+
+    A plugin's reads a copy of the problem's spec (what it writes there is
+    lost with the search); a numba one is called through its compiled entry
+    point (`puzzles.plugin_kernels.python_callable`).
+    """
     from puzzles.kernels import heuristic as compiled_heuristic
     from puzzles.kernels import workspace
 
     if heuristic is None:
         return None
     if isinstance(heuristic, PythonHeuristic):
-        work = workspace(problem.kernels.spec)
-        return lambda key: heuristic.function(problem.kernels.spec, work, key)
+        spec = copied_spec(problem.kernels.spec)
+        work = workspace(spec)
+        function = heuristic.entry.function
+        if hasattr(function, "py_func"):
+            from puzzles.plugin_kernels import python_callable
+
+            function = python_callable(heuristic.entry, spec)
+        return lambda key: function(spec, work, key)
     built: Heuristic = heuristic
     work = workspace(built.spec)
     return lambda key: compiled_heuristic(built.spec, work, built.code, built.args, key, 0)
 
 
+def copied_spec(spec: Any) -> Any:
+    """A spec with its writable arrays copied, in nested tuples too (read-only ones keep their type)."""
+    if isinstance(spec, np.ndarray):
+        return spec.copy() if spec.flags.writeable else spec
+    if isinstance(spec, tuple):
+        items = [copied_spec(item) for item in spec]
+        return type(spec)(*items) if hasattr(spec, "_fields") else tuple(items)
+    return spec
+
+
 def heuristic_for(problem: Problem, algorithm: str, name: str, options: dict[str, Any]) -> "Heuristic | PythonHeuristic":
     """The heuristic `name` built for `algorithm` on `problem`: the domain's own, or a plugin's.
 
-    A numba plugin heuristic runs inside the compiled searches
-    (`puzzles.plugin_kernels`); a plain-Python one serves plugin algorithms only.
+    A plugin algorithm calls a plugin heuristic from Python, numba's or not; a
+    numba one also runs inside the compiled searches (`puzzles.plugin_kernels`),
+    a plain-Python one there is a PuzzleError.
     """
     from puzzles.algorithms import find_algorithm
     from puzzles.registry import heuristic_entry
@@ -199,20 +221,20 @@ def heuristic_for(problem: Problem, algorithm: str, name: str, options: dict[str
     entry = heuristic_entry(problem.domain, name)
     if entry.function is None or entry.origin is None:
         return problem.heuristic(name, **options)
+    if find_algorithm(algorithm).function is not None:
+        return PythonHeuristic(entry)
     if hasattr(entry.function, "py_func"):
         from puzzles.plugin_kernels import plugged_heuristic
 
         return plugged_heuristic(problem, entry)
-    if find_algorithm(algorithm).function is not None:
-        return PythonHeuristic(name, entry.function, entry.admissible)
     raise PuzzleError(f"heuristic {name} ({entry.origin.label}) is plain Python, and {algorithm} is compiled: decorate"
                       " the heuristic with @numba.njit to run it there, or use it with a plugin algorithm")
 
 
 class PythonHeuristic:
-    """A plugin heuristic in plain Python: run by plugin algorithms, never inside a compiled search."""
+    """A plugin heuristic run from Python by a plugin algorithm (`entry`: its `HeuristicEntry`)."""
 
-    def __init__(self, name: str, function: Callable[..., Any], admissible: bool) -> None:
-        self.name = name
-        self.function = function
-        self.admissible = admissible
+    def __init__(self, entry: Any) -> None:
+        self.entry = entry
+        self.name: str = entry.name
+        self.admissible: bool = entry.admissible
