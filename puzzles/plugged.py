@@ -17,13 +17,16 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from puzzles.errors import PuzzleError
 from puzzles.problem import Heuristic, Problem
 from puzzles.result import Limits, Outcome, SearchReport
+
+if TYPE_CHECKING:
+    from puzzles.registry import HeuristicEntry
 
 State = int  # a state as plugins see it: its key words as one number
 
@@ -224,11 +227,21 @@ def heuristic_for(problem: Problem, algorithm: str, name: str, options: dict[str
     if find_algorithm(algorithm).function is not None:
         return PythonHeuristic(entry)
     if hasattr(entry.function, "py_func"):
-        from puzzles.plugin_kernels import plugged_heuristic
-
-        return plugged_heuristic(problem, entry)
+        return problem.heuristic(name, **options)
     raise PuzzleError(f"heuristic {name} ({entry.origin.label}) is plain Python, and {algorithm} is compiled: decorate"
                       " the heuristic with @numba.njit to run it there, or use it with a plugin algorithm")
+
+
+def compiled_plugin_heuristic(problem: Problem, entry: "HeuristicEntry") -> Heuristic:
+    """A plugin heuristic built for slidelab's compiled searches (`Problem.heuristic` of a plugin's name); PuzzleError
+    for a plain-Python one, which only plugin algorithms run."""
+    if entry.origin is None or not hasattr(entry.function, "py_func"):
+        label = entry.origin.label if entry.origin is not None else "slidelab"
+        raise PuzzleError(f"heuristic {entry.name} ({label}) is plain Python: slidelab's compiled searches run numba"
+                          " heuristics only (decorate it with @numba.njit); plugin algorithms run it as it is")
+    from puzzles.plugin_kernels import plugged_heuristic
+
+    return plugged_heuristic(problem, entry)
 
 
 class PythonHeuristic:

@@ -142,6 +142,11 @@ def heuristics_of(domain: str) -> tuple[HeuristicEntry, ...]:
     return tuple(entry for (owner, _), entry in HEURISTICS.items() if owner == domain)
 
 
+def own_heuristic_names(domain: str) -> tuple[str, ...]:
+    """The names of the domain's own heuristics (not plugins'), in the order of their codes: its kernels' numbering."""
+    return tuple(entry.name for entry in heuristics_of(domain) if entry.origin is None)
+
+
 def heuristic_names(domain: str) -> tuple[str, ...]:
     """The names of the domain's heuristics, in the order of their codes."""
     return tuple(entry.name for entry in heuristics_of(domain))

@@ -24,9 +24,9 @@ import numpy as np
 from puzzles import kernels
 from puzzles.jit import nb
 from puzzles.npuzzle.pdb import MAX_GROUPS, rank
-from puzzles.registry import code_of, heuristic_names
+from puzzles.registry import code_of, own_heuristic_names
 
-HEURISTICS = heuristic_names("npuzzle")  # by code, as `puzzles.npuzzle.registered` registers them (the databases last)
+HEURISTICS = own_heuristic_names("npuzzle")  # by code, as `puzzles.npuzzle.registered` registers them (the databases last)
 MISPLACED, MANHATTAN, LINEAR_CONFLICT, PDB, PDB_MAX = (
     code_of("npuzzle", name) for name in ("misplaced", "manhattan", "linear-conflict", "pdb", "pdb-max")
 )

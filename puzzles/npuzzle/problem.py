@@ -10,6 +10,7 @@ from puzzles.npuzzle import inplace  # noqa: F401 - registers the board kept in 
 from puzzles.npuzzle import kernels as nk
 from puzzles.npuzzle.board import MOVES, NPuzzleBoard, goal_tiles, is_solvable
 from puzzles.npuzzle.pdb import default_partition, multipliers, parse_partition, tables
+from puzzles.plugged import compiled_plugin_heuristic
 from puzzles.problem import RESERVED_BITS, Heuristic, Kernels
 from puzzles.registry import RegisteredHeuristics, check_options
 
@@ -97,6 +98,8 @@ class NPuzzleProblem(RegisteredHeuristics):
         saved there first, into the heuristic's own spec; the problem's is left as it is.
         """
         entry = check_options(self.domain, name, params)
+        if entry.origin is not None:
+            return compiled_plugin_heuristic(self, entry)
         groups = self._groups(name, params.get("pdb"))
         spec = self.kernels.spec
         if groups:

@@ -11,10 +11,10 @@ import numpy as np
 
 from puzzles import kernels
 from puzzles.jit import nb
-from puzzles.registry import code_of, heuristic_names
+from puzzles.registry import code_of, own_heuristic_names
 from puzzles.rushhour.kernels import WALL, Spec, cell_index, count_moves, decode_positions, expand, fill_grid, is_goal, paint_grid, unpack_move, workspace
 
-HEURISTICS = heuristic_names("rushhour")  # by code, as `puzzles.rushhour.registered` registers them
+HEURISTICS = own_heuristic_names("rushhour")  # by code, as `puzzles.rushhour.registered` registers them
 BLOCKERS, BLOCKERS_LB, MOVES_FREED, BLOCKING_TREE = (
     code_of("rushhour", name) for name in ("blockers", "blockers-lb", "moves-freed", "blocking-tree")
 )

@@ -11,6 +11,7 @@ import numpy as np
 
 from puzzles.errors import PuzzleError
 from puzzles.kernels import successors
+from puzzles.plugged import compiled_plugin_heuristic
 from puzzles.problem import Heuristic, Kernels
 from puzzles.registry import RegisteredHeuristics, check_options
 from puzzles.rushhour import (
@@ -126,6 +127,8 @@ class RushHourProblem(RegisteredHeuristics):
     def heuristic(self, name: str, **params: float) -> Heuristic:
         """A registered Rush Hour heuristic (`puzzles.rushhour.registered`), its options (moves-freed's weights) as its args."""
         entry = check_options(self.domain, name, params)
+        if entry.origin is not None:
+            return compiled_plugin_heuristic(self, entry)
         values = [params.get(option, param.default) for option, param in entry.options.items()]
         return Heuristic(name, entry.code, np.array(values or [0.0], dtype=np.float64), entry.admissible, self.kernels.spec)
 

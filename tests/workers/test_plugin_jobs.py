@@ -118,11 +118,11 @@ def job(boards_dir: Path, algorithm: str, plugins: str | None) -> JobInput:
 
 def test_a_job_whose_plugin_is_another_version_fails_naming_both(registry, tmp_path, boards_dir):
     name = load_file(f"{plugin_file(tmp_path)}:breadth")
-    older = Origin("greedy-search", "0.1.0", "1" * 64)
+    older = Origin("route-search", "0.1.0", "1" * 64)
     ALGORITHMS[name] = dataclasses.replace(ALGORITHMS[name], origin=older)  # as an installed package's would be
-    result = run_job(job(boards_dir, name, "greedy-search==0.2.0#3f2a9c1b07de"))
+    result = run_job(job(boards_dir, name, "route-search==0.2.0#3f2a9c1b07de"))
     assert result.outcome == Outcome.ERROR
-    assert result.error == "needs plugin greedy-search 0.2.0 (source 3f2a9c1b07de); this worker has greedy-search 0.1.0"
+    assert result.error == "needs plugin route-search 0.2.0 (source 3f2a9c1b07de); this worker has route-search 0.1.0"
     assert result.provenance["plugins"] == []  # none ran
 
 
