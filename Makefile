@@ -35,6 +35,7 @@ bench: $(VENV)/.stamp-test
 	$(PY) bench/sqlite_writers.py
 	$(PY) bench/npuzzle.py
 	$(PY) bench/npuzzle24.py
+	$(PY) bench/plugins.py
 	$(PY) bench/demo.py
 	$(PY) bench/million.py
 	$(PY) bench/docs_figures.py
