@@ -19,6 +19,7 @@ from puzzles.algorithms import find_algorithm
 from puzzles.plugins import Origin, load_file, origins, plugins_key
 from puzzles.registry import ALGORITHMS, HEURISTICS
 from puzzles.result import Outcome
+from tests.plugin_sources import SHORTEST
 from tests.stored import store_sweep
 from tests.tables import job_rows, result_rows
 from workers.execute import execute
@@ -31,28 +32,8 @@ from workers.store.records import JobInput
 BOARD = "Rushhour6x6_1.csv"  # 21 moves at the fewest
 PLUGIN = '''"""Test plugins: breadth-first search in plain Python, and a liar that claims shortest solutions."""
 
-from collections import deque
-
 from slidelab.plugin import algorithm
-
-
-def _shortest(problem):
-    parent = {problem.start: None}
-    frontier = deque([problem.start])
-    while frontier:
-        state = frontier.popleft()
-        if problem.is_goal(state):
-            moves = []
-            while parent[state] is not None:
-                move, state = parent[state]
-                moves.append(move)
-            return moves[::-1]
-        for move, child in problem.successors(state):
-            if child not in parent:
-                parent[child] = (move, state)
-                frontier.append(child)
-    return None
-
+''' + SHORTEST + '''
 
 @algorithm()
 def breadth(problem):
