@@ -31,6 +31,14 @@ if TYPE_CHECKING:
 State = int  # a state as plugins see it: its key words as one number
 
 
+def _limit_reason(stop: str, limits: Limits) -> str:
+    """The reason a limit stopped a search, in the compiled searches' words (`puzzles.stops`, loaded only now: the
+    API module plugins import stays free of numba)."""
+    from puzzles import stops
+
+    return stops.outcome_of(getattr(stops, stop), limits)[1] or stop
+
+
 class _Stopped(BaseException):
     """Raised through a plugin's code when a limit is reached: slidelab stops it, whatever it catches below."""
 
@@ -72,9 +80,9 @@ class SearchProblem:
     def successors(self, state: State) -> list[tuple[int, State]]:
         """The (move, state) pairs one move from `state`; counted, and where a limit stops the search."""
         if self._max_nodes is not None and self.expanded >= self._max_nodes:
-            raise _Stopped(f"node limit of {self._limits.max_nodes} expansions reached")
+            raise _Stopped(_limit_reason("NODE_LIMIT", self._limits))
         if self._deadline is not None and time.monotonic() > self._deadline:
-            raise _Stopped(f"time limit of {self._limits.time_limit} s reached")
+            raise _Stopped(_limit_reason("TIME_LIMIT", self._limits))
         children = [(int(move), self.state_of(key)) for move, key in self._problem.successors(self.key(state))]
         self.expanded += 1
         self.generated += len(children)
@@ -115,7 +123,7 @@ def search(function: Callable[..., Any], problem: Problem, limits: Limits, *, he
     """
     view = SearchProblem(problem, limits, estimator(problem, heuristic))
     if limits.max_nodes == 0:
-        return _report(view, Outcome.LIMIT, [], "node limit of 0 expansions reached")
+        return _report(view, Outcome.LIMIT, [], _limit_reason("NODE_LIMIT", limits))
     written = io.StringIO()
     try:
         with contextlib.redirect_stdout(written), _alarm(limits.time_limit):
@@ -143,7 +151,7 @@ def _alarm(time_limit: float | None) -> Iterator[None]:
         return
 
     def stop(signum: int, frame: Any) -> None:
-        raise _Stopped(f"time limit of {time_limit} s reached")
+        raise _Stopped(_limit_reason("TIME_LIMIT", Limits(time_limit=time_limit)))
 
     previous = signal.signal(signal.SIGALRM, stop)
     signal.setitimer(signal.ITIMER_REAL, max(time_limit, 1e-3))
